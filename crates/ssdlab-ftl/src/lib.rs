@@ -1,0 +1,1 @@
+//! ssdlab-ftl (under construction).

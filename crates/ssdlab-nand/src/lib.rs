@@ -1,0 +1,1 @@
+//! ssdlab-nand (under construction).

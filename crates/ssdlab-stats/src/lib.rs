@@ -1,0 +1,1 @@
+//! ssdlab-stats (under construction).

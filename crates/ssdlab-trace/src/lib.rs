@@ -1,0 +1,1 @@
+//! ssdlab-trace (under construction).

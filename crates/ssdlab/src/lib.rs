@@ -1,0 +1,1 @@
+//! ssdlab (under construction).
