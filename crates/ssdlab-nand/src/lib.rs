@@ -1,1 +1,24 @@
-//! ssdlab-nand (under construction).
+//! NAND flash model of ssdlab: what the flash is and how long it takes.
+//!
+//! * [`Geometry`]: channels × chips × dies × planes × blocks × pages, validated.
+//! * Typed IDs ([`ChannelId`], [`ChipId`], [`DieId`], [`PlaneId`], [`BlockId`], [`Ppn`],
+//!   [`Lpn`]) and [`PhysAddr`], the decomposed form of a physical page number.
+//! * [`NandTiming`]: array and bus timing parameters, in nanoseconds and picoseconds.
+//! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
+//!
+//! Global numbering: chips are numbered in *stripe order*, channel first
+//! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
+//! channels; dies, planes, blocks and pages are numbered contiguously inside their
+//! parent (`plane = die × planes_per_die + plane_in_die`, …). A [`Ppn`] is a global page
+//! index: `block × pages_per_block + page_in_block`.
+#![warn(missing_docs)]
+
+mod geometry;
+mod ids;
+mod op;
+mod timing;
+
+pub use geometry::{Geometry, GeometryError};
+pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
+pub use op::{FlashOp, TxnReason};
+pub use timing::{NandTiming, TimingError};

@@ -1,0 +1,104 @@
+//! What a flash transaction does, and why it exists.
+
+use serde::{Deserialize, Serialize};
+
+/// The array operation of a flash transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlashOp {
+    /// Page read: array → register, then register → controller over the bus.
+    Read,
+    /// Page program: controller → register over the bus, then register → array.
+    Program,
+    /// Block erase: array only.
+    Erase,
+}
+
+/// Why a transaction exists, so that statistics can attribute time and traffic.
+///
+/// Host work and the work that designs add on its behalf are kept apart: RAID
+/// pre-reads and parity programs, mirror programs, GC page moves and erases,
+/// redirected (reconstructing) reads, rebuild traffic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TxnReason {
+    /// A host read of its own page.
+    HostRead,
+    /// A host write of its own page.
+    HostWrite,
+    /// A read of a parity-group member to rebuild another member's page (redirected or degraded read).
+    ReconstructRead,
+    /// A read of old data or parity before a parity update (RMW/RCW).
+    PreRead,
+    /// A parity page program.
+    ParityWrite,
+    /// A mirror-copy program (RAID-1, CR5M).
+    MirrorWrite,
+    /// A GC read of a valid page about to move.
+    GcRead,
+    /// A GC program of a moved page.
+    GcWrite,
+    /// A GC block erase.
+    GcErase,
+    /// Rebuild traffic after a failure.
+    Rebuild,
+}
+
+impl TxnReason {
+    /// Every reason, in reporting order.
+    pub const ALL: [TxnReason; 10] = [
+        TxnReason::HostRead,
+        TxnReason::HostWrite,
+        TxnReason::ReconstructRead,
+        TxnReason::PreRead,
+        TxnReason::ParityWrite,
+        TxnReason::MirrorWrite,
+        TxnReason::GcRead,
+        TxnReason::GcWrite,
+        TxnReason::GcErase,
+        TxnReason::Rebuild,
+    ];
+
+    /// Position in [`TxnReason::ALL`], for flat counters.
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The stable kebab-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TxnReason::HostRead => "host-read",
+            TxnReason::HostWrite => "host-write",
+            TxnReason::ReconstructRead => "reconstruct-read",
+            TxnReason::PreRead => "pre-read",
+            TxnReason::ParityWrite => "parity-write",
+            TxnReason::MirrorWrite => "mirror-write",
+            TxnReason::GcRead => "gc-read",
+            TxnReason::GcWrite => "gc-write",
+            TxnReason::GcErase => "gc-erase",
+            TxnReason::Rebuild => "rebuild",
+        }
+    }
+
+    /// True for GC traffic.
+    #[inline]
+    pub fn is_gc(self) -> bool {
+        matches!(
+            self,
+            TxnReason::GcRead | TxnReason::GcWrite | TxnReason::GcErase
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_is_in_index_order() {
+        for (i, r) in TxnReason::ALL.iter().enumerate() {
+            assert_eq!(r.index(), i, "{}", r.name());
+        }
+    }
+}

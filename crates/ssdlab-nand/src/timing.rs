@@ -1,0 +1,90 @@
+//! NAND timing parameters.
+
+use serde::{Deserialize, Serialize};
+
+/// A timing value that cannot describe a real device.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimingError {
+    /// An array latency is zero.
+    #[error("timing.{key} must be greater than 0")]
+    Zero {
+        /// The offending key.
+        key: &'static str,
+    },
+}
+
+/// Array and bus timing of one flash die and its channel.
+///
+/// Array times are per operation; `bus_ps_per_byte` is the channel's transfer time
+/// per byte in picoseconds (25 ns/byte = 25 000 ps; a 400 MB/s bus = 2 500 ps), so
+/// that the clock stays integer. `t_cmd_ns` is the command/address cycle time paid on
+/// the bus before every operation (0 to ignore, as the papers do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandTiming {
+    /// Page read, array → register.
+    pub t_read_ns: u64,
+    /// Page program, register → array.
+    pub t_prog_ns: u64,
+    /// Block erase.
+    pub t_erase_ns: u64,
+    /// Channel transfer time per byte, in picoseconds.
+    pub bus_ps_per_byte: u64,
+    /// Command and address cycles on the bus per operation.
+    pub t_cmd_ns: u64,
+}
+
+impl Default for NandTiming {
+    /// MLC-class timing as in the BRR and DGC papers (25 µs / 200 µs / 1.5 ms) with a
+    /// 400 MB/s channel.
+    fn default() -> Self {
+        NandTiming {
+            t_read_ns: 25_000,
+            t_prog_ns: 200_000,
+            t_erase_ns: 1_500_000,
+            bus_ps_per_byte: 2_500,
+            t_cmd_ns: 0,
+        }
+    }
+}
+
+impl NandTiming {
+    /// Checks every field; returns all problems, each naming its key.
+    pub fn validate(&self) -> Vec<TimingError> {
+        let mut errs = Vec::new();
+        for (key, v) in [
+            ("t_read_ns", self.t_read_ns),
+            ("t_prog_ns", self.t_prog_ns),
+            ("t_erase_ns", self.t_erase_ns),
+        ] {
+            if v == 0 {
+                errs.push(TimingError::Zero { key });
+            }
+        }
+        errs
+    }
+
+    /// Bus time of one page of `page_size_bytes`, command cycles included.
+    #[inline]
+    pub fn page_transfer_ns(&self, page_size_bytes: u32) -> u64 {
+        crate::Geometry::transfer_ns(u64::from(page_size_bytes), self.bus_ps_per_byte)
+            + self.t_cmd_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_zero_is_named() {
+        assert!(NandTiming::default().validate().is_empty());
+        let t = NandTiming {
+            t_prog_ns: 0,
+            ..NandTiming::default()
+        };
+        assert_eq!(t.validate(), vec![TimingError::Zero { key: "t_prog_ns" }]);
+        assert_eq!(NandTiming::default().page_transfer_ns(4096), 10_240);
+    }
+}
