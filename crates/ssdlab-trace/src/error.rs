@@ -1,0 +1,178 @@
+//! Trace errors: every one names the file, the 1-based line and, for bad fields, the
+//! field's name and the offending text.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What went wrong in a trace (the location is in [`TraceError`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TraceErrorKind {
+    /// The file could not be opened or read.
+    #[error("I/O error: {0}")]
+    Io(String),
+    /// The line ends before `field`.
+    #[error("field `{field}`: line is truncated, the field is missing")]
+    Truncated {
+        /// Name of the first missing field.
+        field: &'static str,
+    },
+    /// An integer field holds something else.
+    #[error("field `{field}`: expected an integer, found `{value}`")]
+    BadNumber {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// A decimal field (a time in seconds or milliseconds) holds something else.
+    #[error("field `{field}`: expected a decimal number, found `{value}`")]
+    BadDecimal {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// A number is negative where it cannot be, or too large to represent.
+    #[error("field `{field}`: value `{value}` is out of range")]
+    OutOfRange {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// The operation field is neither a read nor a write.
+    #[error("field `{field}`: unknown operation `{value}`")]
+    UnknownOp {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// The request size is zero or negative.
+    #[error("field `{field}`: request size must be positive, found `{value}`")]
+    BadSize {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// A content hash field is not what the format requires.
+    #[error("field `{field}`: expected a hexadecimal digest, found `{value}`")]
+    BadDigest {
+        /// Name of the field.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+    /// A line is longer than any legitimate record.
+    #[error("line longer than {limit_bytes} bytes")]
+    LineTooLong {
+        /// The limit.
+        limit_bytes: usize,
+    },
+    /// The trace holds no request at all.
+    #[error("the trace holds no requests")]
+    Empty,
+    /// The format could not be recognised from the first lines.
+    #[error(
+        "cannot recognise the trace format from its first lines \
+         (formats: msr, spc, fiu, disksim, ssdsim, mqsim, blkparse); set it explicitly"
+    )]
+    UnknownFormat,
+    /// An option of the reader is invalid.
+    #[error("option `{name}`: {message}")]
+    BadOption {
+        /// Name of the option.
+        name: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A synthetic workload configuration is invalid (the message names the key).
+    #[error("invalid synthetic workload: {0}")]
+    InvalidConfig(String),
+}
+
+/// A trace error located in its file (line 0 when it concerns the whole file).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {kind}", Location(path, *line))]
+pub struct TraceError {
+    /// The trace file (`<synthetic>` for generated workloads).
+    pub path: PathBuf,
+    /// 1-based line number; 0 when the error is about the file as a whole.
+    pub line: u64,
+    /// What went wrong.
+    pub kind: TraceErrorKind,
+}
+
+impl TraceError {
+    /// An error at `line` of `path`.
+    pub fn new(path: &Path, line: u64, kind: TraceErrorKind) -> Self {
+        TraceError {
+            path: path.to_path_buf(),
+            line,
+            kind,
+        }
+    }
+
+    /// An I/O error on `path` (line 0 when it is not tied to a line).
+    pub(crate) fn io(path: &Path, line: u64, err: &std::io::Error) -> Self {
+        TraceError::new(path, line, TraceErrorKind::Io(err.to_string()))
+    }
+
+    /// The name of the field at fault, when the error is about one field.
+    pub fn field(&self) -> Option<&'static str> {
+        use TraceErrorKind as K;
+        match &self.kind {
+            K::Truncated { field }
+            | K::BadNumber { field, .. }
+            | K::BadDecimal { field, .. }
+            | K::OutOfRange { field, .. }
+            | K::UnknownOp { field, .. }
+            | K::BadSize { field, .. }
+            | K::BadDigest { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
+struct Location<'a>(&'a PathBuf, u64);
+
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 == 0 {
+            write!(f, "{}", self.0.display())
+        } else {
+            write!(f, "{}:{}", self.0.display(), self.1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_file_line_and_field() {
+        let e = TraceError::new(
+            Path::new("traces/x.csv"),
+            17,
+            TraceErrorKind::BadNumber {
+                field: "Size",
+                value: "12a".into(),
+            },
+        );
+        assert_eq!(
+            e.to_string(),
+            "traces/x.csv:17: field `Size`: expected an integer, found `12a`"
+        );
+        assert_eq!(e.field(), Some("Size"));
+    }
+
+    #[test]
+    fn file_level_errors_have_no_line() {
+        let e = TraceError::new(Path::new("a.gz"), 0, TraceErrorKind::Empty);
+        assert_eq!(e.to_string(), "a.gz: the trace holds no requests");
+        assert_eq!(e.field(), None);
+    }
+}

@@ -1,0 +1,200 @@
+//! Trace formats, size units and reader options.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A block-trace file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormat {
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    Msr,
+    /// UMass / SPC CSV: `ASU,LBA,Size,Opcode,Timestamp`.
+    Spc,
+    /// FIU SyLab: `ts pid process lba size R/W major minor md5`, one line per 4 KiB block.
+    Fiu,
+    /// DiskSim ASCII: `time_ms device block size flags`.
+    Disksim,
+    /// SSDsim ASCII: `time_ns dev lsn size_sectors ope`.
+    Ssdsim,
+    /// MQSim ASCII: `time_ns device lba_sectors size_sectors type`.
+    Mqsim,
+    /// Linux `blkparse` default text output.
+    Blkparse,
+}
+
+impl TraceFormat {
+    /// Every format, in the order detection prefers them.
+    pub const ALL: [TraceFormat; 7] = [
+        TraceFormat::Msr,
+        TraceFormat::Spc,
+        TraceFormat::Fiu,
+        TraceFormat::Blkparse,
+        TraceFormat::Disksim,
+        TraceFormat::Mqsim,
+        TraceFormat::Ssdsim,
+    ];
+
+    /// The lowercase name used by `--format`, configs and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "msr",
+            TraceFormat::Spc => "spc",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::Disksim => "disksim",
+            TraceFormat::Ssdsim => "ssdsim",
+            TraceFormat::Mqsim => "mqsim",
+            TraceFormat::Blkparse => "blkparse",
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of the accepted values.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{found}`; expected one of: {expected}")]
+pub struct ParseNameError {
+    /// What was being parsed (`trace format`, `size unit`).
+    pub what: &'static str,
+    /// The text given.
+    pub found: String,
+    /// The accepted names, comma-separated.
+    pub expected: &'static str,
+}
+
+impl FromStr for TraceFormat {
+    type Err = ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        TraceFormat::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseNameError {
+                what: "trace format",
+                found: s.to_string(),
+                expected: "msr, spc, fiu, disksim, ssdsim, mqsim, blkparse",
+            })
+    }
+}
+
+/// The unit of a size column whose unit a format leaves open (DiskSim's `size`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SizeUnit {
+    /// 512-byte sectors (DiskSim's own convention).
+    #[serde(rename = "sectors")]
+    Sectors,
+    /// Bytes.
+    #[serde(rename = "bytes")]
+    Bytes,
+    /// 4 KiB pages (what the `spc-derived` converter wrote; see `docs/TRACES.md`).
+    #[serde(rename = "4k")]
+    Pages4K,
+}
+
+impl SizeUnit {
+    /// Bytes in one unit.
+    pub fn bytes(self) -> u64 {
+        match self {
+            SizeUnit::Sectors => 512,
+            SizeUnit::Bytes => 1,
+            SizeUnit::Pages4K => 4096,
+        }
+    }
+
+    /// The name used by options and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeUnit::Sectors => "sectors",
+            SizeUnit::Bytes => "bytes",
+            SizeUnit::Pages4K => "4k",
+        }
+    }
+}
+
+impl fmt::Display for SizeUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SizeUnit {
+    type Err = ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "sectors" | "sector" | "512" => Ok(SizeUnit::Sectors),
+            "bytes" | "byte" | "1" => Ok(SizeUnit::Bytes),
+            "4k" | "4kib" | "pages" | "4096" => Ok(SizeUnit::Pages4K),
+            _ => Err(ParseNameError {
+                what: "size unit",
+                found: s.to_string(),
+                expected: "sectors, bytes, 4k",
+            }),
+        }
+    }
+}
+
+/// How to read a trace file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceOptions {
+    /// The format; `None` detects it from the content.
+    pub format: Option<TraceFormat>,
+    /// Skip (and count) bad lines instead of stopping at the first one.
+    pub skip_bad_lines: bool,
+    /// Replay the trace this many times back to back (>= 1).
+    pub repeat: u32,
+    /// Unit of DiskSim's `size` column; `None` infers it per file from sequential
+    /// runs and falls back to sectors (see `docs/TRACES.md`).
+    pub disksim_size_unit: Option<SizeUnit>,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            format: None,
+            skip_bad_lines: false,
+            repeat: 1,
+            disksim_size_unit: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in TraceFormat::ALL {
+            assert_eq!(f.to_string().parse::<TraceFormat>().unwrap(), f);
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
+        }
+        let err = "csv".parse::<TraceFormat>().unwrap_err();
+        assert!(err.to_string().contains("`csv`"), "{err}");
+    }
+
+    #[test]
+    fn size_units_parse() {
+        assert_eq!("4k".parse::<SizeUnit>().unwrap(), SizeUnit::Pages4K);
+        assert_eq!("Sectors".parse::<SizeUnit>().unwrap(), SizeUnit::Sectors);
+        assert!("kb".parse::<SizeUnit>().is_err());
+        assert_eq!(serde_json::to_string(&SizeUnit::Pages4K).unwrap(), "\"4k\"");
+    }
+
+    #[test]
+    fn options_reject_unknown_keys() {
+        let o: TraceOptions = serde_json::from_str(r#"{"repeat": 3}"#).unwrap();
+        assert_eq!(o.repeat, 3);
+        assert!(!o.skip_bad_lines);
+        let e = serde_json::from_str::<TraceOptions>(r#"{"repeats": 3}"#).unwrap_err();
+        assert!(e.to_string().contains("repeats"), "{e}");
+    }
+}

@@ -1,0 +1,256 @@
+//! [`TraceReader`]: a streaming reader over one trace file.
+
+use crate::detect::{detect_format, infer_disksim_unit};
+use crate::error::{TraceError, TraceErrorKind};
+use crate::formats::{Parser, Record};
+use crate::input::{LineInput, LineStatus, MAX_LINE_BYTES};
+use crate::lex;
+use crate::options::{SizeUnit, TraceFormat, TraceOptions};
+use crate::request::IoRequest;
+use std::path::{Path, PathBuf};
+
+/// Streams the requests of one trace file, in file order.
+///
+/// Times are rebased so that the first request of the trace arrives at 0; a timestamp
+/// earlier than the previous one is raised to it and counted
+/// ([`clamped_timestamps`](Self::clamped_timestamps)). With `repeat = N` the file is
+/// read N times back to back (re-opened each pass); pass *k+1* starts one mean
+/// inter-arrival gap after the last request of pass *k*. After an error the iterator
+/// ends (unless bad lines are skipped, which then only counts them).
+pub struct TraceReader {
+    path: PathBuf,
+    format: TraceFormat,
+    size_unit: Option<SizeUnit>,
+    skip_bad_lines: bool,
+    repeat: u32,
+    input: LineInput,
+    parser: Parser,
+    ns_per_tick: u64,
+    line: Vec<u8>,
+    line_no: u64,
+    pass: u32,
+    first_time: u64,
+    prev_time: u64,
+    pass_offset_ns: u64,
+    pass_requests: u64,
+    last_rel_ns: u64,
+    requests: u64,
+    skipped: u64,
+    clamped: u64,
+    lines_read: u64,
+    ignored: u64,
+    done: bool,
+}
+
+impl TraceReader {
+    /// Opens `path`, detecting its format from the content unless `opts.format` is set.
+    /// Gzip is recognised by its magic bytes.
+    pub fn open(path: &Path, opts: &TraceOptions) -> Result<TraceReader, TraceError> {
+        if opts.repeat == 0 {
+            let kind = TraceErrorKind::BadOption {
+                name: "repeat",
+                message: "must be at least 1".into(),
+            };
+            return Err(TraceError::new(path, 0, kind));
+        }
+        let format = match opts.format {
+            Some(f) => f,
+            None => detect_format(path)?,
+        };
+        let size_unit = match (format, opts.disksim_size_unit) {
+            (TraceFormat::Disksim, Some(u)) => Some(u),
+            (TraceFormat::Disksim, None) => {
+                Some(infer_disksim_unit(path)?.unwrap_or(SizeUnit::Sectors))
+            }
+            _ => None,
+        };
+        let parser = Parser::new(format, size_unit.unwrap_or(SizeUnit::Sectors));
+        let input = LineInput::open(path).map_err(|e| TraceError::io(path, 0, &e))?;
+        Ok(TraceReader {
+            path: path.to_path_buf(),
+            format,
+            size_unit,
+            skip_bad_lines: opts.skip_bad_lines,
+            repeat: opts.repeat,
+            input,
+            ns_per_tick: parser.ns_per_tick(),
+            parser,
+            line: Vec::with_capacity(256),
+            line_no: 0,
+            pass: 0,
+            first_time: 0,
+            prev_time: 0,
+            pass_offset_ns: 0,
+            pass_requests: 0,
+            last_rel_ns: 0,
+            requests: 0,
+            skipped: 0,
+            clamped: 0,
+            lines_read: 0,
+            ignored: 0,
+            done: false,
+        })
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The unit applied to DiskSim's `size` column (`None` for other formats).
+    pub fn disksim_size_unit(&self) -> Option<SizeUnit> {
+        self.size_unit
+    }
+
+    /// Bad lines skipped so far (only when `skip_bad_lines`), over all passes.
+    pub fn skipped_lines(&self) -> u64 {
+        self.skipped
+    }
+
+    /// Records whose timestamp went backwards and was clamped to the previous one.
+    pub fn clamped_timestamps(&self) -> u64 {
+        self.clamped
+    }
+
+    /// Physical lines read so far, over all passes.
+    pub fn lines_read(&self) -> u64 {
+        self.lines_read
+    }
+
+    /// Legitimate non-request lines passed over (blkparse events other than `D`, the
+    /// blkparse summary, header lines); blank and comment lines are not counted.
+    pub fn ignored_lines(&self) -> u64 {
+        self.ignored
+    }
+
+    /// Requests delivered so far.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    fn fail(&mut self, line: u64, kind: TraceErrorKind) -> Option<Result<IoRequest, TraceError>> {
+        self.done = true;
+        Some(Err(TraceError::new(&self.path, line, kind)))
+    }
+
+    #[inline]
+    fn rebase(&mut self, rec: Record) -> IoRequest {
+        let mut t = rec.time;
+        if self.pass_requests == 0 {
+            self.first_time = t;
+            self.prev_time = t;
+        }
+        if t < self.prev_time {
+            self.clamped += 1;
+            t = self.prev_time;
+        } else {
+            self.prev_time = t;
+        }
+        let rel_ns = (t - self.first_time).saturating_mul(self.ns_per_tick);
+        self.last_rel_ns = rel_ns;
+        self.pass_requests += 1;
+        self.requests += 1;
+        IoRequest {
+            arrival_ns: self.pass_offset_ns.saturating_add(rel_ns),
+            op: rec.op,
+            offset_bytes: rec.offset_bytes,
+            size_bytes: rec.size_bytes,
+            content: rec.content,
+        }
+    }
+
+    /// At the end of a pass: `Ok(true)` when another pass has been opened.
+    fn next_pass(&mut self) -> Result<bool, TraceError> {
+        if self.pass_requests == 0 {
+            return if self.requests == 0 {
+                Err(TraceError::new(&self.path, 0, TraceErrorKind::Empty))
+            } else {
+                Ok(false)
+            };
+        }
+        if self.pass + 1 >= self.repeat {
+            return Ok(false);
+        }
+        let gap_ns = self.last_rel_ns / (self.pass_requests - 1).max(1);
+        self.pass_offset_ns = self
+            .pass_offset_ns
+            .saturating_add(self.last_rel_ns)
+            .saturating_add(gap_ns);
+        self.input = LineInput::open(&self.path).map_err(|e| TraceError::io(&self.path, 0, &e))?;
+        self.parser = Parser::new(self.format, self.size_unit.unwrap_or(SizeUnit::Sectors));
+        self.pass += 1;
+        self.pass_requests = 0;
+        self.last_rel_ns = 0;
+        self.line_no = 0;
+        Ok(true)
+    }
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<IoRequest, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            self.line.clear();
+            let status = match self.input.next_line(&mut self.line) {
+                Ok(s) => s,
+                Err(e) => {
+                    let kind = TraceErrorKind::Io(e.to_string());
+                    return self.fail(self.line_no + 1, kind);
+                }
+            };
+            if status == LineStatus::Eof {
+                match self.next_pass() {
+                    Ok(true) => continue,
+                    Ok(false) => {
+                        self.done = true;
+                        return None;
+                    }
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
+            self.line_no += 1;
+            self.lines_read += 1;
+            let parsed = if status == LineStatus::TooLong {
+                Err(TraceErrorKind::LineTooLong {
+                    limit_bytes: MAX_LINE_BYTES,
+                })
+            } else {
+                let l = lex::trim(&self.line);
+                if l.is_empty() || l[0] == b'#' {
+                    continue;
+                }
+                self.parser.parse(l)
+            };
+            match parsed {
+                Ok(Some(rec)) => return Some(Ok(self.rebase(rec))),
+                Ok(None) => self.ignored += 1,
+                Err(_) if self.skip_bad_lines => self.skipped += 1,
+                Err(kind) => return self.fail(self.line_no, kind),
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for TraceReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceReader")
+            .field("path", &self.path)
+            .field("format", &self.format)
+            .field("pass", &self.pass)
+            .field("line", &self.line_no)
+            .field("requests", &self.requests)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,182 @@
+//! [`TraceSource`]: one entry point over trace files and synthetic workloads.
+
+use crate::error::{TraceError, TraceErrorKind};
+use crate::options::TraceOptions;
+use crate::reader::TraceReader;
+use crate::request::IoRequest;
+use crate::synthetic::{SyntheticConfig, SyntheticGen};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A stream of requests as the host sees it, whatever produced it. Streams are `Send`
+/// so that a boxed stream can move to another thread (e.g. while bindings release the
+/// interpreter lock).
+pub trait RequestStream: Iterator<Item = Result<IoRequest, TraceError>> + Send {
+    /// Bad lines skipped (only when skipping is asked for).
+    fn skipped_lines(&self) -> u64;
+    /// Records whose timestamp went backwards and was clamped.
+    fn clamped_timestamps(&self) -> u64;
+    /// The format's name (`msr`, …, or `synthetic`).
+    fn format_name(&self) -> &'static str;
+    /// Legitimate non-request lines passed over (see [`TraceReader::ignored_lines`]).
+    fn ignored_lines(&self) -> u64 {
+        0
+    }
+}
+
+impl RequestStream for TraceReader {
+    fn skipped_lines(&self) -> u64 {
+        TraceReader::skipped_lines(self)
+    }
+    fn clamped_timestamps(&self) -> u64 {
+        TraceReader::clamped_timestamps(self)
+    }
+    fn format_name(&self) -> &'static str {
+        self.format().name()
+    }
+    fn ignored_lines(&self) -> u64 {
+        TraceReader::ignored_lines(self)
+    }
+}
+
+/// A synthetic workload as a [`RequestStream`] (it never fails).
+#[derive(Debug)]
+struct SyntheticStream(SyntheticGen);
+
+impl Iterator for SyntheticStream {
+    type Item = Result<IoRequest, TraceError>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(Ok)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl RequestStream for SyntheticStream {
+    fn skipped_lines(&self) -> u64 {
+        0
+    }
+    fn clamped_timestamps(&self) -> u64 {
+        0
+    }
+    fn format_name(&self) -> &'static str {
+        "synthetic"
+    }
+}
+
+/// The path reported in errors about synthetic workloads.
+pub const SYNTHETIC_PATH: &str = "<synthetic>";
+
+/// Where requests come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum TraceSource {
+    /// A trace file.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// How to read it.
+        #[serde(default)]
+        options: TraceOptions,
+    },
+    /// A generated workload.
+    Synthetic(SyntheticConfig),
+}
+
+impl TraceSource {
+    /// Opens the stream (validating a synthetic configuration first).
+    pub fn open(&self) -> Result<Box<dyn RequestStream>, TraceError> {
+        match self {
+            TraceSource::File { path, options } => Ok(Box::new(TraceReader::open(path, options)?)),
+            TraceSource::Synthetic(cfg) => {
+                let generator = SyntheticGen::try_new(cfg).map_err(|msg| {
+                    let kind = TraceErrorKind::InvalidConfig(msg);
+                    TraceError::new(Path::new(SYNTHETIC_PATH), 0, kind)
+                })?;
+                Ok(Box::new(SyntheticStream(generator)))
+            }
+        }
+    }
+
+    /// A one-line description for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            TraceSource::File { path, options } => {
+                let format = options.format.map_or("auto".to_string(), |f| f.to_string());
+                let mut s = format!("file {} (format {format}", path.display());
+                if let Some(u) = options.disksim_size_unit {
+                    s.push_str(&format!(", disksim size unit {u}"));
+                }
+                if options.repeat != 1 {
+                    s.push_str(&format!(", repeat {}", options.repeat));
+                }
+                if options.skip_bad_lines {
+                    s.push_str(", skipping bad lines");
+                }
+                s.push(')');
+                s
+            }
+            TraceSource::Synthetic(cfg) => format!("synthetic ({})", cfg.describe()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_source_streams_and_validates() {
+        let cfg = SyntheticConfig {
+            requests: 10,
+            ..SyntheticConfig::default()
+        };
+        let src = TraceSource::Synthetic(cfg.clone());
+        let mut s = src.open().unwrap();
+        assert_eq!(s.format_name(), "synthetic");
+        assert_eq!(s.by_ref().count(), 10);
+        assert_eq!(s.skipped_lines(), 0);
+        assert!(
+            src.describe().starts_with("synthetic ("),
+            "{}",
+            src.describe()
+        );
+        let bad = TraceSource::Synthetic(SyntheticConfig {
+            read_ratio: 1.5,
+            ..cfg
+        });
+        let err = bad.open().err().unwrap();
+        assert!(err.to_string().contains("read_ratio"), "{err}");
+    }
+
+    #[test]
+    fn file_source_describes_itself_and_reports_missing_files() {
+        let src = TraceSource::File {
+            path: "nowhere/x.csv".into(),
+            options: TraceOptions {
+                repeat: 3,
+                ..TraceOptions::default()
+            },
+        };
+        assert_eq!(src.describe(), "file nowhere/x.csv (format auto, repeat 3)");
+        let err = src.open().err().unwrap();
+        assert!(matches!(err.kind, TraceErrorKind::Io(_)));
+        assert!(
+            err.to_string().starts_with("nowhere/x.csv: I/O error"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn sources_deserialize_strictly() {
+        let s: TraceSource =
+            serde_json::from_str(r#"{"file": {"path": "a.gz", "options": {"repeat": 2}}}"#)
+                .unwrap();
+        assert!(matches!(s, TraceSource::File { ref options, .. } if options.repeat == 2));
+        let s: TraceSource = serde_json::from_str(r#"{"synthetic": {"requests": 5}}"#).unwrap();
+        assert!(matches!(s, TraceSource::Synthetic(ref c) if c.requests == 5));
+        assert!(serde_json::from_str::<TraceSource>(r#"{"file": {"path": "a", "x": 1}}"#).is_err());
+    }
+}

@@ -1,0 +1,198 @@
+//! Bad input written to a temp dir: each error names the right kind, line and field.
+
+use ssdlab_trace::{TraceError, TraceErrorKind, TraceFormat, TraceOptions, TraceReader};
+use std::io::Write;
+use std::path::PathBuf;
+
+fn write_temp(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ssdlab-trace-bad-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const GOOD: &str = "128166385295514663,hm,0,Write,9056014336,2048,2833\n\
+                    128166385295514878,hm,0,Read,11855351808,512,2617\n";
+
+/// The first error of reading `text` (as MSR, after two good lines, a blank line and a
+/// comment: the bad line is line 5).
+fn first_error(name: &str, bad: &str) -> TraceError {
+    let text = format!("{GOOD}\n# a comment\n{bad}\n{GOOD}");
+    let path = write_temp(name, &text);
+    let mut r = TraceReader::open(&path, &TraceOptions::default()).unwrap();
+    assert_eq!(r.format(), TraceFormat::Msr);
+    for _ in 0..2 {
+        r.next().unwrap().unwrap();
+    }
+    let err = r.next().unwrap().unwrap_err();
+    assert!(r.next().is_none(), "the stream ends after an error");
+    err
+}
+
+#[test]
+fn each_bad_line_names_kind_line_and_field() {
+    let cases: [(&str, &str, &str); 6] = [
+        (
+            "truncated.csv",
+            "128166385295515175,hm,0,Write,5548077056",
+            "Size",
+        ),
+        (
+            "non_numeric.csv",
+            "128166385295515175,hm,0,Write,5548077056,12a,2320",
+            "Size",
+        ),
+        (
+            "unknown_op.csv",
+            "128166385295515175,hm,0,Trim,5548077056,4096,2320",
+            "Type",
+        ),
+        (
+            "zero_size.csv",
+            "128166385295515175,hm,0,Write,5548077056,0,2320",
+            "Size",
+        ),
+        (
+            "negative_size.csv",
+            "128166385295515175,hm,0,Write,5548077056,-4096,2320",
+            "Size",
+        ),
+        (
+            "bad_time.csv",
+            "12816638529551517x,hm,0,Write,5548077056,4096,2320",
+            "Timestamp",
+        ),
+    ];
+    for (name, bad, field) in cases {
+        let e = first_error(name, bad);
+        assert_eq!(e.line, 5, "{name}");
+        assert_eq!(e.field(), Some(field), "{name}");
+        assert!(e.path.ends_with(name));
+        let shown = e.to_string();
+        assert!(
+            shown.contains(&format!("{name}:5: field `{field}`")),
+            "{shown}"
+        );
+        let kind_ok = match name {
+            "truncated.csv" => matches!(e.kind, TraceErrorKind::Truncated { .. }),
+            "non_numeric.csv" => {
+                e.kind
+                    == TraceErrorKind::BadNumber {
+                        field: "Size",
+                        value: "12a".into(),
+                    }
+            }
+            "unknown_op.csv" => {
+                matches!(&e.kind, TraceErrorKind::UnknownOp { value, .. } if value == "Trim")
+            }
+            "zero_size.csv" => {
+                matches!(&e.kind, TraceErrorKind::BadSize { value, .. } if value == "0")
+            }
+            "negative_size.csv" => {
+                matches!(&e.kind, TraceErrorKind::BadSize { value, .. } if value == "-4096")
+            }
+            _ => matches!(e.kind, TraceErrorKind::BadNumber { .. }),
+        };
+        assert!(kind_ok, "{name}: {:?}", e.kind);
+    }
+}
+
+#[test]
+fn skip_mode_counts_skipped_lines() {
+    let text =
+        format!("{GOOD}1,hm,0,Write,1\n1,hm,0,Trim,0,512,1\n\n1,hm,0,Write,0,0,1\n{GOOD}# end\n");
+    let path = write_temp("skip.csv", &text);
+    let opts = TraceOptions {
+        skip_bad_lines: true,
+        ..TraceOptions::default()
+    };
+    let mut r = TraceReader::open(&path, &opts).unwrap();
+    let n = r.by_ref().collect::<Result<Vec<_>, _>>().unwrap().len();
+    assert_eq!(n, 4);
+    assert_eq!(r.skipped_lines(), 3);
+    assert_eq!(r.lines_read(), 9);
+    let strict = TraceReader::open(&path, &TraceOptions::default()).unwrap();
+    let results: Vec<_> = strict.collect();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[2].as_ref().unwrap_err().line, 3);
+}
+
+#[test]
+fn empty_traces_are_errors() {
+    for (name, text) in [("empty.csv", ""), ("comments.csv", "# nothing\n\n  \n")] {
+        let path = write_temp(name, text);
+        let e = TraceReader::open(&path, &TraceOptions::default()).unwrap_err();
+        assert_eq!(e.kind, TraceErrorKind::Empty, "{name}");
+        let forced = TraceOptions {
+            format: Some(TraceFormat::Msr),
+            ..TraceOptions::default()
+        };
+        let mut r = TraceReader::open(&path, &forced).unwrap();
+        let e = r.next().unwrap().unwrap_err();
+        assert_eq!(e.kind, TraceErrorKind::Empty, "{name}");
+        assert!(e.to_string().contains(name), "{e}");
+        assert!(r.next().is_none());
+    }
+    // Every line bad and skipped: still no request.
+    let path = write_temp("all_bad.csv", "1,hm,0,Write,0,0,1\n");
+    let opts = TraceOptions {
+        skip_bad_lines: true,
+        format: Some(TraceFormat::Msr),
+        ..TraceOptions::default()
+    };
+    let mut r = TraceReader::open(&path, &opts).unwrap();
+    assert_eq!(r.next().unwrap().unwrap_err().kind, TraceErrorKind::Empty);
+    assert_eq!(r.skipped_lines(), 1);
+}
+
+#[test]
+fn unknown_formats_name_the_file() {
+    let path = write_temp("mystery.txt", "hello world\nthis is not a trace\n");
+    let e = TraceReader::open(&path, &TraceOptions::default()).unwrap_err();
+    assert_eq!(e.kind, TraceErrorKind::UnknownFormat);
+    assert!(e.to_string().contains("mystery.txt"), "{e}");
+}
+
+#[test]
+fn backwards_timestamps_are_clamped_and_counted() {
+    let text = "10.0 0 8 1 1\n20.0 0 16 1 1\n15.0 0 24 1 0\n30.0 0 32 1 0\n";
+    let path = write_temp("clamp.disksim", text);
+    let mut r = TraceReader::open(&path, &TraceOptions::default()).unwrap();
+    let times: Vec<u64> = r.by_ref().map(|x| x.unwrap().arrival_ns).collect();
+    assert_eq!(times, [0, 10_000_000, 10_000_000, 20_000_000]);
+    assert_eq!(r.clamped_timestamps(), 1);
+    assert_eq!(r.format(), TraceFormat::Disksim);
+}
+
+#[test]
+fn gzip_is_recognised_by_content_and_errors_keep_line_numbers() {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(b"0 0 8 8 1\n10 0 16 8 0\n20 0 24 8 2\n")
+        .unwrap();
+    let path = write_temp("compressed.trace", "");
+    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let results: Vec<_> = TraceReader::open(&path, &TraceOptions::default())
+        .unwrap()
+        .collect();
+    assert_eq!(results.len(), 3);
+    let e = results[2].as_ref().unwrap_err();
+    assert_eq!((e.line, e.field()), (3, Some("type")));
+}
+
+#[test]
+fn repeat_zero_is_rejected() {
+    let path = write_temp("r0.csv", GOOD);
+    let e = TraceReader::open(
+        &path,
+        &TraceOptions {
+            repeat: 0,
+            ..TraceOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(
+        e.kind,
+        TraceErrorKind::BadOption { name: "repeat", .. }
+    ));
+}

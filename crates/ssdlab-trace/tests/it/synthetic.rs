@@ -1,0 +1,94 @@
+//! Synthetic workloads: determinism, duplicates, skew, validation.
+
+use ssdlab_trace::{AddressPattern, IoRequest, Op, SizeDist, SyntheticConfig, SyntheticGen};
+use std::collections::{HashMap, HashSet};
+
+fn writes_only(requests: u64) -> SyntheticConfig {
+    SyntheticConfig {
+        requests,
+        read_ratio: 0.0,
+        ..SyntheticConfig::default()
+    }
+}
+
+#[test]
+fn same_seed_same_requests_other_seed_other_requests() {
+    let cfg = SyntheticConfig {
+        requests: 5000,
+        ..SyntheticConfig::default()
+    };
+    let a: Vec<IoRequest> = SyntheticGen::new(&cfg).collect();
+    let b: Vec<IoRequest> = SyntheticGen::new(&cfg).collect();
+    assert_eq!(a, b);
+    let c: Vec<IoRequest> = SyntheticGen::new(&SyntheticConfig { seed: 7, ..cfg }).collect();
+    assert_ne!(a, c);
+}
+
+#[test]
+fn duplicate_ratio_holds_over_20k_writes() {
+    for ratio in [0.0, 0.2, 0.5] {
+        let cfg = SyntheticConfig {
+            duplicate_ratio: ratio,
+            ..writes_only(20_000)
+        };
+        let mut seen = HashSet::new();
+        let mut dups = 0;
+        for r in SyntheticGen::new(&cfg) {
+            assert_eq!(r.op, Op::Write);
+            let seed = r.content.expect("writes carry content");
+            assert_ne!(seed, 0);
+            dups += u32::from(!seen.insert(seed));
+        }
+        let got = f64::from(dups) / 20_000.0;
+        assert!((got - ratio).abs() < 0.015, "ratio {ratio}: got {got}");
+    }
+}
+
+#[test]
+fn reads_carry_no_content() {
+    let cfg = SyntheticConfig {
+        requests: 2000,
+        read_ratio: 1.0,
+        ..SyntheticConfig::default()
+    };
+    assert!(SyntheticGen::new(&cfg).all(|r| r.op == Op::Read && r.content.is_none()));
+}
+
+/// Share of accesses that go to the most popular 1 % of the slots touched.
+fn top_percent_share(address: AddressPattern) -> f64 {
+    let cfg = SyntheticConfig {
+        requests: 50_000,
+        address,
+        size: SizeDist::Fixed { bytes: 4096 },
+        footprint_bytes: 4096 * 10_000,
+        ..SyntheticConfig::default()
+    };
+    let mut counts: HashMap<u64, u64> = HashMap::new();
+    for r in SyntheticGen::new(&cfg) {
+        *counts.entry(r.offset_bytes).or_default() += 1;
+    }
+    let mut c: Vec<u64> = counts.into_values().collect();
+    c.sort_unstable_by(|a, b| b.cmp(a));
+    c.iter().take(100).sum::<u64>() as f64 / 50_000.0
+}
+
+#[test]
+fn zipf_skew_is_visible() {
+    let zipf = top_percent_share(AddressPattern::Zipf { theta: 0.9 });
+    let uniform = top_percent_share(AddressPattern::Uniform);
+    assert!(zipf > 0.3, "zipf top 1 %: {zipf}");
+    assert!(uniform < 0.05, "uniform top 1 %: {uniform}");
+    let steeper = top_percent_share(AddressPattern::Zipf { theta: 1.2 });
+    assert!(steeper > zipf, "{steeper} vs {zipf}");
+}
+
+#[test]
+fn validate_rejects_read_ratio_above_one_naming_it() {
+    let cfg = SyntheticConfig {
+        read_ratio: 1.5,
+        ..SyntheticConfig::default()
+    };
+    let err = cfg.validate().unwrap_err();
+    assert!(err.contains("read_ratio"), "{err}");
+    assert!(SyntheticConfig::default().validate().is_ok());
+}
