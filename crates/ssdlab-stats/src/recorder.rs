@@ -1,0 +1,417 @@
+//! The [`Recorder`]: collects metrics while the simulation runs.
+
+use std::collections::BTreeMap;
+use std::io;
+
+use ssdlab_nand::{ChannelId, FlashOp, TxnReason};
+
+use crate::csv::CsvSink;
+use crate::latency::{ClassLatency, ClassStats};
+use crate::record::{EndState, OpClass, RequestRecord, Shape, TxnRecord};
+use crate::report::Report;
+
+/// Totals of one request class.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WorkAcc {
+    pub(crate) bytes: u64,
+    pub(crate) pages: u64,
+    pub(crate) flash_reads: u64,
+    pub(crate) buffer_hits: u64,
+    pub(crate) host_queued: u64,
+    pub(crate) service_sum_ns: u128,
+    pub(crate) gc_wait_sum_ns: u128,
+}
+
+impl WorkAcc {
+    #[inline]
+    fn add(&mut self, r: &RequestRecord) {
+        self.bytes += r.size_bytes;
+        self.pages += u64::from(r.pages);
+        self.flash_reads += u64::from(r.flash_reads);
+        self.buffer_hits += u64::from(r.buffer_hits);
+        self.host_queued += u64::from(r.admitted_ns > r.arrival_ns);
+        self.service_sum_ns += u128::from(r.service_ns);
+    }
+}
+
+/// Totals of the transactions of one reason.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ReasonAcc {
+    pub(crate) count: u64,
+    pub(crate) pages: u64,
+    pub(crate) queue_sum_ns: u128,
+    pub(crate) bus_wait_sum_ns: u128,
+    pub(crate) bus_sum_ns: u128,
+    pub(crate) array_sum_ns: u128,
+}
+
+/// Collects metrics during a run; [`Recorder::finish`] turns them into a [`Report`].
+///
+/// The hot-path methods are O(1) and allocate nothing in steady state (a latency
+/// histogram grows once if a value beyond 10 s appears; [`Recorder::count`] allocates
+/// the first time it sees a name).
+pub struct Recorder {
+    pub(crate) shape: Shape,
+    pub(crate) response: ClassLatency,
+    pub(crate) waiting: ClassLatency,
+    pub(crate) host_queue_wait: ClassLatency,
+    pub(crate) work: ClassStats<WorkAcc>,
+    pub(crate) util_samples: u64,
+    pub(crate) util_busy_sum: u128,
+    pub(crate) reasons: [ReasonAcc; TxnReason::ALL.len()],
+    pub(crate) programmed_pages: u64,
+    /// Programmed pages per channel; `None` until a transaction names its channel.
+    pub(crate) channel_programs: Option<Vec<u64>>,
+    pub(crate) counters: BTreeMap<&'static str, u64>,
+    pub(crate) last_completion_ns: u64,
+    sink: Option<CsvSink>,
+    sink_error: Option<io::Error>,
+}
+
+impl Recorder {
+    /// A recorder for a device of this shape.
+    pub fn new(shape: Shape) -> Self {
+        Recorder {
+            shape,
+            response: ClassLatency::new(),
+            waiting: ClassLatency::new(),
+            host_queue_wait: ClassLatency::new(),
+            work: ClassStats::default(),
+            util_samples: 0,
+            util_busy_sum: 0,
+            reasons: [ReasonAcc::default(); TxnReason::ALL.len()],
+            programmed_pages: 0,
+            channel_programs: None,
+            counters: BTreeMap::new(),
+            last_completion_ns: 0,
+            sink: None,
+            sink_error: None,
+        }
+    }
+
+    /// The shape this recorder was built for.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Records one completed host request. Hot path: O(1), no allocation.
+    ///
+    /// Precondition: `arrival_ns <= admitted_ns <= completion_ns` (checked in debug
+    /// builds; release builds saturate).
+    #[inline]
+    pub fn request_done(&mut self, r: &RequestRecord) {
+        debug_assert!(
+            r.arrival_ns <= r.admitted_ns,
+            "request {} admitted before arrival",
+            r.id
+        );
+        debug_assert!(
+            r.admitted_ns <= r.completion_ns,
+            "request {} done before admission",
+            r.id
+        );
+        let response_ns = r.completion_ns.saturating_sub(r.arrival_ns);
+        let waiting_ns = response_ns.saturating_sub(r.service_ns);
+        let host_wait_ns = r.admitted_ns.saturating_sub(r.arrival_ns);
+        self.response.record(r.op, response_ns);
+        self.waiting.record(r.op, waiting_ns);
+        self.host_queue_wait.record(r.op, host_wait_ns);
+        self.work.all.add(r);
+        self.work.class_mut(r.op).add(r);
+        self.last_completion_ns = self.last_completion_ns.max(r.completion_ns);
+        if let Some(sink) = &mut self.sink {
+            sink.write(r, response_ns, waiting_ns);
+        }
+    }
+
+    /// Adds the part of one completed request's waiting time that it spent behind GC
+    /// work (DGC's T_GC). Call at most once per request; optional. The response-time
+    /// breakdown splits waiting into this and the rest.
+    #[inline]
+    pub fn gc_wait(&mut self, op: OpClass, wait_ns: u64) {
+        self.work.all.gc_wait_sum_ns += u128::from(wait_ns);
+        self.work.class_mut(op).gc_wait_sum_ns += u128::from(wait_ns);
+    }
+
+    /// Records one completed flash transaction. Hot path: O(1), no allocation.
+    #[inline]
+    pub fn txn_done(&mut self, t: &TxnRecord) {
+        let acc = &mut self.reasons[t.reason.index()];
+        acc.count += 1;
+        acc.pages += u64::from(t.pages);
+        acc.queue_sum_ns += u128::from(t.queue_ns);
+        acc.bus_wait_sum_ns += u128::from(t.bus_wait_ns);
+        acc.bus_sum_ns += u128::from(t.bus_ns);
+        acc.array_sum_ns += u128::from(t.array_ns);
+        if t.op == FlashOp::Program {
+            self.programmed_pages += u64::from(t.pages);
+        }
+    }
+
+    /// [`Recorder::txn_done`], and counts the pages it programmed against its
+    /// channel (CR5M's writes per channel). Once any transaction names its channel,
+    /// the report carries `writes_per_channel`; feed every transaction through this
+    /// method then, or the per-channel counts are partial.
+    ///
+    /// Precondition: `channel < Shape::channels`.
+    #[inline]
+    pub fn txn_done_on(&mut self, channel: ChannelId, t: &TxnRecord) {
+        assert!(
+            channel.0 < self.shape.channels,
+            "channel {channel} out of range (channels = {})",
+            self.shape.channels
+        );
+        self.txn_done(t);
+        let channels = self.shape.channels as usize;
+        let per_channel = self
+            .channel_programs
+            .get_or_insert_with(|| vec![0; channels]);
+        if t.op == FlashOp::Program {
+            per_channel[channel.idx()] += u64::from(t.pages);
+        }
+    }
+
+    /// Samples how many chips are busy; call at each host arrival (BRR's chip
+    /// utilization is the mean of `busy_chips / chips` over these samples).
+    ///
+    /// Precondition: `busy_chips <= Shape::chips` (checked in debug builds).
+    #[inline]
+    pub fn sample_utilization(&mut self, busy_chips: u32) {
+        debug_assert!(
+            busy_chips <= self.shape.chips,
+            "{busy_chips} busy chips of {}",
+            self.shape.chips
+        );
+        self.util_samples += 1;
+        self.util_busy_sum += u128::from(busy_chips);
+    }
+
+    /// Adds `delta` to the named counter (e.g. [`crate::counter::REDIRECTED_READS`]).
+    /// Allocates the first time a name appears; use sparingly on hot paths.
+    pub fn count(&mut self, name: &'static str, delta: u64) {
+        *self.counters.entry(name).or_insert(0) += delta;
+    }
+
+    /// The current value of a named counter (0 if never counted).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.counters.get(name).copied().unwrap_or(0)
+    }
+
+    /// Writes every completed request as one CSV line to `w` (see
+    /// [`crate::CSV_HEADER`]), buffered. The header is written now. Write errors do
+    /// not interrupt the run: the first one is kept and returned by
+    /// [`Recorder::finish`]. Replacing a sink flushes the previous one.
+    pub fn set_per_request_sink(&mut self, w: Box<dyn io::Write + Send>) {
+        self.close_sink();
+        self.sink = Some(CsvSink::new(w));
+    }
+
+    fn close_sink(&mut self) {
+        if let Some(sink) = self.sink.take() {
+            if let Err(e) = sink.finish() {
+                self.sink_error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Checks the recorder's internal consistency; panics with a message if broken.
+    pub fn check_invariants(&self) {
+        let counts = self.response.0.map(|l| l.count());
+        assert_eq!(
+            counts.all,
+            counts.read + counts.write,
+            "class counts disagree"
+        );
+        assert_eq!(
+            self.waiting.0.all.count(),
+            counts.all,
+            "waiting count disagrees"
+        );
+        assert_eq!(
+            self.host_queue_wait.0.all.count(),
+            counts.all,
+            "host-queue count disagrees"
+        );
+        let work = &self.work;
+        assert_eq!(
+            work.all.bytes,
+            work.read.bytes + work.write.bytes,
+            "bytes disagree"
+        );
+        assert_eq!(
+            work.all.pages,
+            work.read.pages + work.write.pages,
+            "pages disagree"
+        );
+        assert!(
+            self.util_busy_sum <= u128::from(self.util_samples) * u128::from(self.shape.chips),
+            "more busy chips sampled than chips"
+        );
+        if let Some(per_channel) = &self.channel_programs {
+            let sum: u64 = per_channel.iter().sum();
+            assert!(
+                sum <= self.programmed_pages,
+                "channel programs exceed programs"
+            );
+        }
+    }
+
+    /// Ends the run and builds the report. Flushes the per-request CSV and returns its
+    /// first write error, if any.
+    ///
+    /// Preconditions: the busy-time vectors have one entry per die, chip and channel
+    /// of the shape; no busy time exceeds `end.end_ns`; `end.end_ns` is not before the
+    /// last request completion.
+    pub fn finish(mut self, end: EndState) -> Result<Report, io::Error> {
+        assert_eq!(
+            end.die_busy_ns.len(),
+            self.shape.dies as usize,
+            "die_busy_ns length"
+        );
+        assert_eq!(
+            end.chip_busy_ns.len(),
+            self.shape.chips as usize,
+            "chip_busy_ns length"
+        );
+        assert_eq!(
+            end.channel_busy_ns.len(),
+            self.shape.channels as usize,
+            "channel_busy_ns length"
+        );
+        assert!(
+            end.end_ns >= self.last_completion_ns,
+            "end_ns {} before the last completion {}",
+            end.end_ns,
+            self.last_completion_ns
+        );
+        for (what, v) in [
+            ("die", &end.die_busy_ns),
+            ("chip", &end.chip_busy_ns),
+            ("channel", &end.channel_busy_ns),
+        ] {
+            if let Some((i, b)) = v.iter().enumerate().find(|(_, &b)| b > end.end_ns) {
+                panic!(
+                    "{what} {i} busy for {b} ns, longer than the run ({} ns)",
+                    end.end_ns
+                );
+            }
+        }
+        self.close_sink();
+        if let Some(e) = self.sink_error.take() {
+            return Err(e);
+        }
+        Ok(Report::build(&self, end))
+    }
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("shape", &self.shape)
+            .field("requests", &self.response.0.all.count())
+            .field("util_samples", &self.util_samples)
+            .field("counters", &self.counters)
+            .field("csv", &self.sink.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape() -> Shape {
+        Shape {
+            channels: 2,
+            chips: 4,
+            dies: 8,
+            page_size_bytes: 4096,
+        }
+    }
+
+    fn req(op: OpClass, arrival: u64, completion: u64, service: u64) -> RequestRecord {
+        RequestRecord {
+            op,
+            arrival_ns: arrival,
+            admitted_ns: arrival,
+            completion_ns: completion,
+            service_ns: service,
+            size_bytes: 4096,
+            pages: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn recorder_can_move_across_threads() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Recorder>();
+    }
+
+    #[test]
+    fn waiting_saturates_at_zero() {
+        let mut rec = Recorder::new(shape());
+        rec.request_done(&req(OpClass::Read, 0, 50, 80));
+        rec.check_invariants();
+        let s = rec.waiting.summary();
+        assert_eq!(s.read.max_ns, 0);
+        assert_eq!(rec.response.summary().read.max_ns, 50);
+    }
+
+    #[test]
+    fn counters_accumulate_by_name() {
+        let mut rec = Recorder::new(shape());
+        rec.count("b", 2);
+        rec.count("a", 1);
+        rec.count("b", 3);
+        assert_eq!(rec.counter("b"), 5);
+        assert_eq!(rec.counter("zzz"), 0);
+        let names: Vec<_> = rec.counters.keys().copied().collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn channel_programs_count_only_programs() {
+        let mut rec = Recorder::new(shape());
+        let t = TxnRecord {
+            reason: TxnReason::HostWrite,
+            op: FlashOp::Program,
+            pages: 2,
+            queue_ns: 0,
+            bus_wait_ns: 0,
+            bus_ns: 0,
+            array_ns: 0,
+        };
+        rec.txn_done_on(ChannelId(1), &t);
+        rec.txn_done_on(
+            ChannelId(0),
+            &TxnRecord {
+                op: FlashOp::Read,
+                ..t
+            },
+        );
+        rec.check_invariants();
+        assert_eq!(rec.channel_programs.as_deref(), Some(&[0, 2][..]));
+        assert_eq!(rec.programmed_pages, 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "die_busy_ns length")]
+    fn finish_rejects_wrong_busy_vectors() {
+        let rec = Recorder::new(shape());
+        let _ = rec.finish(EndState::default());
+    }
+
+    #[test]
+    #[should_panic(expected = "longer than the run")]
+    fn finish_rejects_busy_beyond_end() {
+        let rec = Recorder::new(shape());
+        let _ = rec.finish(EndState {
+            end_ns: 10,
+            die_busy_ns: vec![0; 8],
+            chip_busy_ns: vec![0, 11, 0, 0],
+            channel_busy_ns: vec![0; 2],
+            ..Default::default()
+        });
+    }
+}

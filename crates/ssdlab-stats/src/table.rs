@@ -1,0 +1,385 @@
+//! The human-readable report: one section per concern, latencies in µs.
+
+use std::fmt::{self, Write};
+
+use crate::latency::{ClassStats, Latency};
+use crate::report::{CountSpread, Report, Spread};
+
+/// Section headings, in printing order.
+pub(crate) const SECTIONS: [&str; 12] = [
+    "Run",
+    "Requests",
+    "Response time (µs)",
+    "Waiting time (µs)",
+    "Host-queue wait (µs)",
+    "Response-time breakdown (µs, mean per request)",
+    "Throughput",
+    "Utilization (%)",
+    "Back end",
+    "Transactions by reason",
+    "FTL and RAID",
+    "Counters",
+];
+
+/// `1234567` → `"1,234,567"`.
+pub(crate) fn fmt_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A non-negative float with `decimals` decimals and a grouped integer part:
+/// `1234.5` with 2 → `"1,234.50"`.
+pub(crate) fn fmt_grouped(v: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, v.abs());
+    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let sign = if v < 0.0 && s.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        "-"
+    } else {
+        ""
+    };
+    let int = int
+        .parse::<u64>()
+        .map(fmt_count)
+        .unwrap_or_else(|_| int.to_owned());
+    if frac.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+/// Nanoseconds as microseconds with 2 decimals, grouped.
+pub(crate) fn fmt_us(ns: f64) -> String {
+    fmt_grouped(ns / 1_000.0, 2)
+}
+
+fn heading(w: &mut dyn Write, i: usize) -> fmt::Result {
+    if i > 0 {
+        writeln!(w)?;
+    }
+    writeln!(w, "{}", SECTIONS[i])
+}
+
+fn kv(w: &mut dyn Write, label: &str, value: impl fmt::Display) -> fmt::Result {
+    writeln!(w, "  {label:<28} {value}")
+}
+
+fn fmt_pct(v: f64) -> String {
+    format!("{:.2}", v * 100.0)
+}
+
+fn fmt_count_spread(c: &CountSpread) -> String {
+    format!(
+        "min {}  mean {}  max {}",
+        fmt_count(c.min),
+        fmt_grouped(c.mean, 2),
+        fmt_count(c.max)
+    )
+}
+
+impl Report {
+    /// Writes the report as a multi-section table for a terminal: latencies in µs with
+    /// 2 decimals, counts with thousands separators, utilization in percent.
+    pub fn write_table(&self, w: &mut dyn Write) -> fmt::Result {
+        self.table_run(w)?;
+        self.table_requests(w)?;
+        latency_section(w, 2, &self.response)?;
+        latency_section(w, 3, &self.waiting)?;
+        latency_section(w, 4, &self.host_queue_wait)?;
+        self.table_breakdown(w)?;
+        self.table_throughput(w)?;
+        self.table_utilization(w)?;
+        self.table_back_end(w)?;
+        self.table_transactions(w)?;
+        self.table_ftl(w)?;
+        self.table_counters(w)
+    }
+
+    /// [`Report::write_table`] into a new string.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        self.write_table(&mut s)
+            .expect("writing to a String cannot fail");
+        s
+    }
+
+    fn table_run(&self, w: &mut dyn Write) -> fmt::Result {
+        let m = &self.meta;
+        let s = &self.shape;
+        heading(w, 0)?;
+        kv(w, "trace", &m.trace)?;
+        kv(w, "scheduler", &m.scheduler)?;
+        kv(w, "preset", m.preset.as_deref().unwrap_or("-"))?;
+        kv(w, "seed", m.seed)?;
+        kv(w, "config hash", &m.config_hash)?;
+        kv(w, "git revision", &m.git_rev)?;
+        kv(w, "ssdlab version", &m.version)?;
+        let device = format!(
+            "{} channels, {} chips, {} dies, {}-byte pages",
+            s.channels, s.chips, s.dies, s.page_size_bytes
+        );
+        kv(w, "device", device)?;
+        kv(
+            w,
+            "simulated time (s)",
+            format!("{:.6}", self.sim_time_ns as f64 / 1e9),
+        )?;
+        kv(w, "events", fmt_count(self.events))?;
+        if let Some(wall_ns) = self.wall_time_ns {
+            let secs = wall_ns as f64 / 1e9;
+            kv(w, "wall time (s)", format!("{secs:.3}"))?;
+            let rate = if secs > 0.0 {
+                self.events as f64 / secs
+            } else {
+                0.0
+            };
+            kv(w, "events per wall second", fmt_grouped(rate, 0))?;
+        }
+        Ok(())
+    }
+
+    fn table_requests(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 1)?;
+        writeln!(
+            w,
+            "  {:<6}{:>14}{:>14}{:>16}{:>14}{:>14}{:>14}",
+            "class", "count", "pages", "bytes", "flash reads", "buffer hits", "host-queued"
+        )?;
+        for ((name, count), (_, wk)) in self.requests.named().into_iter().zip(self.work.named()) {
+            writeln!(
+                w,
+                "  {:<6}{:>14}{:>14}{:>16}{:>14}{:>14}{:>14}",
+                name,
+                fmt_count(*count),
+                fmt_count(wk.pages),
+                fmt_count(wk.bytes),
+                fmt_count(wk.flash_reads),
+                fmt_count(wk.buffer_hits),
+                fmt_count(wk.host_queued),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn table_breakdown(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 5)?;
+        writeln!(
+            w,
+            "  {:<6}{:>14}{:>14}{:>14}",
+            "class", "service", "GC wait", "other wait"
+        )?;
+        for (name, b) in self.breakdown.named() {
+            writeln!(
+                w,
+                "  {:<6}{:>14}{:>14}{:>14}",
+                name,
+                fmt_us(b.service_ns_mean),
+                fmt_us(b.gc_wait_ns_mean),
+                fmt_us(b.other_wait_ns_mean)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn table_throughput(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 6)?;
+        kv(w, "IOPS", fmt_grouped(self.iops, 2))?;
+        kv(w, "bandwidth (MiB/s)", fmt_grouped(self.bandwidth_mib_s, 2))?;
+        kv(
+            w,
+            "read bandwidth (MiB/s)",
+            fmt_grouped(self.read_bandwidth_mib_s, 2),
+        )?;
+        kv(
+            w,
+            "write bandwidth (MiB/s)",
+            fmt_grouped(self.write_bandwidth_mib_s, 2),
+        )
+    }
+
+    fn table_utilization(&self, w: &mut dyn Write) -> fmt::Result {
+        let u = &self.utilization;
+        heading(w, 7)?;
+        let sampled = format!(
+            "{}  ({} samples)",
+            fmt_pct(u.sampled_chip),
+            fmt_count(u.samples)
+        );
+        kv(w, "chip, sampled at arrivals", sampled)?;
+        writeln!(
+            w,
+            "  {:<10}{:>10}{:>10}{:>10}{:>10}",
+            "busy", "mean", "std", "min", "max"
+        )?;
+        let row = |w: &mut dyn Write, name: &str, s: &Spread| {
+            writeln!(
+                w,
+                "  {:<10}{:>10}{:>10}{:>10}{:>10}",
+                name,
+                fmt_pct(s.mean),
+                fmt_pct(s.std),
+                fmt_pct(s.min),
+                fmt_pct(s.max)
+            )
+        };
+        row(w, "chip", &u.chip)?;
+        row(w, "channel", &u.channel)?;
+        row(w, "die", &u.die)
+    }
+
+    fn table_back_end(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 8)?;
+        kv(w, "die idle, mean (µs)", fmt_us(self.die_idle_ns_mean))?;
+        kv(
+            w,
+            "die idle, total (µs)",
+            fmt_us(self.die_idle_ns_total as f64),
+        )?;
+        kv(
+            w,
+            "bus contention/txn (µs)",
+            fmt_us(self.bus_contention_ns_mean),
+        )?;
+        kv(
+            w,
+            "bus contention, total (µs)",
+            fmt_us(self.bus_contention_ns_total as f64),
+        )
+    }
+
+    fn table_transactions(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 9)?;
+        if self.transactions.is_empty() {
+            return writeln!(w, "  (none)");
+        }
+        writeln!(
+            w,
+            "  {:<18}{:>14}{:>14}{:>12}{:>12}{:>12}{:>12}",
+            "reason", "count", "pages", "queue µs", "bus-wait µs", "bus µs", "array µs"
+        )?;
+        for r in &self.transactions {
+            writeln!(
+                w,
+                "  {:<18}{:>14}{:>14}{:>12}{:>12}{:>12}{:>12}",
+                r.reason.name(),
+                fmt_count(r.count),
+                fmt_count(r.pages),
+                fmt_us(r.queue_ns_mean),
+                fmt_us(r.bus_wait_ns_mean),
+                fmt_us(r.bus_ns_mean),
+                fmt_us(r.array_ns_mean)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn table_ftl(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 10)?;
+        kv(
+            w,
+            "write amplification",
+            format!("{:.3}", self.write_amplification),
+        )?;
+        kv(w, "programmed pages", fmt_count(self.programmed_pages))?;
+        kv(w, "host pages written", fmt_count(self.host_pages_written))?;
+        kv(w, "erases", fmt_count(self.erases))?;
+        kv(w, "GC runs", fmt_count(self.gc_runs))?;
+        kv(w, "GC pages moved", fmt_count(self.gc_pages_moved))?;
+        kv(w, "erases per block", fmt_count_spread(&self.wear))?;
+        kv(
+            w,
+            "pre-reads per write",
+            format!("{:.3}", self.pre_reads_per_write),
+        )?;
+        kv(
+            w,
+            "redirected reads (%)",
+            fmt_pct(self.redirected_read_ratio),
+        )?;
+        kv(
+            w,
+            "redirected writes (%)",
+            fmt_pct(self.redirected_write_ratio),
+        )?;
+        if let Some(c) = &self.writes_per_channel {
+            kv(w, "pages written per channel", fmt_count_spread(c))?;
+        }
+        Ok(())
+    }
+
+    fn table_counters(&self, w: &mut dyn Write) -> fmt::Result {
+        heading(w, 11)?;
+        if self.counters.is_empty() {
+            return writeln!(w, "  (none)");
+        }
+        for (name, v) in &self.counters {
+            kv(w, name, fmt_count(*v))?;
+        }
+        Ok(())
+    }
+}
+
+fn latency_section(w: &mut dyn Write, i: usize, c: &ClassStats<Latency>) -> fmt::Result {
+    heading(w, i)?;
+    writeln!(
+        w,
+        "  {:<6}{:>14}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+        "class", "count", "mean", "p50", "p90", "p99", "p99.9", "max"
+    )?;
+    for (name, l) in c.named() {
+        writeln!(
+            w,
+            "  {:<6}{:>14}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+            name,
+            fmt_count(l.count),
+            fmt_us(l.mean_ns),
+            fmt_us(l.p50_ns as f64),
+            fmt_us(l.p90_ns as f64),
+            fmt_us(l.p99_ns as f64),
+            fmt_us(l.p999_ns as f64),
+            fmt_us(l.max_ns as f64)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(999), "999");
+        assert_eq!(fmt_count(1_000), "1,000");
+        assert_eq!(fmt_count(1_234_567), "1,234,567");
+        assert_eq!(fmt_count(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn floats_are_grouped_and_rounded() {
+        assert_eq!(fmt_grouped(1234.5, 2), "1,234.50");
+        assert_eq!(fmt_grouped(999.999, 2), "1,000.00");
+        assert_eq!(fmt_grouped(0.0, 2), "0.00");
+        assert_eq!(fmt_grouped(-1234.0, 1), "-1,234.0");
+        assert_eq!(fmt_grouped(-0.001, 2), "0.00");
+        assert_eq!(fmt_grouped(12345.6, 0), "12,346");
+        assert_eq!(fmt_us(123_456.0), "123.46");
+    }
+
+    #[test]
+    fn empty_report_prints_every_section() {
+        let t = Report::default().table();
+        for h in SECTIONS {
+            assert!(t.lines().any(|l| l == h), "missing heading {h:?} in\n{t}");
+        }
+        assert!(!t.contains("NaN"));
+    }
+}
