@@ -1,0 +1,540 @@
+//! The block manager: per-block metadata, per-plane free pools, write frontiers,
+//! valid-count buckets for greedy GC, and erase-count bookkeeping for wear leveling.
+//!
+//! Block life cycle:
+//!
+//! ```text
+//!            open (host or GC frontier)          last page allocated
+//!   Free ───────────────────────────────► Open ─────────────────────► Full
+//!    ▲                                                                │ ▲
+//!    │ erase_done                                 select_victim       │ │ gc_abandon
+//!    └──────────────────────────────────── UnderGc ◄──────────────────┘ │
+//!                                                  └────────────────────┘
+//! ```
+//!
+//! Only `Full` blocks are victim candidates, and exactly those sit in the plane's bucket
+//! lists: an intrusive doubly-linked list per valid-page count. Invalidating a page of a
+//! full block moves it one bucket down in O(1); the greedy pick is the head of the lowest
+//! non-empty bucket, found from a lower-bound hint, so it is O(1) amortized.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use ssdlab_nand::{Geometry, PlaneId, Ppn};
+
+/// "No block" in `u32` block links and frontier slots.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Where a block is in its life cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    /// Erased, in the plane's free pool.
+    Free,
+    /// The plane's host write frontier.
+    HostOpen,
+    /// The plane's GC write frontier (destination of page moves).
+    GcOpen,
+    /// Every page allocated; a victim candidate.
+    Full,
+    /// Chosen as GC victim; waiting for its pages to move and its erase.
+    UnderGc,
+}
+
+/// Which frontier a page is allocated from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// Host writes: never take the reserve.
+    Host,
+    /// GC moves: may take the reserve.
+    Gc,
+}
+
+/// Metadata of one block (48 bytes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockMeta {
+    /// Stamp of the last page allocated in the block (cost-benefit age).
+    pub last_write: u64,
+    /// Pages holding data of an LPN (mapped, or a GC copy in flight).
+    pub valid: u32,
+    /// Pages allocated since the last erase; the next page to allocate.
+    pub write_ptr: u32,
+    /// Erases so far.
+    pub erase_count: u32,
+    /// Outstanding reads on its pages.
+    pub pins: u32,
+    /// Outstanding programs into it.
+    pub pending: u32,
+    /// GC moves out of it begun and not yet finished.
+    pub moving_out: u32,
+    /// Bucket list links (meaningful while `Full`).
+    pub prev: u32,
+    pub next: u32,
+    pub state: BlockState,
+}
+
+/// Per-plane state.
+#[derive(Clone, Debug)]
+pub(crate) struct PlaneMeta {
+    /// Free blocks, smallest key first: `(erase_count << 32) | block` with dynamic wear
+    /// leveling, `block` without.
+    pub free: BinaryHeap<Reverse<u64>>,
+    pub host_frontier: u32,
+    pub gc_frontier: u32,
+    /// The block under GC, or `NONE`: at most one GC runs per plane.
+    pub victim: u32,
+    /// Whether the last victim was a static wear-leveling pick.
+    pub last_victim_wl: bool,
+    /// No full block has fewer valid pages than this (a lower bound, not exact).
+    pub min_bucket: u32,
+    pub full_blocks: u32,
+    /// Smallest erase count in the plane and how many blocks have it.
+    pub erase_min: u32,
+    pub erase_min_blocks: u32,
+    pub erase_max: u32,
+}
+
+/// All blocks of the device.
+#[derive(Clone, Debug)]
+pub(crate) struct BlockManager {
+    pub ppb: u32,
+    pub bpp: u32,
+    wl_dynamic: bool,
+    pub blocks: Vec<BlockMeta>,
+    pub planes: Vec<PlaneMeta>,
+    /// `heads[plane × (ppb + 1) + valid]`: first full block with that many valid pages.
+    heads: Vec<u32>,
+}
+
+impl BlockManager {
+    /// Every block free and never erased.
+    pub fn new(geom: &Geometry, wl_dynamic: bool) -> BlockManager {
+        let (ppb, bpp) = (geom.pages_per_block, geom.blocks_per_plane);
+        let meta = BlockMeta {
+            last_write: 0,
+            valid: 0,
+            write_ptr: 0,
+            erase_count: 0,
+            pins: 0,
+            pending: 0,
+            moving_out: 0,
+            prev: NONE,
+            next: NONE,
+            state: BlockState::Free,
+        };
+        let planes = (0..geom.planes())
+            .map(|p| {
+                let first = p * bpp;
+                PlaneMeta {
+                    free: (first..first + bpp)
+                        .map(|b| Reverse(u64::from(b)))
+                        .collect(),
+                    host_frontier: NONE,
+                    gc_frontier: NONE,
+                    victim: NONE,
+                    last_victim_wl: false,
+                    min_bucket: ppb,
+                    full_blocks: 0,
+                    erase_min: 0,
+                    erase_min_blocks: bpp,
+                    erase_max: 0,
+                }
+            })
+            .collect();
+        BlockManager {
+            ppb,
+            bpp,
+            wl_dynamic,
+            blocks: vec![meta; geom.blocks() as usize],
+            planes,
+            heads: vec![NONE; geom.planes() as usize * (ppb as usize + 1)],
+        }
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> u64 {
+        let per_plane: usize = self.planes.iter().map(|p| p.free.capacity() * 8).sum();
+        (self.blocks.capacity() * std::mem::size_of::<BlockMeta>()
+            + self.planes.capacity() * std::mem::size_of::<PlaneMeta>()
+            + per_plane
+            + self.heads.capacity() * 4) as u64
+    }
+
+    #[inline]
+    pub fn plane_of(&self, b: u32) -> usize {
+        (b / self.bpp) as usize
+    }
+
+    /// Blocks of `plane`, as a range of global block indices.
+    #[inline]
+    pub fn blocks_of(&self, plane: PlaneId) -> std::ops::Range<u32> {
+        plane.0 * self.bpp..(plane.0 + 1) * self.bpp
+    }
+
+    #[inline]
+    pub fn free_blocks(&self, plane: PlaneId) -> u32 {
+        self.planes[plane.idx()].free.len() as u32
+    }
+
+    #[inline]
+    fn free_key(&self, b: u32) -> u64 {
+        if self.wl_dynamic {
+            (u64::from(self.blocks[b as usize].erase_count) << 32) | u64::from(b)
+        } else {
+            u64::from(b)
+        }
+    }
+
+    /// Allocates the next page of `plane`'s `stream` frontier, opening a free block if
+    /// needed, but only while more than `reserve` blocks are free. The page counts as
+    /// valid and pending at once. `None` = no space.
+    #[inline]
+    pub fn alloc(
+        &mut self,
+        plane: PlaneId,
+        stream: Stream,
+        reserve: u32,
+        stamp: u64,
+    ) -> Option<Ppn> {
+        let pm = &mut self.planes[plane.idx()];
+        let slot = match stream {
+            Stream::Host => &mut pm.host_frontier,
+            Stream::Gc => &mut pm.gc_frontier,
+        };
+        let b = if *slot != NONE {
+            *slot
+        } else {
+            if pm.free.len() as u32 <= reserve {
+                return None;
+            }
+            let Reverse(key) = pm.free.pop()?;
+            let b = key as u32; // the low 32 bits are the block
+            *slot = b;
+            let blk = &mut self.blocks[b as usize];
+            debug_assert_eq!(blk.state, BlockState::Free, "opening block {b}");
+            debug_assert_eq!(blk.write_ptr, 0, "opening block {b}");
+            blk.state = match stream {
+                Stream::Host => BlockState::HostOpen,
+                Stream::Gc => BlockState::GcOpen,
+            };
+            b
+        };
+        let blk = &mut self.blocks[b as usize];
+        debug_assert!(blk.write_ptr < self.ppb, "frontier block {b} is full");
+        let ppn = b * self.ppb + blk.write_ptr;
+        blk.write_ptr += 1;
+        blk.valid += 1;
+        blk.pending += 1;
+        blk.last_write = stamp;
+        debug_assert!(blk.valid <= self.ppb, "block {b} valid > pages_per_block");
+        debug_assert!(blk.valid <= blk.write_ptr, "block {b} valid > written");
+        if blk.write_ptr == self.ppb {
+            blk.state = BlockState::Full;
+            let pm = &mut self.planes[plane.idx()];
+            match stream {
+                Stream::Host => pm.host_frontier = NONE,
+                Stream::Gc => pm.gc_frontier = NONE,
+            }
+            self.link(b);
+        }
+        Some(Ppn(ppn))
+    }
+
+    /// Pages left in `plane`'s host frontier block.
+    #[inline]
+    pub fn host_frontier_room(&self, plane: PlaneId) -> u32 {
+        match self.planes[plane.idx()].host_frontier {
+            NONE => 0,
+            b => self.ppb - self.blocks[b as usize].write_ptr,
+        }
+    }
+
+    /// One page of block `b` stopped holding LPN data.
+    #[inline]
+    pub fn invalidate(&mut self, b: u32) {
+        let blk = &mut self.blocks[b as usize];
+        debug_assert!(
+            blk.valid > 0,
+            "invalidating a page of block {b} with no valid page"
+        );
+        blk.valid -= 1;
+        if blk.state == BlockState::Full {
+            let old = blk.valid + 1;
+            self.unlink(b, old);
+            self.link(b);
+        }
+    }
+
+    /// A program into block `b` completed.
+    #[inline]
+    pub fn program_done(&mut self, b: u32) {
+        let blk = &mut self.blocks[b as usize];
+        debug_assert!(
+            blk.pending > 0,
+            "program_done in block {b} with none pending"
+        );
+        blk.pending -= 1;
+    }
+
+    #[inline]
+    fn bucket(&self, b: u32, valid: u32) -> usize {
+        self.plane_of(b) * (self.ppb as usize + 1) + valid as usize
+    }
+
+    /// Pushes full block `b` on the bucket of its valid count.
+    fn link(&mut self, b: u32) {
+        let valid = self.blocks[b as usize].valid;
+        let at = self.bucket(b, valid);
+        let head = self.heads[at];
+        if head != NONE {
+            self.blocks[head as usize].prev = b;
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.prev = NONE;
+        blk.next = head;
+        self.heads[at] = b;
+        let plane = self.plane_of(b);
+        let pm = &mut self.planes[plane];
+        pm.full_blocks += 1;
+        pm.min_bucket = pm.min_bucket.min(valid);
+    }
+
+    /// Removes block `b` from the bucket of `valid` pages.
+    fn unlink(&mut self, b: u32, valid: u32) {
+        let BlockMeta { prev, next, .. } = self.blocks[b as usize];
+        if prev == NONE {
+            let at = self.bucket(b, valid);
+            debug_assert_eq!(self.heads[at], b, "block {b} not at its bucket head");
+            self.heads[at] = next;
+        } else {
+            self.blocks[prev as usize].next = next;
+        }
+        if next != NONE {
+            self.blocks[next as usize].prev = prev;
+        }
+        let pm = self.plane_of(b);
+        self.planes[pm].full_blocks -= 1;
+    }
+
+    /// The full block of `plane` with the fewest valid pages (head of the lowest
+    /// non-empty bucket).
+    pub fn fewest_valid(&mut self, plane: PlaneId) -> Option<u32> {
+        let base = plane.idx() * (self.ppb as usize + 1);
+        let pm = &mut self.planes[plane.idx()];
+        let mut v = pm.min_bucket;
+        while v <= self.ppb {
+            let head = self.heads[base + v as usize];
+            if head != NONE {
+                pm.min_bucket = v;
+                return Some(head);
+            }
+            v += 1;
+        }
+        pm.min_bucket = self.ppb;
+        None
+    }
+
+    /// The first block of the bucket of `valid` pages in `plane` (for invariant checks).
+    pub fn bucket_head(&self, plane: PlaneId, valid: u32) -> u32 {
+        self.heads[plane.idx() * (self.ppb as usize + 1) + valid as usize]
+    }
+
+    /// Makes full block `b` its plane's GC victim.
+    pub fn mark_victim(&mut self, b: u32, wl: bool) {
+        let blk = self.blocks[b as usize];
+        assert_eq!(
+            blk.state,
+            BlockState::Full,
+            "victim {b} is not a full block"
+        );
+        let pm = self.plane_of(b);
+        assert_eq!(self.planes[pm].victim, NONE, "plane {pm} already runs a GC");
+        self.unlink(b, blk.valid);
+        self.blocks[b as usize].state = BlockState::UnderGc;
+        self.planes[pm].victim = b;
+        self.planes[pm].last_victim_wl = wl;
+    }
+
+    /// Gives victim `b` back as a full block.
+    pub fn abandon(&mut self, b: u32) {
+        assert_eq!(
+            self.blocks[b as usize].state,
+            BlockState::UnderGc,
+            "abandoning block {b}"
+        );
+        self.blocks[b as usize].state = BlockState::Full;
+        self.link(b);
+        let pm = self.plane_of(b);
+        self.planes[pm].victim = NONE;
+    }
+
+    /// Whether victim `b` may be erased now.
+    pub fn erasable(&self, b: u32) -> bool {
+        let blk = &self.blocks[b as usize];
+        blk.state == BlockState::UnderGc
+            && blk.valid == 0
+            && blk.pins == 0
+            && blk.pending == 0
+            && blk.moving_out == 0
+    }
+
+    /// Erases victim `b` (caller checked [`BlockManager::erasable`]) and frees it.
+    pub fn erase(&mut self, b: u32) {
+        let blk = &mut self.blocks[b as usize];
+        let old = blk.erase_count;
+        blk.erase_count += 1;
+        blk.write_ptr = 0;
+        blk.state = BlockState::Free;
+        let key = self.free_key(b);
+        let plane = self.plane_of(b);
+        let pm = &mut self.planes[plane];
+        pm.free.push(Reverse(key));
+        pm.victim = NONE;
+        pm.erase_max = pm.erase_max.max(old + 1);
+        if old == pm.erase_min {
+            pm.erase_min_blocks -= 1;
+            if pm.erase_min_blocks == 0 {
+                self.rescan_erase_min(PlaneId(plane as u32));
+            }
+        }
+    }
+
+    /// Recomputes the plane's smallest erase count and its multiplicity: O(blocks per
+    /// plane), once per rise of the minimum, i.e. at most once per `blocks_per_plane` erases.
+    fn rescan_erase_min(&mut self, plane: PlaneId) {
+        let (min, n) = self.erase_min_of(plane);
+        let pm = &mut self.planes[plane.idx()];
+        pm.erase_min = min;
+        pm.erase_min_blocks = n;
+    }
+
+    /// The smallest erase count in `plane` and how many blocks have it, by a scan.
+    pub fn erase_min_of(&self, plane: PlaneId) -> (u32, u32) {
+        let mut min = u32::MAX;
+        let mut n = 0;
+        for b in self.blocks_of(plane) {
+            let c = self.blocks[b as usize].erase_count;
+            if c < min {
+                (min, n) = (c, 1);
+            } else if c == min {
+                n += 1;
+            }
+        }
+        (min, n)
+    }
+
+    /// Max − min erase count in `plane`.
+    #[inline]
+    pub fn erase_spread(&self, plane: PlaneId) -> u32 {
+        let pm = &self.planes[plane.idx()];
+        pm.erase_max - pm.erase_min
+    }
+
+    /// The least-worn full block of `plane` (lowest index on ties), by a scan.
+    pub fn least_worn_full(&self, plane: PlaneId) -> Option<u32> {
+        self.blocks_of(plane)
+            .filter(|&b| self.blocks[b as usize].state == BlockState::Full)
+            .min_by_key(|&b| self.blocks[b as usize].erase_count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{one_plane, tiny};
+
+    fn fill_block(bm: &mut BlockManager, plane: PlaneId) -> u32 {
+        let first = bm.alloc(plane, Stream::Host, 0, 1).unwrap();
+        for _ in 1..bm.ppb {
+            bm.alloc(plane, Stream::Host, 0, 1).unwrap();
+        }
+        first.0 / bm.ppb
+    }
+
+    #[test]
+    fn frontier_fills_then_joins_its_bucket() {
+        let g = one_plane();
+        let mut bm = BlockManager::new(&g, true);
+        let p = PlaneId(0);
+        assert_eq!(bm.free_blocks(p), 8);
+        let b = fill_block(&mut bm, p);
+        assert_eq!(b, 0, "lowest index among equally worn blocks");
+        assert_eq!(bm.blocks[0].state, BlockState::Full);
+        assert_eq!(bm.planes[0].host_frontier, NONE);
+        assert_eq!(bm.bucket_head(p, 4), 0);
+        bm.invalidate(0);
+        bm.invalidate(0);
+        assert_eq!(bm.bucket_head(p, 4), NONE);
+        assert_eq!(bm.bucket_head(p, 2), 0);
+        assert_eq!(bm.fewest_valid(p), Some(0));
+    }
+
+    #[test]
+    fn host_allocation_stops_at_the_reserve_gc_does_not() {
+        let g = one_plane();
+        let mut bm = BlockManager::new(&g, true);
+        let p = PlaneId(0);
+        for _ in 0..6 {
+            fill_block(&mut bm, p);
+        }
+        assert_eq!(bm.free_blocks(p), 2);
+        assert_eq!(bm.alloc(p, Stream::Host, 2, 1), None);
+        assert!(bm.alloc(p, Stream::Gc, 0, 1).is_some());
+        assert_eq!(bm.free_blocks(p), 1);
+        assert_eq!(bm.blocks[6].state, BlockState::GcOpen);
+    }
+
+    #[test]
+    fn erase_returns_the_block_and_tracks_wear() {
+        let g = one_plane();
+        let mut bm = BlockManager::new(&g, true);
+        let p = PlaneId(0);
+        let b = fill_block(&mut bm, p);
+        for _ in 0..4 {
+            bm.invalidate(b);
+            bm.program_done(b);
+        }
+        bm.mark_victim(b, false);
+        assert_eq!(bm.planes[0].victim, b);
+        assert!(bm.erasable(b));
+        bm.erase(b);
+        assert_eq!(bm.blocks[b as usize].erase_count, 1);
+        assert_eq!(bm.erase_spread(p), 1);
+        assert_eq!(bm.erase_min_of(p), (0, 7));
+        assert_eq!(bm.planes[0].victim, NONE);
+        // Block 0 is now the most worn: dynamic WL opens block 1 next.
+        assert_eq!(fill_block(&mut bm, p), 1);
+    }
+
+    #[test]
+    fn without_dynamic_wl_the_lowest_index_opens_first() {
+        let g = one_plane();
+        let mut bm = BlockManager::new(&g, false);
+        let p = PlaneId(0);
+        let b = fill_block(&mut bm, p);
+        for _ in 0..4 {
+            bm.invalidate(b);
+            bm.program_done(b);
+        }
+        bm.mark_victim(b, false);
+        bm.erase(b);
+        assert_eq!(fill_block(&mut bm, p), 0);
+    }
+
+    #[test]
+    fn buckets_keep_blocks_of_many_planes_apart() {
+        let g = tiny();
+        let mut bm = BlockManager::new(&g, true);
+        let a = fill_block(&mut bm, PlaneId(3));
+        let b = fill_block(&mut bm, PlaneId(3));
+        let c = fill_block(&mut bm, PlaneId(5));
+        bm.invalidate(b);
+        assert_eq!(bm.fewest_valid(PlaneId(3)), Some(b));
+        bm.invalidate(a);
+        bm.invalidate(a);
+        assert_eq!(bm.fewest_valid(PlaneId(3)), Some(a));
+        assert_eq!(bm.fewest_valid(PlaneId(5)), Some(c));
+        assert_eq!(bm.fewest_valid(PlaneId(0)), None);
+        assert_eq!(bm.planes[3].full_blocks, 2);
+        assert_eq!(bm.least_worn_full(PlaneId(3)), Some(a));
+    }
+}

@@ -1,0 +1,468 @@
+//! The `[ftl]` section of a configuration, its defaults and its validation.
+
+use crate::order::AllocOrder;
+use serde::{Deserialize, Serialize};
+use ssdlab_nand::{Geometry, GeometryError};
+
+/// A configuration value the FTL cannot work with. Every variant names its key path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FtlConfigError {
+    /// A number outside its allowed range.
+    #[error("{key} must be in {range}, found {value}")]
+    OutOfRange {
+        /// The offending key path, e.g. `ftl.over_provisioning`.
+        key: &'static str,
+        /// The value found.
+        value: f64,
+        /// The allowed range, in words.
+        range: &'static str,
+    },
+    /// `ftl.gc.reserve_blocks` is zero: GC would have nowhere to move pages.
+    #[error("ftl.gc.reserve_blocks must be at least 1, found 0")]
+    NoReserve,
+    /// Background GC would stop before foreground GC starts.
+    #[error(
+        "ftl.gc.background_free_ratio ({background}) must be >= ftl.gc.threshold_free_ratio ({foreground})"
+    )]
+    BackgroundBelowForeground {
+        /// `ftl.gc.background_free_ratio`.
+        background: f64,
+        /// `ftl.gc.threshold_free_ratio`.
+        foreground: f64,
+    },
+    /// `ftl.static_order` is not a permutation of `c`, `w`, `d`, `p`.
+    #[error(
+        "ftl.static_order: {value:?} is not a permutation of the lowercase letters c, w, d, p (e.g. \"cwdp\")"
+    )]
+    StaticOrder {
+        /// The string found.
+        value: String,
+    },
+    /// A plane has too few blocks for the reserve plus one host and one GC frontier block.
+    #[error(
+        "ftl.gc.reserve_blocks = {reserve_blocks} plus 2 open blocks needs more blocks than geometry.blocks_per_plane = {blocks_per_plane}"
+    )]
+    TooFewBlocks {
+        /// `ftl.gc.reserve_blocks`.
+        reserve_blocks: u32,
+        /// `geometry.blocks_per_plane`.
+        blocks_per_plane: u32,
+    },
+    /// More logical pages than the device can hold beside its reserve and open blocks.
+    #[error(
+        "ftl.over_provisioning: {map_entries} mapped pages exceed the {max} the device can hold beside its reserve and GC frontier blocks (raise ftl.over_provisioning)"
+    )]
+    MapTooLarge {
+        /// Map entries asked for.
+        map_entries: u64,
+        /// The most the geometry allows.
+        max: u64,
+    },
+    /// The geometry itself is invalid.
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+}
+
+impl FtlConfigError {
+    /// The configuration key path the error is about.
+    pub fn key(&self) -> &'static str {
+        match self {
+            FtlConfigError::OutOfRange { key, .. } => key,
+            FtlConfigError::NoReserve | FtlConfigError::TooFewBlocks { .. } => {
+                "ftl.gc.reserve_blocks"
+            }
+            FtlConfigError::BackgroundBelowForeground { .. } => "ftl.gc.background_free_ratio",
+            FtlConfigError::StaticOrder { .. } => "ftl.static_order",
+            FtlConfigError::MapTooLarge { .. } => "ftl.over_provisioning",
+            FtlConfigError::Geometry(_) => "geometry",
+        }
+    }
+}
+
+/// How the controller places host writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    /// Channel, way, die and plane are a function of the LPN ([`FtlConfig::static_order`]).
+    #[default]
+    Static,
+    /// The plane is chosen at write time ([`FtlConfig::dynamic_policy`]).
+    Dynamic,
+}
+
+/// Plane choice under dynamic allocation (applied by the controller).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DynamicPolicy {
+    /// Next plane in stripe order.
+    #[default]
+    RoundRobin,
+    /// The plane whose queue holds the least work.
+    LeastBusy,
+}
+
+/// What the host does with an address beyond the logical capacity (applied by the controller).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressFold {
+    /// Fold it back: `lpn % logical_pages`.
+    #[default]
+    Modulo,
+    /// Reject the request with an error.
+    Error,
+}
+
+/// Which full block garbage collection reclaims.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VictimPolicy {
+    /// Fewest valid pages (most gain per erase).
+    #[default]
+    Greedy,
+    /// Highest `(1 − u) / (1 + u) × age` (Rosenblum & Ousterhout, LFS, SOSP 1991).
+    CostBenefit,
+    /// Uniformly random among full blocks with at least one invalid page.
+    Random,
+}
+
+/// `[ftl.gc]`: garbage collection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    /// Victim selection policy.
+    pub victim: VictimPolicy,
+    /// Foreground GC starts in a plane when its free blocks fall below
+    /// `ratio × blocks_per_plane` (never fewer than `reserve_blocks + 1`).
+    pub threshold_free_ratio: f64,
+    /// Free blocks per plane that only GC may take.
+    pub reserve_blocks: u32,
+    /// Whether idle-time (background) GC is allowed.
+    pub background: bool,
+    /// Background GC wants at least `ratio × blocks_per_plane` free blocks.
+    pub background_free_ratio: f64,
+    /// Page moves stay inside the die without crossing the bus (carried for the controller).
+    pub copyback: bool,
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig {
+            victim: VictimPolicy::Greedy,
+            threshold_free_ratio: 0.05,
+            reserve_blocks: 2,
+            background: false,
+            background_free_ratio: 0.10,
+            copyback: false,
+        }
+    }
+}
+
+/// `[ftl.wear_leveling]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WearLevelingConfig {
+    /// Open the least-worn free block (else the lowest-numbered one).
+    pub dynamic: bool,
+    /// 0 = off; else, when max − min erase count in a plane exceeds it, the next victim is
+    /// the least-worn full block (cold data moves off it so that it can take hot data).
+    pub static_spread: u32,
+}
+
+impl Default for WearLevelingConfig {
+    fn default() -> Self {
+        WearLevelingConfig {
+            dynamic: true,
+            static_spread: 0,
+        }
+    }
+}
+
+/// `[ftl.precondition]`: zero-time filling and aging before replay.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Whether to precondition at all.
+    pub enabled: bool,
+    /// Fraction of the logical pages written sequentially first.
+    pub fill_ratio: f64,
+    /// Random overwrites of filled pages, as a multiple of the logical pages.
+    pub overwrite_ratio: f64,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig {
+            enabled: false,
+            fill_ratio: 1.0,
+            overwrite_ratio: 0.5,
+        }
+    }
+}
+
+/// `[ftl]`: the flash translation layer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of physical pages hidden from the host, `0 <= op < 1`.
+    pub over_provisioning: f64,
+    /// Static or dynamic write placement (applied by the controller).
+    pub allocation: Allocation,
+    /// The priority order of static allocation.
+    pub static_order: AllocOrder,
+    /// Plane choice of dynamic allocation (carried for the controller).
+    pub dynamic_policy: DynamicPolicy,
+    /// Handling of host addresses beyond the logical capacity (carried for the controller).
+    pub address_fold: AddressFold,
+    /// Garbage collection.
+    pub gc: GcConfig,
+    /// Wear leveling.
+    pub wear_leveling: WearLevelingConfig,
+    /// Preconditioning.
+    pub precondition: PreconditionConfig,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            over_provisioning: 0.15,
+            allocation: Allocation::Static,
+            static_order: AllocOrder::CWDP,
+            dynamic_policy: DynamicPolicy::RoundRobin,
+            address_fold: AddressFold::Modulo,
+            gc: GcConfig::default(),
+            wear_leveling: WearLevelingConfig::default(),
+            precondition: PreconditionConfig::default(),
+        }
+    }
+}
+
+/// Pushes an error if `value` is not finite or not inside `lo..hi` (`hi` inclusive if asked).
+fn check_range(
+    errs: &mut Vec<FtlConfigError>,
+    key: &'static str,
+    value: f64,
+    (lo, hi, hi_inclusive): (f64, f64, bool),
+    range: &'static str,
+) {
+    let below_hi = if hi_inclusive {
+        value <= hi
+    } else {
+        value < hi
+    };
+    if !(value.is_finite() && value >= lo && below_hi) {
+        errs.push(FtlConfigError::OutOfRange { key, value, range });
+    }
+}
+
+impl FtlConfig {
+    /// Checks every geometry-independent value; returns all problems, each naming its key.
+    pub fn validate(&self) -> Vec<FtlConfigError> {
+        let mut errs = Vec::new();
+        let (op, gc, pre) = (self.over_provisioning, &self.gc, &self.precondition);
+        check_range(
+            &mut errs,
+            "ftl.over_provisioning",
+            op,
+            (0.0, 1.0, false),
+            "[0, 1)",
+        );
+        let ratio = (0.0, 1.0, false);
+        let key = "ftl.gc.threshold_free_ratio";
+        check_range(&mut errs, key, gc.threshold_free_ratio, ratio, "[0, 1)");
+        let key = "ftl.gc.background_free_ratio";
+        check_range(&mut errs, key, gc.background_free_ratio, ratio, "[0, 1)");
+        if gc.reserve_blocks == 0 {
+            errs.push(FtlConfigError::NoReserve);
+        }
+        if gc.background_free_ratio < gc.threshold_free_ratio {
+            errs.push(FtlConfigError::BackgroundBelowForeground {
+                background: gc.background_free_ratio,
+                foreground: gc.threshold_free_ratio,
+            });
+        }
+        let key = "ftl.precondition.fill_ratio";
+        check_range(&mut errs, key, pre.fill_ratio, (0.0, 1.0, true), "[0, 1]");
+        let key = "ftl.precondition.overwrite_ratio";
+        check_range(
+            &mut errs,
+            key,
+            pre.overwrite_ratio,
+            (0.0, 100.0, true),
+            "[0, 100]",
+        );
+        errs
+    }
+
+    /// [`FtlConfig::validate`] plus the checks that need the geometry, assuming the map
+    /// holds exactly [`FtlConfig::logical_pages`] entries.
+    pub fn validate_for(&self, geom: &Geometry) -> Vec<FtlConfigError> {
+        let mut errs = self.validate();
+        let geom_errs = geom.validate();
+        if !geom_errs.is_empty() {
+            errs.extend(geom_errs.into_iter().map(FtlConfigError::from));
+            return errs;
+        }
+        if !errs.is_empty() {
+            return errs;
+        }
+        if let Err(e) = self.check_capacity(geom, u64::from(self.logical_pages(geom))) {
+            errs.push(e);
+        }
+        errs
+    }
+
+    /// Host-visible logical pages: `floor(pages × (1 − over_provisioning))`.
+    pub fn logical_pages(&self, geom: &Geometry) -> u32 {
+        let pages = f64::from(geom.pages());
+        (pages * (1.0 - self.over_provisioning)).floor() as u32
+    }
+
+    /// The most map entries the geometry can hold: in every plane, all blocks but the
+    /// reserve and one GC frontier block, full of valid pages, less one page. A plane whose
+    /// host writes are refused has at most `reserve_blocks` free blocks and one open GC
+    /// frontier; every other block is a full victim candidate. Holding fewer LPNs than
+    /// those candidates have pages guarantees one of them an invalid page, so GC can always
+    /// gain (assuming placement gives each plane at most its even share of LPNs).
+    pub fn max_map_entries(&self, geom: &Geometry) -> u64 {
+        let usable =
+            u64::from(geom.blocks_per_plane).saturating_sub(u64::from(self.gc.reserve_blocks) + 1);
+        let per_plane = (usable * u64::from(geom.pages_per_block)).saturating_sub(1);
+        u64::from(geom.planes()) * per_plane
+    }
+
+    /// The geometry-dependent checks for a map of `map_entries` entries.
+    pub(crate) fn check_capacity(
+        &self,
+        geom: &Geometry,
+        map_entries: u64,
+    ) -> Result<(), FtlConfigError> {
+        if geom.blocks_per_plane < self.gc.reserve_blocks.saturating_add(2) {
+            return Err(FtlConfigError::TooFewBlocks {
+                reserve_blocks: self.gc.reserve_blocks,
+                blocks_per_plane: geom.blocks_per_plane,
+            });
+        }
+        let max = self.max_map_entries(geom);
+        if map_entries > max {
+            return Err(FtlConfigError::MapTooLarge { map_entries, max });
+        }
+        Ok(())
+    }
+
+    /// Foreground GC threshold in blocks: `max(ceil(ratio × blocks_per_plane), reserve + 1)`.
+    pub fn gc_threshold_blocks(&self, geom: &Geometry) -> u32 {
+        let r = (self.gc.threshold_free_ratio * f64::from(geom.blocks_per_plane)).ceil() as u32;
+        r.max(self.gc.reserve_blocks + 1)
+    }
+
+    /// Background GC target in blocks: `max(ceil(ratio × blocks_per_plane), foreground)`.
+    pub fn bg_threshold_blocks(&self, geom: &Geometry) -> u32 {
+        let r = (self.gc.background_free_ratio * f64::from(geom.blocks_per_plane)).ceil() as u32;
+        r.max(self.gc_threshold_blocks(geom))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::tiny;
+
+    #[test]
+    fn defaults_are_valid_and_documented_values() {
+        let c = FtlConfig::default();
+        assert!(c.validate().is_empty(), "{:?}", c.validate());
+        assert_eq!(c.over_provisioning, 0.15);
+        assert_eq!(c.gc.reserve_blocks, 2);
+        assert_eq!(c.static_order.to_string(), "cwdp");
+        assert!(c.wear_leveling.dynamic);
+        assert!(!c.precondition.enabled);
+    }
+
+    #[test]
+    fn every_bad_value_is_reported_with_its_key() {
+        let mut c = FtlConfig {
+            over_provisioning: 1.0,
+            ..FtlConfig::default()
+        };
+        c.gc.threshold_free_ratio = 0.3;
+        c.gc.background_free_ratio = 0.2;
+        c.gc.reserve_blocks = 0;
+        c.precondition.fill_ratio = f64::NAN;
+        c.precondition.overwrite_ratio = -1.0;
+        let keys: Vec<_> = c.validate().iter().map(|e| e.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "ftl.over_provisioning",
+                "ftl.gc.reserve_blocks",
+                "ftl.gc.background_free_ratio",
+                "ftl.precondition.fill_ratio",
+                "ftl.precondition.overwrite_ratio",
+            ]
+        );
+        for e in c.validate() {
+            assert!(e.to_string().contains(e.key()), "{e}");
+        }
+    }
+
+    #[test]
+    fn toml_is_strict_and_kebab_case() {
+        let c: FtlConfig = toml::from_str(
+            "over_provisioning = 0.2\nstatic_order = \"pdcw\"\nallocation = \"dynamic\"\n\
+             dynamic_policy = \"least-busy\"\n[gc]\nvictim = \"cost-benefit\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.over_provisioning, 0.2);
+        assert_eq!(c.gc.victim, VictimPolicy::CostBenefit);
+        assert_eq!(c.dynamic_policy, DynamicPolicy::LeastBusy);
+        assert_eq!(c.static_order.to_string(), "pdcw");
+        assert_eq!(c.gc.reserve_blocks, 2, "unset keys keep their defaults");
+        let e = toml::from_str::<FtlConfig>("[gc]\nvictims = \"greedy\"\n").unwrap_err();
+        assert!(e.to_string().contains("victims"), "{e}");
+        let e = toml::from_str::<FtlConfig>("static_order = \"cwdx\"\n").unwrap_err();
+        assert!(e.to_string().contains("ftl.static_order"), "{e}");
+        assert!(e.to_string().contains("cwdx"), "{e}");
+        let back = toml::to_string(&c).unwrap();
+        assert_eq!(toml::from_str::<FtlConfig>(&back).unwrap(), c);
+    }
+
+    #[test]
+    fn capacity_checks_need_the_geometry() {
+        let g = tiny(); // 8 blocks per plane, 4 pages per block, 8 planes
+        let c = FtlConfig::default();
+        assert_eq!(c.max_map_entries(&g), 8 * (5 * 4 - 1));
+        assert_eq!(c.logical_pages(&g), 217);
+        let errs = c.validate_for(&g);
+        assert!(matches!(
+            errs[0],
+            FtlConfigError::MapTooLarge {
+                map_entries: 217,
+                max: 152
+            }
+        ));
+        let ok = FtlConfig {
+            over_provisioning: 0.45,
+            ..FtlConfig::default()
+        };
+        assert!(ok.validate_for(&g).is_empty());
+        let mut few = ok.clone();
+        few.gc.reserve_blocks = 7;
+        assert_eq!(few.validate_for(&g)[0].key(), "ftl.gc.reserve_blocks");
+    }
+
+    #[test]
+    fn thresholds_never_fall_to_the_reserve() {
+        let g = tiny();
+        let c = FtlConfig::default();
+        assert_eq!(
+            c.gc_threshold_blocks(&g),
+            3,
+            "0.05 × 8 rounds up to 1, raised to reserve + 1"
+        );
+        assert_eq!(c.bg_threshold_blocks(&g), 3);
+        let mut c2 = c.clone();
+        c2.gc.background_free_ratio = 0.5;
+        assert_eq!(c2.bg_threshold_blocks(&g), 4);
+    }
+}

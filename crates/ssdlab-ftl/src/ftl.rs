@@ -1,0 +1,370 @@
+//! The [`Ftl`] value: construction, lookups, host writes, trims and pins.
+//! Garbage collection is in `collect.rs`, preconditioning in `precondition.rs`.
+
+use ssdlab_engine::SimRng;
+use ssdlab_nand::{BlockId, Geometry, Lpn, PlaneId, Ppn};
+
+use crate::block::{BlockManager, BlockState, Stream, NONE};
+use crate::config::{FtlConfig, FtlConfigError};
+use crate::gc::{self, GcVictimPolicy};
+use crate::mapping::{Mapping, PageOwner};
+use crate::stats::{EraseSummary, FtlCounters, PlaneSummary};
+
+/// A host write found no free page in its plane outside the GC reserve. The controller
+/// parks the write until an erase in that plane frees a block (run GC there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("plane {plane} has no free page for host writes outside its GC reserve")]
+pub struct NoSpace {
+    /// The full plane.
+    pub plane: PlaneId,
+}
+
+/// The page-mapped flash translation layer of one device: mapping, block manager and GC
+/// bookkeeping, as pure data structures. See the crate docs for the protocol.
+pub struct Ftl {
+    pub(crate) geom: Geometry,
+    pub(crate) map: Mapping,
+    pub(crate) blocks: BlockManager,
+    pub(crate) policy: Box<dyn GcVictimPolicy>,
+    pub(crate) reserve_blocks: u32,
+    pub(crate) gc_threshold_blocks: u32,
+    pub(crate) bg_threshold_blocks: u32,
+    pub(crate) background: bool,
+    pub(crate) static_spread: u32,
+    /// Pages allocated so far (host and GC): the age clock of cost-benefit.
+    pub(crate) stamp: u64,
+    /// Erases since construction, preconditioning included (= sum of erase counts).
+    pub(crate) erases_total: u64,
+    pub(crate) counters: FtlCounters,
+}
+
+impl std::fmt::Debug for Ftl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ftl")
+            .field("map_entries", &self.map.map_entries())
+            .field("pages", &self.geom.pages())
+            .field("policy", &self.policy)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ftl {
+    /// An empty FTL (every LPN unmapped, every block free and unworn) holding
+    /// `map_entries` LPNs: the host's logical pages plus any the controller reserves
+    /// (e.g. for parity). `rng` feeds the random victim policy.
+    ///
+    /// Errors: the first problem of [`FtlConfig::validate`], an invalid geometry, too few
+    /// blocks per plane for the reserve, or more map entries than
+    /// [`FtlConfig::max_map_entries`].
+    pub fn new(
+        cfg: &FtlConfig,
+        geom: &Geometry,
+        map_entries: u32,
+        rng: SimRng,
+    ) -> Result<Ftl, FtlConfigError> {
+        if let Some(e) = cfg.validate().into_iter().next() {
+            return Err(e);
+        }
+        if let Some(e) = geom.validate().into_iter().next() {
+            return Err(e.into());
+        }
+        cfg.check_capacity(geom, u64::from(map_entries))?;
+        Ok(Ftl {
+            geom: *geom,
+            map: Mapping::new(map_entries, geom.pages()),
+            blocks: BlockManager::new(geom, cfg.wear_leveling.dynamic),
+            policy: gc::build(cfg.gc.victim, rng),
+            reserve_blocks: cfg.gc.reserve_blocks,
+            gc_threshold_blocks: cfg.gc_threshold_blocks(geom),
+            bg_threshold_blocks: cfg.bg_threshold_blocks(geom),
+            background: cfg.gc.background,
+            static_spread: cfg.wear_leveling.static_spread,
+            stamp: 0,
+            erases_total: 0,
+            counters: FtlCounters::default(),
+        })
+    }
+
+    /// The flash geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geom
+    }
+
+    /// LPNs the map holds.
+    pub fn map_entries(&self) -> u32 {
+        self.map.map_entries()
+    }
+
+    /// Heap bytes held by the FTL's tables (committed lazily by the OS as pages are touched).
+    pub fn heap_bytes(&self) -> u64 {
+        self.map.heap_bytes() + self.blocks.heap_bytes()
+    }
+
+    /// Where `lpn` lives (possibly a page still being programmed: see [`Ftl::is_pending`]).
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
+        self.map.lookup(lpn)
+    }
+
+    /// The content token stored with `ppn` (0 = never written since its last erase).
+    #[inline]
+    pub fn token(&self, ppn: Ppn) -> u64 {
+        self.map.token(ppn)
+    }
+
+    /// Who `ppn` belongs to.
+    #[inline]
+    pub fn page_owner(&self, ppn: Ppn) -> PageOwner {
+        self.map.owner(ppn)
+    }
+
+    /// True if the forward map points to `ppn` (the page holds its LPN's current data).
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
+        self.map.is_mapped_here(ppn)
+    }
+
+    /// True while `ppn` is allocated and its program not yet done.
+    #[inline]
+    pub fn is_pending(&self, ppn: Ppn) -> bool {
+        self.map.is_pending(ppn)
+    }
+
+    /// A read is outstanding on `ppn`: its block must not be erased until [`Ftl::unpin`].
+    /// The page may be invalidated meanwhile; the read still returns its token.
+    ///
+    /// Panics if `ppn` is free (nothing to read).
+    #[inline]
+    pub fn pin(&mut self, ppn: Ppn) {
+        assert_ne!(
+            self.map.owner(ppn),
+            PageOwner::Free,
+            "pinning free page {ppn}"
+        );
+        let b = self.geom.block_of_page(ppn);
+        self.blocks.blocks[b.idx()].pins += 1;
+    }
+
+    /// The read pinned by [`Ftl::pin`] completed. Panics if the block has no pin.
+    #[inline]
+    pub fn unpin(&mut self, ppn: Ppn) {
+        let b = self.geom.block_of_page(ppn);
+        let blk = &mut self.blocks.blocks[b.idx()];
+        assert!(
+            blk.pins > 0,
+            "unpin of page {ppn}: block {b} has no pinned read"
+        );
+        blk.pins -= 1;
+    }
+
+    /// Allocates a page for a host write of `lpn` in `plane` (chosen by the controller),
+    /// from the plane's host frontier block (opening a free block when it is full: the
+    /// least-worn with dynamic wear leveling, else the lowest-numbered one), but never
+    /// one of the last `reserve_blocks` free blocks. Then invalidates `lpn`'s old page,
+    /// maps `lpn` to the new page, stores `token` (non-zero by convention) and marks it
+    /// pending until [`Ftl::program_done`].
+    ///
+    /// `Err(NoSpace)` leaves everything untouched.
+    #[inline]
+    pub fn host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
+        debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
+        let stamp = self.stamp + 1;
+        let Some(ppn) = self
+            .blocks
+            .alloc(plane, Stream::Host, self.reserve_blocks, stamp)
+        else {
+            self.counters.no_space += 1;
+            return Err(NoSpace { plane });
+        };
+        self.stamp = stamp;
+        if let Some(old) = self.map.lookup(lpn) {
+            self.invalidate(old);
+        }
+        self.map.program(ppn, lpn, token);
+        self.map.map(lpn, ppn);
+        self.counters.host_pages_written += 1;
+        Ok(ppn)
+    }
+
+    /// The program into `ppn` completed. Panics if none was outstanding.
+    #[inline]
+    pub fn program_done(&mut self, ppn: Ppn) {
+        assert!(
+            self.map.clear_pending(ppn),
+            "program_done({ppn}): no program outstanding"
+        );
+        self.blocks.program_done(self.geom.block_of_page(ppn).0);
+    }
+
+    /// Unmaps `lpn`; its page, if any, becomes invalid.
+    pub fn trim(&mut self, lpn: Lpn) {
+        self.counters.trims += 1;
+        if let Some(old) = self.map.lookup(lpn) {
+            self.invalidate(old);
+            self.map.unmap(lpn);
+        }
+    }
+
+    /// Marks a page holding LPN data invalid, in the tables and in its block's count.
+    #[inline]
+    pub(crate) fn invalidate(&mut self, ppn: Ppn) {
+        self.map.invalidate(ppn);
+        self.blocks.invalidate(self.geom.block_of_page(ppn).0);
+    }
+
+    /// Free pages host writes could still take in `plane`: the rest of its host frontier
+    /// block plus the free blocks beyond the reserve.
+    pub fn free_pages_in_plane(&self, plane: PlaneId) -> u64 {
+        let spare = self
+            .blocks
+            .free_blocks(plane)
+            .saturating_sub(self.reserve_blocks);
+        u64::from(self.blocks.host_frontier_room(plane))
+            + u64::from(spare) * u64::from(self.geom.pages_per_block)
+    }
+
+    /// Free blocks of `plane` (reserve included).
+    pub fn free_blocks(&self, plane: PlaneId) -> u32 {
+        self.blocks.free_blocks(plane)
+    }
+
+    /// The life-cycle state of `block`.
+    pub fn block_state(&self, block: BlockId) -> BlockState {
+        self.blocks.blocks[block.idx()].state
+    }
+
+    /// Erases of `block` so far.
+    pub fn erase_count(&self, block: BlockId) -> u32 {
+        self.blocks.blocks[block.idx()].erase_count
+    }
+
+    /// Pages of `block` holding LPN data (GC copies in flight included).
+    pub fn valid_pages(&self, block: BlockId) -> u32 {
+        self.blocks.blocks[block.idx()].valid
+    }
+
+    /// Event counters.
+    pub fn counters(&self) -> &FtlCounters {
+        &self.counters
+    }
+
+    /// Erase counts over all blocks.
+    pub fn erase_count_summary(&self) -> EraseSummary {
+        EraseSummary::of(self.blocks.blocks.iter().map(|b| b.erase_count))
+    }
+
+    /// Free blocks, valid and invalid pages of `plane` (a scan of its blocks).
+    pub fn plane_state(&self, plane: PlaneId) -> PlaneSummary {
+        let mut s = PlaneSummary {
+            free_blocks: self.blocks.free_blocks(plane),
+            gc_active: self.blocks.planes[plane.idx()].victim != NONE,
+            ..PlaneSummary::default()
+        };
+        for b in self.blocks.blocks_of(plane) {
+            let m = &self.blocks.blocks[b as usize];
+            s.valid_pages += u64::from(m.valid);
+            s.invalid_pages += u64::from(m.write_ptr - m.valid);
+            s.free_pages += u64::from(self.geom.pages_per_block - m.write_ptr);
+        }
+        s
+    }
+
+    /// Sum of [`Ftl::plane_state`] over all planes (`gc_active` if any plane's is).
+    pub fn device_state(&self) -> PlaneSummary {
+        let mut t = PlaneSummary::default();
+        for p in 0..self.geom.planes() {
+            let s = self.plane_state(PlaneId(p));
+            t.free_blocks += s.free_blocks;
+            t.valid_pages += s.valid_pages;
+            t.invalid_pages += s.invalid_pages;
+            t.free_pages += s.free_pages;
+            t.gc_active |= s.gc_active;
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{ftl_one_plane, small_cfg};
+    use crate::token_for;
+
+    #[test]
+    fn write_maps_and_overwrite_invalidates() {
+        let mut f = ftl_one_plane(small_cfg());
+        let p = PlaneId(0);
+        let a = f.host_write(Lpn(3), p, 10).unwrap();
+        assert_eq!(f.lookup(Lpn(3)), Some(a));
+        assert!(f.is_pending(a));
+        assert_eq!(f.token(a), 10);
+        f.program_done(a);
+        assert!(!f.is_pending(a));
+        assert!(f.is_valid(a));
+        let b = f.host_write(Lpn(3), p, 11).unwrap();
+        assert_eq!(f.lookup(Lpn(3)), Some(b));
+        assert_eq!(f.page_owner(a), PageOwner::Invalid);
+        assert_eq!(f.token(a), 10, "stale data stays readable by a pinned read");
+        let s = f.plane_state(p);
+        assert_eq!((s.valid_pages, s.invalid_pages), (1, 1));
+        f.check_invariants();
+        f.trim(Lpn(3));
+        assert_eq!(f.lookup(Lpn(3)), None);
+        f.trim(Lpn(2));
+        assert_eq!(f.counters().trims, 2);
+        f.program_done(b);
+        f.check_invariants();
+    }
+
+    #[test]
+    fn host_writes_never_take_the_reserve() {
+        let mut f = ftl_one_plane(small_cfg()); // 8 blocks × 4 pages, reserve 2
+        let p = PlaneId(0);
+        assert_eq!(f.free_pages_in_plane(p), 24);
+        for i in 0..24 {
+            let ppn = f.host_write(Lpn(i % 16), p, token_for(Lpn(i), 1)).unwrap();
+            f.program_done(ppn);
+        }
+        assert_eq!(f.free_pages_in_plane(p), 0);
+        assert_eq!(f.free_blocks(p), 2);
+        let before = f.lookup(Lpn(0));
+        assert_eq!(f.host_write(Lpn(0), p, 99), Err(NoSpace { plane: p }));
+        assert_eq!(f.lookup(Lpn(0)), before, "a refused write changes nothing");
+        assert_eq!(f.counters().no_space, 1);
+        assert_eq!(f.free_blocks(p), 2);
+        assert!(f.gc_needed(p));
+        f.check_invariants();
+    }
+
+    #[test]
+    #[should_panic(expected = "no program outstanding")]
+    fn program_done_twice_panics() {
+        let mut f = ftl_one_plane(small_cfg());
+        let a = f.host_write(Lpn(0), PlaneId(0), 1).unwrap();
+        f.program_done(a);
+        f.program_done(a);
+    }
+
+    #[test]
+    fn new_rejects_oversized_maps_and_bad_config() {
+        let g = crate::testutil::one_plane();
+        let cfg = small_cfg();
+        let max = cfg.max_map_entries(&g) as u32;
+        assert!(Ftl::new(&cfg, &g, max, SimRng::new(1)).is_ok());
+        let e = Ftl::new(&cfg, &g, max + 1, SimRng::new(1)).unwrap_err();
+        assert_eq!(e.key(), "ftl.over_provisioning");
+        let mut bad = cfg.clone();
+        bad.gc.reserve_blocks = 0;
+        assert_eq!(
+            Ftl::new(&bad, &g, 1, SimRng::new(1)).unwrap_err().key(),
+            "ftl.gc.reserve_blocks"
+        );
+        let g0 = Geometry { channels: 0, ..g };
+        assert_eq!(
+            Ftl::new(&cfg, &g0, 1, SimRng::new(1)).unwrap_err().key(),
+            "geometry"
+        );
+    }
+}

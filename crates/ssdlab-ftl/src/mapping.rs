@@ -1,0 +1,226 @@
+//! Page-level tables: the forward map (LPN → PPN), the reverse map (PPN → owner), the
+//! content token of every physical page and the pending-program bitset.
+//!
+//! Every table starts all-zero, so `vec![0; n]` gets lazily committed pages from the OS:
+//! a 67-million-page device costs nothing until pages are written. The encodings are
+//! chosen for that:
+//!
+//! | table    | entry | 0                 | other values                          |
+//! |----------|-------|-------------------|---------------------------------------|
+//! | `l2p`    | `u32` | unmapped          | `ppn + 1`                             |
+//! | `p2l`    | `u32` | free (unwritten)  | `lpn + 1`; `u32::MAX` = invalid       |
+//! | `tokens` | `u64` | never written     | the content token                     |
+//! | pending  | 1 bit | not pending       | program issued, not yet done          |
+
+use ssdlab_nand::{Lpn, Ppn};
+
+/// `p2l` value of a page that holds no data since its last erase.
+const P2L_FREE: u32 = 0;
+/// `p2l` value of a page whose data is stale.
+const P2L_INVALID: u32 = u32::MAX;
+
+/// Who a physical page belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageOwner {
+    /// Erased, not yet programmed.
+    Free,
+    /// Programmed (or being programmed) with data no LPN needs any more.
+    Invalid,
+    /// Holds (or is being programmed with) data of this LPN. The forward map points here,
+    /// except for the destination of a GC move still in flight.
+    Lpn(Lpn),
+}
+
+/// The page-level tables. Pure storage: the [`crate::Ftl`] keeps them consistent with
+/// the block manager.
+#[derive(Clone, Debug)]
+pub(crate) struct Mapping {
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    tokens: Vec<u64>,
+    pending: Vec<u64>,
+}
+
+impl Mapping {
+    /// Tables for `map_entries` LPNs over `pages` physical pages, all unmapped and free.
+    pub fn new(map_entries: u32, pages: u32) -> Mapping {
+        Mapping {
+            l2p: vec![0; map_entries as usize],
+            p2l: vec![P2L_FREE; pages as usize],
+            tokens: vec![0; pages as usize],
+            pending: vec![0; (pages as usize).div_ceil(64)],
+        }
+    }
+
+    /// Number of LPNs the map holds.
+    #[inline]
+    pub fn map_entries(&self) -> u32 {
+        self.l2p.len() as u32
+    }
+
+    /// Heap bytes held by the tables.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.l2p.capacity() * 4
+            + self.p2l.capacity() * 4
+            + self.tokens.capacity() * 8
+            + self.pending.capacity() * 8) as u64
+    }
+
+    /// Where `lpn` lives, if it is mapped.
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        match self.l2p[lpn.idx()] {
+            0 => None,
+            v => Some(Ppn(v - 1)),
+        }
+    }
+
+    /// Points `lpn` at `ppn`.
+    #[inline]
+    pub fn map(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.l2p[lpn.idx()] = ppn.0 + 1;
+    }
+
+    /// Unmaps `lpn`.
+    #[inline]
+    pub fn unmap(&mut self, lpn: Lpn) {
+        self.l2p[lpn.idx()] = 0;
+    }
+
+    /// The owner of `ppn`.
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> PageOwner {
+        match self.p2l[ppn.idx()] {
+            P2L_FREE => PageOwner::Free,
+            P2L_INVALID => PageOwner::Invalid,
+            v => PageOwner::Lpn(Lpn(v - 1)),
+        }
+    }
+
+    /// True if `ppn` holds data of an LPN and the forward map points to it.
+    #[inline]
+    pub fn is_mapped_here(&self, ppn: Ppn) -> bool {
+        match self.owner(ppn) {
+            PageOwner::Lpn(l) => self.l2p[l.idx()] == ppn.0 + 1,
+            _ => false,
+        }
+    }
+
+    /// Programs a free page with `lpn`'s data: owner, token, pending bit.
+    /// The forward map is left alone.
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, lpn: Lpn, token: u64) {
+        debug_assert_eq!(
+            self.owner(ppn),
+            PageOwner::Free,
+            "programming a used page {ppn}"
+        );
+        debug_assert!(!self.is_pending(ppn), "page {ppn} is free but pending");
+        self.p2l[ppn.idx()] = lpn.0 + 1;
+        self.tokens[ppn.idx()] = token;
+        self.set_pending(ppn);
+    }
+
+    /// Marks a page that held `lpn`'s data invalid.
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        debug_assert!(
+            matches!(self.owner(ppn), PageOwner::Lpn(_)),
+            "invalidating page {ppn} in state {:?}",
+            self.owner(ppn)
+        );
+        self.p2l[ppn.idx()] = P2L_INVALID;
+    }
+
+    /// Returns the pages `first .. first + n` to the free state (after an erase).
+    pub fn erase(&mut self, first: Ppn, n: u32) {
+        let range = first.idx()..first.idx() + n as usize;
+        for p in range.clone() {
+            debug_assert!(
+                !matches!(self.owner(Ppn(p as u32)), PageOwner::Lpn(_)),
+                "erasing page {p} that holds data"
+            );
+            debug_assert!(!self.is_pending(Ppn(p as u32)), "erasing pending page {p}");
+        }
+        self.p2l[range.clone()].fill(P2L_FREE);
+        self.tokens[range].fill(0);
+    }
+
+    /// The content token of `ppn` (0 = never written since the last erase).
+    #[inline]
+    pub fn token(&self, ppn: Ppn) -> u64 {
+        self.tokens[ppn.idx()]
+    }
+
+    /// True while a program into `ppn` is outstanding.
+    #[inline]
+    pub fn is_pending(&self, ppn: Ppn) -> bool {
+        self.pending[ppn.idx() / 64] >> (ppn.0 % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn set_pending(&mut self, ppn: Ppn) {
+        self.pending[ppn.idx() / 64] |= 1 << (ppn.0 % 64);
+    }
+
+    /// Clears the pending bit; returns whether it was set.
+    #[inline]
+    pub fn clear_pending(&mut self, ppn: Ppn) -> bool {
+        let was = self.is_pending(ppn);
+        self.pending[ppn.idx() / 64] &= !(1 << (ppn.0 % 64));
+        was
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_tables_are_unmapped_and_free() {
+        let m = Mapping::new(10, 130);
+        assert_eq!(m.map_entries(), 10);
+        assert_eq!(m.lookup(Lpn(9)), None);
+        assert_eq!(m.owner(Ppn(129)), PageOwner::Free);
+        assert_eq!(m.token(Ppn(0)), 0);
+        assert!(!m.is_pending(Ppn(129)));
+        assert_eq!(m.heap_bytes(), 10 * 4 + 130 * 12 + 3 * 8);
+    }
+
+    #[test]
+    fn page_life_cycle() {
+        let mut m = Mapping::new(4, 8);
+        m.program(Ppn(0), Lpn(0), 11); // page 0 = PPN 0, LPN 0: the zero encodings matter
+        m.map(Lpn(0), Ppn(0));
+        assert_eq!(m.lookup(Lpn(0)), Some(Ppn(0)));
+        assert_eq!(m.owner(Ppn(0)), PageOwner::Lpn(Lpn(0)));
+        assert!(m.is_mapped_here(Ppn(0)));
+        assert!(m.is_pending(Ppn(0)));
+        assert!(m.clear_pending(Ppn(0)));
+        assert!(!m.clear_pending(Ppn(0)));
+        m.program(Ppn(5), Lpn(0), m.token(Ppn(0)));
+        assert_eq!(m.token(Ppn(5)), 11);
+        assert!(
+            !m.is_mapped_here(Ppn(5)),
+            "a copy the map does not point to"
+        );
+        assert!(m.clear_pending(Ppn(5)));
+        m.invalidate(Ppn(0));
+        m.map(Lpn(0), Ppn(5));
+        assert_eq!(m.owner(Ppn(0)), PageOwner::Invalid);
+        m.erase(Ppn(0), 4);
+        assert_eq!(m.owner(Ppn(0)), PageOwner::Free);
+        assert_eq!(m.token(Ppn(0)), 0);
+        m.unmap(Lpn(0));
+        assert_eq!(m.lookup(Lpn(0)), None);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "programming a used page")]
+    fn programming_twice_trips_the_state_machine() {
+        let mut m = Mapping::new(4, 8);
+        m.program(Ppn(1), Lpn(0), 1);
+        m.program(Ppn(1), Lpn(1), 2);
+    }
+}

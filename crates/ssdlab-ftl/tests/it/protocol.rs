@@ -1,0 +1,148 @@
+//! Random host workloads interleaved with GC steps, outstanding programs and pinned
+//! reads, with every invariant checked after every step.
+
+use proptest::prelude::*;
+use ssdlab_ftl::{FtlConfig, VictimPolicy};
+use ssdlab_nand::Geometry;
+
+use crate::driver::{Driver, Op};
+
+/// 2 channels × 1 chip × 1 die × 2 planes × 8 blocks × 4 pages: 4 planes, 128 pages.
+fn geom() -> Geometry {
+    Geometry {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 8,
+        pages_per_block: 4,
+        page_size_bytes: 4096,
+    }
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        40 => any::<u32>().prop_map(Op::Write),
+        4 => any::<u32>().prop_map(Op::Trim),
+        18 => any::<usize>().prop_map(Op::Complete),
+        8 => any::<u32>().prop_map(Op::Read),
+        8 => any::<usize>().prop_map(Op::Unpin),
+        25 => (any::<u32>(), any::<usize>()).prop_map(|(p, k)| Op::Gc(p, k)),
+        1 => any::<u32>().prop_map(Op::Abandon),
+    ]
+}
+
+fn config() -> impl Strategy<Value = FtlConfig> {
+    let victim = prop_oneof![
+        Just(VictimPolicy::Greedy),
+        Just(VictimPolicy::CostBenefit),
+        Just(VictimPolicy::Random),
+    ];
+    (victim, any::<bool>(), 0u32..=2, 1u32..=2, any::<bool>()).prop_map(
+        |(victim, background, spread, reserve, dynamic)| {
+            let mut c = FtlConfig {
+                over_provisioning: 0.45,
+                ..FtlConfig::default()
+            };
+            c.gc.victim = victim;
+            c.gc.background = background;
+            c.gc.background_free_ratio = 0.5;
+            c.gc.reserve_blocks = reserve;
+            c.wear_leveling.static_spread = spread;
+            c.wear_leveling.dynamic = dynamic;
+            c
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn gc_protocol_never_loses_data(
+        cfg in config(),
+        lpns in 1u32..=76,
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..600),
+    ) {
+        let g = geom();
+        let lpns = lpns.min(cfg.max_map_entries(&g) as u32);
+        let mut d = Driver::new(&cfg, &g, lpns, seed);
+        for op in &ops {
+            d.apply(op);
+        }
+        d.drain();
+        d.ftl.check_invariants();
+        d.check_final();
+    }
+}
+
+#[test]
+fn a_long_overwrite_run_with_every_policy_keeps_its_data() {
+    for victim in [
+        VictimPolicy::Greedy,
+        VictimPolicy::CostBenefit,
+        VictimPolicy::Random,
+    ] {
+        let mut cfg = FtlConfig {
+            over_provisioning: 0.45,
+            ..FtlConfig::default()
+        };
+        cfg.gc.victim = victim;
+        cfg.wear_leveling.static_spread = 3;
+        let g = geom();
+        let lpns = cfg.max_map_entries(&g) as u32;
+        let mut d = Driver::new(&cfg, &g, lpns, 1);
+        let mut x = 12345u32;
+        for i in 0..5000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let op = match i % 7 {
+                0..=3 => Op::Write(x >> 8),
+                4 => Op::Complete(x as usize),
+                5 => Op::Gc(x >> 4, x as usize),
+                _ => Op::Read(x >> 8),
+            };
+            d.apply(&op);
+            if i % 3 == 0 {
+                d.apply(&Op::Unpin(0));
+            }
+        }
+        d.drain();
+        d.check_final();
+        let c = d.ftl.counters();
+        assert!(c.erases > 100, "{victim:?}: {c:?}");
+        assert!(
+            c.no_space > 0,
+            "{victim:?}: the workload must hit the reserve: {c:?}"
+        );
+        assert!(
+            c.wl_victims > 0,
+            "{victim:?}: static wear leveling must act: {c:?}"
+        );
+        let s = d.ftl.erase_count_summary();
+        assert!(s.max - s.min <= 8, "{victim:?}: wear spread bounded: {s:?}");
+    }
+}
+
+#[test]
+fn same_seed_same_state() {
+    let mut cfg = FtlConfig {
+        over_provisioning: 0.45,
+        ..FtlConfig::default()
+    };
+    cfg.gc.victim = VictimPolicy::Random;
+    let run = || {
+        let mut d = Driver::new(&cfg, &geom(), 60, 77);
+        for i in 0..2000u32 {
+            let op = if i % 3 == 2 {
+                Op::Gc(i, i as usize)
+            } else {
+                Op::Write(i * 7919)
+            };
+            d.apply(&op);
+        }
+        let map: Vec<_> = (0..60).map(|l| d.ftl.lookup(ssdlab_nand::Lpn(l))).collect();
+        (map, d.ftl.counters().clone(), d.ftl.erase_count_summary())
+    };
+    assert_eq!(run(), run());
+}
