@@ -1,1 +1,369 @@
-fn main() {}
+//! `ssdlab`: the command line of the simulator.
+//!
+//! Exit codes: 0 on success, 2 on bad input (trace, configuration, arguments), 1 on an
+//! internal error.
+
+mod args;
+mod bench;
+mod progress;
+
+use anyhow::{anyhow, Context};
+use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RunArgs, TraceArgs, TraceCmd};
+use clap::Parser;
+use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
+use ssdlab_stats::Report;
+use ssdlab_trace::{RequestStream, SyntheticConfig, TraceOptions, TraceSource};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+/// An error with the exit code it deserves.
+pub struct Failure {
+    code: u8,
+    err: anyhow::Error,
+}
+
+impl Failure {
+    /// Bad input from the user: exit code 2.
+    pub fn input(err: impl Into<anyhow::Error>) -> Self {
+        Failure {
+            code: 2,
+            err: err.into(),
+        }
+    }
+    /// Something went wrong inside: exit code 1.
+    pub fn internal(err: impl Into<anyhow::Error>) -> Self {
+        Failure {
+            code: 1,
+            err: err.into(),
+        }
+    }
+}
+
+impl From<SimError> for Failure {
+    fn from(e: SimError) -> Self {
+        if e.is_bad_input() {
+            Failure::input(e)
+        } else {
+            Failure::internal(e)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {:#}", f.err);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), Failure> {
+    match cli.cmd {
+        Cmd::Run(a) => cmd_run(&a),
+        Cmd::Compare(a) => cmd_compare(&a),
+        Cmd::Trace {
+            cmd: TraceCmd::Info(t),
+        } => cmd_trace_info(&t),
+        Cmd::Config { cmd } => cmd_config(&cmd),
+        Cmd::Demo => cmd_demo(),
+        Cmd::Bench(a) => bench::cmd_bench(&a),
+    }
+}
+
+/// Resolves `--preset`/`--config`/`--set`/`--seed`/`--scheduler`/`--verify`.
+pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failure> {
+    let mut b = ConfigBuilder::new();
+    if let Some(p) = &d.preset {
+        b = b.preset(p).map_err(Failure::input)?;
+    }
+    if let Some(f) = &d.config {
+        b = b.file(f).map_err(Failure::input)?;
+    }
+    let mut sets: Vec<String> = Vec::new();
+    if let Some(seed) = d.seed {
+        sets.push(format!("seed={seed}"));
+    }
+    if let Some(s) = &d.scheduler {
+        sets.push(format!("scheduler.name=\"{s}\""));
+    }
+    if d.verify {
+        sets.push("verify=true".into());
+    }
+    sets.extend(d.set.iter().cloned());
+    sets.extend(extra.iter().cloned());
+    for s in &sets {
+        b = b.set(s).map_err(Failure::input)?;
+    }
+    b.build().map_err(Failure::input)
+}
+
+/// The trace (or synthetic workload) the arguments name.
+pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
+    if let Some(path) = &t.trace {
+        let options = TraceOptions {
+            format: t.format,
+            skip_bad_lines: t.skip_bad_lines,
+            repeat: t.repeat,
+            ..TraceOptions::default()
+        };
+        if t.repeat == 0 {
+            return Err(Failure::input(anyhow!("--repeat must be at least 1")));
+        }
+        return Ok(TraceSource::File {
+            path: path.clone(),
+            options,
+        });
+    }
+    let cfg = match &t.synthetic_config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}", path.display()))
+                .map_err(Failure::input)?;
+            let cfg: SyntheticConfig = toml_from_str(&text)
+                .map_err(|e| Failure::input(anyhow!("{}: {e}", path.display())))?;
+            cfg
+        }
+        None if t.synthetic => SyntheticConfig::default(),
+        None => {
+            return Err(Failure::input(anyhow!(
+                "no workload: give --trace FILE, or --synthetic for the built-in synthetic workload"
+            )))
+        }
+    };
+    cfg.validate()
+        .map_err(|e| Failure::input(anyhow!("synthetic workload: {e}")))?;
+    Ok(TraceSource::Synthetic(cfg))
+}
+
+fn toml_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let value: toml::Value = text
+        .parse::<toml::Table>()
+        .map_err(|e| e.to_string())?
+        .into();
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| format!("key `{}`: {}", e.path(), e.inner()))
+}
+
+fn open_source(src: &TraceSource) -> Result<Box<dyn RequestStream>, Failure> {
+    src.open().map_err(Failure::input)
+}
+
+/// Runs one configuration on one source, with an optional progress bar.
+pub fn simulate(
+    cfg: SimConfig,
+    src: &TraceSource,
+    preset: Option<&str>,
+    csv: Option<&std::path::Path>,
+    show_progress: bool,
+) -> Result<Report, Failure> {
+    let stream = open_source(src)?;
+    let mut sim = Simulation::new(cfg, stream, &src.describe())?;
+    if let Some(p) = preset {
+        sim.set_preset_name(p);
+    }
+    if let Some(path) = csv {
+        let f = std::fs::File::create(path)
+            .with_context(|| format!("--per-request-csv {}", path.display()))
+            .map_err(Failure::input)?;
+        sim.set_per_request_csv(Box::new(std::io::BufWriter::new(f)));
+    }
+    let bar = show_progress.then(progress::Progress::new).flatten();
+    if let Some(bar) = &bar {
+        sim.set_progress(bar.callback());
+    }
+    let report = sim.run();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+    Ok(report?)
+}
+
+fn write_json(path: &std::path::Path, report: &Report) -> Result<(), Failure> {
+    std::fs::write(path, report.to_json())
+        .with_context(|| format!("--json {}", path.display()))
+        .map_err(Failure::input)
+}
+
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).map_err(Failure::internal)
+}
+
+fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
+    let cfg = build_config(&a.device, &[])?;
+    let src = trace_source(&a.trace)?;
+    let report = simulate(
+        cfg,
+        &src,
+        a.device.preset.as_deref(),
+        a.per_request_csv.as_deref(),
+        true,
+    )?;
+    let mut table = String::new();
+    report.write_table(&mut table).map_err(Failure::internal)?;
+    print(&table)?;
+    if let Some(p) = &a.json {
+        write_json(p, &report)?;
+    }
+    Ok(())
+}
+
+fn cmd_compare(a: &CompareArgs) -> Result<(), Failure> {
+    let src = trace_source(&a.trace)?;
+    let mut variants: Vec<(String, SimConfig, Option<String>)> = Vec::new();
+    for s in &a.schedulers {
+        let cfg = build_config(&a.device, &[format!("scheduler.name=\"{s}\"")])?;
+        variants.push((s.clone(), cfg, a.device.preset.clone()));
+    }
+    for p in &a.presets {
+        let d = DeviceArgs {
+            preset: Some(p.clone()),
+            config: None,
+            ..a.device.clone()
+        };
+        variants.push((p.clone(), build_config(&d, &[])?, Some(p.clone())));
+    }
+    for f in &a.configs {
+        let d = DeviceArgs {
+            config: Some(f.clone()),
+            ..a.device.clone()
+        };
+        variants.push((f.display().to_string(), build_config(&d, &[])?, None));
+    }
+    for v in &a.variants {
+        let sets: Vec<String> = v.split(',').map(str::to_string).collect();
+        variants.push((
+            v.clone(),
+            build_config(&a.device, &sets)?,
+            a.device.preset.clone(),
+        ));
+    }
+    if variants.len() < 2 {
+        return Err(Failure::input(anyhow!(
+            "compare needs at least two variants (--schedulers a,b / --presets / --configs / --variant)"
+        )));
+    }
+    let reports = run_parallel(variants.clone(), &src)?;
+    let names: Vec<String> = variants.iter().map(|v| v.0.clone()).collect();
+    print(&ssdlab_stats::compare_table(&names, &reports))?;
+    if let Some(dir) = &a.json_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--json-dir {}", dir.display()))
+            .map_err(Failure::input)?;
+        for (i, r) in reports.iter().enumerate() {
+            write_json(&dir.join(format!("run-{i}.json")), r)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs variants on the machine's cores; results keep the variants' order.
+pub fn run_parallel(
+    variants: Vec<(String, SimConfig, Option<String>)>,
+    src: &TraceSource,
+) -> Result<Vec<Report>, Failure> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs: Vec<_> = variants.into_iter().enumerate().collect();
+    let mut results: Vec<Option<Result<Report, Failure>>> = (0..jobs.len()).map(|_| None).collect();
+    for chunk in jobs.chunks(threads) {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|(i, (_, cfg, preset))| {
+                    let cfg = cfg.clone();
+                    let preset = preset.clone();
+                    (
+                        *i,
+                        s.spawn(move || simulate(cfg, src, preset.as_deref(), None, false)),
+                    )
+                })
+                .collect();
+            for (i, h) in handles {
+                results[i] = Some(h.join().unwrap_or_else(|_| {
+                    Err(Failure::internal(anyhow!("a simulation thread panicked")))
+                }));
+            }
+        });
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect()
+}
+
+fn cmd_trace_info(t: &TraceArgs) -> Result<(), Failure> {
+    let src = trace_source(t)?;
+    let mut stream = open_source(&src)?;
+    let stats = ssdlab_trace::analyze(stream.as_mut()).map_err(Failure::input)?;
+    print(&format!("trace: {}\n{stats}", src.describe()))
+}
+
+fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
+    match cmd {
+        ConfigCmd::Show { preset } => {
+            let cfg = SimConfig::preset(preset).map_err(Failure::input)?;
+            print(&format!("# preset {preset}\n{}", cfg.to_toml()))
+        }
+        ConfigCmd::List => {
+            let mut s = String::new();
+            for n in ssdlab::presets::NAMES {
+                let cfg = SimConfig::preset(n).map_err(Failure::internal)?;
+                let g = cfg.geometry;
+                let _ = writeln!(
+                    s,
+                    "{n:<10} {}ch x {}chips x {}dies x {}planes, {} GiB raw, {}",
+                    g.channels,
+                    g.chips_per_channel,
+                    g.dies_per_chip,
+                    g.planes_per_die,
+                    g.capacity_bytes() >> 30,
+                    cfg.scheduler.name.name()
+                );
+            }
+            print(&s)
+        }
+    }
+}
+
+fn cmd_demo() -> Result<(), Failure> {
+    let src = TraceSource::Synthetic(SyntheticConfig::default());
+    print(&format!(
+        "ssdlab demo: the built-in synthetic workload ({}) on the `default` preset\n\n",
+        src.describe()
+    ))?;
+    let mk = |s: &str| -> Result<SimConfig, Failure> {
+        ConfigBuilder::new()
+            .preset("default")
+            .and_then(|b| b.set(&format!("scheduler.name=\"{s}\"")))
+            .map_err(Failure::internal)?
+            .build()
+            .map_err(Failure::internal)
+    };
+    let variants = vec![
+        (
+            "async-fifo".to_string(),
+            mk("async-fifo")?,
+            Some("default".to_string()),
+        ),
+        (
+            "sync-fifo".to_string(),
+            mk("sync-fifo")?,
+            Some("default".to_string()),
+        ),
+    ];
+    let reports = run_parallel(variants, &src)?;
+    let mut table = String::new();
+    reports[0]
+        .write_table(&mut table)
+        .map_err(Failure::internal)?;
+    print(&table)?;
+    print("\nasync-fifo against sync-fifo on the same workload:\n")?;
+    print(&ssdlab_stats::compare_table(
+        &["async-fifo".into(), "sync-fifo".into()],
+        &reports,
+    ))
+}

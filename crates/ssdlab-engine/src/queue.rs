@@ -58,7 +58,12 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+        }
     }
 
     /// The time of the last popped event.
@@ -92,7 +97,11 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn schedule(&mut self, at: SimTime, event: E) -> Result<(), PastEventError> {
         if at < self.now {
-            debug_assert!(at >= self.now, "event scheduled in the past: {at} < {}", self.now);
+            debug_assert!(
+                at >= self.now,
+                "event scheduled in the past: {at} < {}",
+                self.now
+            );
             return Err(PastEventError { at, now: self.now });
         }
         self.push_unchecked(at, event);
@@ -155,7 +164,13 @@ mod tests {
         let mut q = EventQueue::new();
         q.schedule(SimTime(10), 1).unwrap();
         q.pop();
-        assert_eq!(q.schedule(SimTime(3), 2), Err(PastEventError { at: SimTime(3), now: SimTime(10) }));
+        assert_eq!(
+            q.schedule(SimTime(3), 2),
+            Err(PastEventError {
+                at: SimTime(3),
+                now: SimTime(10)
+            })
+        );
     }
 
     #[test]

@@ -27,7 +27,10 @@ impl SimRng {
         let lo = mix64(seed);
         let hi = mix64(seed ^ 0x9e37_79b9_7f4a_7c15);
         let state = (u128::from(hi) << 64) | u128::from(lo);
-        SimRng { inner: Pcg64Mcg::from_seed(state.to_le_bytes()), seed }
+        SimRng {
+            inner: Pcg64Mcg::from_seed(state.to_le_bytes()),
+            seed,
+        }
     }
 
     /// An independent stream for the component named `stream`, derived from this

@@ -1,0 +1,147 @@
+//! Command-line arguments. The shape of `run` is relied on by scripts and docs.
+
+use clap::{Args, Parser, Subcommand};
+use ssdlab_trace::TraceFormat;
+use std::path::PathBuf;
+
+/// ssdlab: a fast, deterministic, trace-driven simulator of SSD internals.
+#[derive(Parser, Debug)]
+#[command(name = "ssdlab", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Replay a trace (or the synthetic workload) on one configuration and print the report.
+    Run(RunArgs),
+    /// Replay one trace on several schedulers or configurations; a table normalized to the first.
+    Compare(CompareArgs),
+    /// Trace tools.
+    Trace {
+        /// Trace subcommand.
+        #[command(subcommand)]
+        cmd: TraceCmd,
+    },
+    /// Configuration tools.
+    Config {
+        /// Config subcommand.
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// Run the built-in synthetic workload on the default device and print the results.
+    Demo,
+    /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
+    Bench(RunArgs),
+}
+
+/// `trace` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum TraceCmd {
+    /// Statistics of a trace: requests, read ratio, sizes, working set, duplicate content.
+    Info(TraceArgs),
+}
+
+/// `config` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ConfigCmd {
+    /// Print the fully resolved configuration of a preset as TOML.
+    Show {
+        /// Preset name (see `ssdlab config list`).
+        preset: String,
+    },
+    /// List the presets.
+    List,
+}
+
+/// Which device configuration.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DeviceArgs {
+    /// A named preset (brr, dgc, cr5m-ssd1..3, paq, dsftl, default).
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// A TOML configuration file (layered over the preset, if both are given).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Scheduler name (sets scheduler.name).
+    #[arg(long, value_name = "NAME")]
+    pub scheduler: Option<String>,
+    /// Override one key, e.g. --set scheduler.chip_queue_depth=16 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// The run's seed (sets seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Check every host read against the content last written to its page.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// Which workload.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TraceArgs {
+    /// Trace file (.gz or plain); its format is detected from its content.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Force the trace format.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<TraceFormat>,
+    /// Skip (and count) malformed lines instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Replay the trace N times back to back with shifted timestamps.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+    /// Use the built-in synthetic workload instead of a trace.
+    #[arg(long, conflicts_with = "trace")]
+    pub synthetic: bool,
+    /// A synthetic workload description (TOML) instead of a trace.
+    #[arg(long, value_name = "FILE", conflicts_with = "trace")]
+    pub synthetic_config: Option<PathBuf>,
+}
+
+/// `run` and `bench` arguments.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Device.
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Workload.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Write the report as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write one CSV line per completed request.
+    #[arg(long, value_name = "FILE")]
+    pub per_request_csv: Option<PathBuf>,
+}
+
+/// `compare` arguments.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Device shared by all variants.
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Workload.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Variants by scheduler name, e.g. --schedulers async-fifo,sync-fifo.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub schedulers: Vec<String>,
+    /// Variants by preset.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub presets: Vec<String>,
+    /// Variants by configuration file.
+    #[arg(long, value_delimiter = ',', value_name = "FILES")]
+    pub configs: Vec<PathBuf>,
+    /// A variant given as overrides, e.g. --variant scheduler.chip_queue_depth=8,host.time_scale=0.5 (repeatable).
+    #[arg(long = "variant", value_name = "KEY=VALUE,...")]
+    pub variants: Vec<String>,
+    /// Also write each run's JSON report into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub json_dir: Option<PathBuf>,
+}

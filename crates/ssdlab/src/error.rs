@@ -1,0 +1,68 @@
+//! Errors of a run. Bad input is an `Err`; a broken invariant is a panic.
+
+use crate::config::{ConfigError, ConfigErrors};
+use ssdlab_trace::TraceError;
+
+/// Why a run could not complete.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The configuration is inconsistent.
+    #[error("{0}")]
+    Config(#[from] ConfigErrors),
+    /// The trace is malformed.
+    #[error("{0}")]
+    Trace(#[from] TraceError),
+    /// A host read returned content other than what was last written (verify mode).
+    #[error("verify: read of LPN {lpn} at {at_ns} ns returned token {found:#018x}, expected {expected:#018x}")]
+    VerifyMismatch {
+        /// The logical page.
+        lpn: u32,
+        /// The token last written.
+        expected: u64,
+        /// The token the read returned.
+        found: u64,
+        /// When.
+        at_ns: u64,
+    },
+    /// A request addresses beyond logical capacity and `ftl.address_fold = "error"`.
+    #[error("request at byte {offset_bytes} (+{size_bytes}) is beyond the logical capacity of {capacity_bytes} bytes (set ftl.address_fold = \"modulo\" to fold it)")]
+    AddressOutOfRange {
+        /// Request offset.
+        offset_bytes: u64,
+        /// Request size.
+        size_bytes: u64,
+        /// Logical capacity.
+        capacity_bytes: u64,
+    },
+    /// The run ended with requests that could never complete (the device is full:
+    /// garbage collection found nothing to reclaim).
+    #[error("device full: {unfinished} requests could not complete ({parked_writes} writes found no free page and GC had nothing to reclaim)")]
+    Stuck {
+        /// Requests left.
+        unfinished: u64,
+        /// Writes waiting for space.
+        parked_writes: u64,
+    },
+    /// Writing an output failed.
+    #[error("output: {0}")]
+    Io(String),
+}
+
+impl SimError {
+    /// A configuration error about `key`.
+    pub fn config(key: &str, message: String) -> SimError {
+        SimError::Config(ConfigErrors(vec![ConfigError::Invalid {
+            key: key.to_string(),
+            message,
+        }]))
+    }
+
+    /// True when the error is the user's input (exit code 2), not an internal failure.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            SimError::Config(_) | SimError::Trace(_) | SimError::AddressOutOfRange { .. }
+        )
+    }
+}

@@ -1,0 +1,45 @@
+//! Named presets: partial configuration documents carrying each paper's device.
+//!
+//! Each preset is a TOML file in `crates/ssdlab/presets/`, compiled in, layered over
+//! the defaults. The files cite the table of the paper every value comes from;
+//! `docs/PRESETS.md` lists them side by side.
+
+/// Every preset name, in the order `ssdlab config list` prints them.
+pub const NAMES: &[&str] = &[
+    "default",
+    "brr",
+    "dgc",
+    "cr5m-ssd1",
+    "cr5m-ssd2",
+    "cr5m-ssd3",
+    "paq",
+    "dsftl",
+];
+
+/// The TOML text of preset `name`, if there is one.
+pub fn text(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "default" => include_str!("../presets/default.toml"),
+        "brr" => include_str!("../presets/brr.toml"),
+        "dgc" => include_str!("../presets/dgc.toml"),
+        "cr5m-ssd1" => include_str!("../presets/cr5m-ssd1.toml"),
+        "cr5m-ssd2" => include_str!("../presets/cr5m-ssd2.toml"),
+        "cr5m-ssd3" => include_str!("../presets/cr5m-ssd3.toml"),
+        "paq" => include_str!("../presets/paq.toml"),
+        "dsftl" => include_str!("../presets/dsftl.toml"),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_has_text_and_unknown_has_none() {
+        for n in NAMES {
+            assert!(text(n).is_some(), "{n}");
+        }
+        assert!(text("nope").is_none());
+    }
+}

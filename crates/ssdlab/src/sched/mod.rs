@@ -1,0 +1,173 @@
+//! I/O schedulers: which transaction goes to which chip queue, and what a die serves next.
+//!
+//! ```text
+//!  admitted request ──► submit_request ─┐                    ┌─► pick(die) ──► die
+//!  GC / background  ──► submit_background┴─► [policy state] ──► chip queues (depth-limited)
+//! ```
+//!
+//! A policy owns its pending state (requests or transactions not yet in a chip queue)
+//! and moves them into the per-chip queues through [`SchedCtx::push`]. The simulator
+//! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are chosen by name in
+//! one place, [`build`]; a new policy is one file plus one enum variant.
+
+mod fifo;
+
+pub use fifo::{AsyncFifo, SyncFifo};
+
+use crate::config::{SchedulerConfig, SchedulerKind};
+use crate::sim::txn::{ReqId, TxnId, TxnSlab};
+use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry};
+use std::collections::VecDeque;
+
+/// The per-chip queues and load counters the simulator shares with the policy.
+pub struct Queues {
+    /// Transactions admitted to each chip's queue, waiting for a die.
+    pub chip: Vec<VecDeque<TxnId>>,
+    /// Capacity of each chip queue.
+    pub depth: usize,
+    /// Transactions per chip that are queued, running, or held by the policy.
+    pub load: Vec<u32>,
+    /// Whether each die is executing an operation.
+    pub die_busy: Vec<bool>,
+    /// Chips whose queue received work since the simulator last looked.
+    pub touched: Vec<ChipId>,
+    /// Membership flags of `touched`.
+    pub is_touched: Vec<bool>,
+}
+
+impl Queues {
+    /// Empty queues for `geom`.
+    pub fn new(geom: &Geometry, depth: u32) -> Self {
+        let chips = geom.chips() as usize;
+        Queues {
+            chip: (0..chips)
+                .map(|_| VecDeque::with_capacity(depth as usize))
+                .collect(),
+            depth: depth as usize,
+            load: vec![0; chips],
+            die_busy: vec![false; geom.dies() as usize],
+            touched: Vec::with_capacity(chips),
+            is_touched: vec![false; chips],
+        }
+    }
+
+    /// True if `chip`'s queue has room.
+    #[inline]
+    pub fn has_room(&self, chip: ChipId) -> bool {
+        self.chip[chip.idx()].len() < self.depth
+    }
+
+    /// True if `chip` has nothing queued or running.
+    #[inline]
+    pub fn chip_idle(&self, chip: ChipId, geom: &Geometry) -> bool {
+        self.chip[chip.idx()].is_empty()
+            && (0..geom.dies_per_chip).all(|n| !self.die_busy[geom.die_of_chip(chip, n).idx()])
+    }
+}
+
+/// What a policy sees and may change.
+pub struct SchedCtx<'a> {
+    /// All transactions.
+    pub txns: &'a TxnSlab,
+    /// Chip queues and loads.
+    pub queues: &'a mut Queues,
+    /// The device shape.
+    pub geom: &'a Geometry,
+}
+
+impl SchedCtx<'_> {
+    /// The chip that executes `t`.
+    #[inline]
+    pub fn chip_of(&self, t: TxnId) -> ChipId {
+        self.geom.chip_of_die(self.txns[t].die)
+    }
+
+    /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
+    #[inline]
+    pub fn push(&mut self, t: TxnId) {
+        let chip = self.chip_of(t);
+        debug_assert!(self.queues.has_room(chip));
+        self.queues.chip[chip.idx()].push_back(t);
+        // Any die of the chip may be idle (dies share the queue), so the chip is woken
+        // on every push; the flag keeps each chip once in the list.
+        if !self.queues.is_touched[chip.idx()] {
+            self.queues.is_touched[chip.idx()] = true;
+            self.queues.touched.push(chip);
+        }
+    }
+
+    /// Removes and returns the first queued transaction for `die`; with `multi_plane`,
+    /// also the later queued transactions of the same die that can join it in one
+    /// multi-plane operation (same op, distinct planes, same page offset), linked
+    /// through `group_next`. The caller links them (it owns the slab mutably).
+    pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
+        group.clear();
+        let chip = self.geom.chip_of_die(die);
+        let q = &mut self.queues.chip[chip.idx()];
+        let Some(pos) = q.iter().position(|&t| self.txns[t].die == die) else {
+            return;
+        };
+        let head = q.remove(pos).expect("position is in range");
+        group.push(head);
+        let h = self.txns[head];
+        if !multi_plane || h.op == FlashOp::Erase || self.geom.planes_per_die == 1 {
+            return;
+        }
+        let offset = self.geom.page_in_block(h.ppn);
+        let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
+        let mut i = pos;
+        while i < q.len() && group.len() < self.geom.planes_per_die as usize {
+            let t = self.txns[q[i]];
+            let plane_bit = 1u64 << (self.geom.plane_of_page(t.ppn).0 % 64);
+            if t.die == die
+                && t.op == h.op
+                && self.geom.page_in_block(t.ppn) == offset
+                && planes_used & plane_bit == 0
+            {
+                planes_used |= plane_bit;
+                group.push(q.remove(i).expect("index is in range"));
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// A scheduling policy.
+pub trait IoScheduler {
+    /// The policy's name in reports.
+    fn name(&self) -> &'static str;
+    /// The transactions of one newly admitted host request (in page order).
+    fn submit_request(&mut self, req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx);
+    /// A transaction no host request waits on directly (GC and other background work).
+    fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx);
+    /// A transaction left `chip`'s queue to start on a die.
+    fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx);
+    /// A transaction on `chip` completed.
+    fn on_txn_done(&mut self, chip: ChipId, ctx: &mut SchedCtx);
+    /// Die `die` finished its operation and is about to look for work.
+    fn on_die_free(&mut self, _die: DieId, _ctx: &mut SchedCtx) {}
+    /// Die `die` is idle: fill `group` with what it serves next (empty: nothing).
+    fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>);
+    /// Transactions the policy holds outside the chip queues.
+    fn held(&self) -> usize;
+}
+
+/// Builds the policy named in `cfg`.
+pub fn build(cfg: &SchedulerConfig, geom: &Geometry) -> Box<dyn IoScheduler> {
+    match cfg.name {
+        SchedulerKind::SyncFifo => Box::new(SyncFifo::new(cfg.multi_plane)),
+        SchedulerKind::AsyncFifo => Box::new(AsyncFifo::new(geom, cfg.multi_plane)),
+    }
+}
+
+/// Chips a request touches, for policies that reason per request.
+pub(crate) fn chips_of(txns: &[TxnId], ctx: &SchedCtx, out: &mut Vec<ChipId>) {
+    out.clear();
+    for &t in txns {
+        let c = ctx.chip_of(t);
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The flash back end: dies and channel buses as timed state machines (ARCHITECTURE §3).
+//!
+//! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
+//!   stays held until its register is drained); a page is delivered when its transfer ends.
+//! * Program: each page crosses the bus into the die's register (die held), then the die
+//!   is busy for `t_prog`.
+//! * Erase: the die is busy for `t_erase`.
+//! * Multi-plane: one array operation serves the whole group; each page still crosses
+//!   the bus on its own. GC moves with `copyback` never use the bus.
+//! * Buses are granted first come, first served; the time a die waits for a busy bus
+//!   while holding its data is the transaction's bus-wait (contention) time.
+
+use super::txn::{TxnId, NONE};
+use super::{Event, Simulation};
+use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason};
+use std::collections::VecDeque;
+
+/// What a die is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing.
+    Idle,
+    /// Reading the array into the register(s).
+    ReadArray,
+    /// Moving read pages out over the bus.
+    ReadXfer,
+    /// Moving program data in over the bus.
+    ProgXfer,
+    /// Programming the array.
+    ProgArray,
+    /// Erasing a block.
+    Erase,
+}
+
+/// One die's state.
+#[derive(Clone, Copy, Debug)]
+pub struct DieState {
+    /// Current phase.
+    pub phase: Phase,
+    /// First transaction of the group being served.
+    pub head: TxnId,
+    /// Bus transfers of the group still to finish.
+    pub xfers_left: u32,
+    /// When the die became busy.
+    pub busy_since: u64,
+    /// Total busy time so far.
+    pub busy_ns: u64,
+}
+
+/// One channel bus.
+#[derive(Clone, Debug)]
+pub struct ChannelState {
+    /// The transaction whose page is on the bus, or [`NONE`].
+    pub holder: TxnId,
+    /// Transactions waiting for the bus, first come first served.
+    pub waiters: VecDeque<TxnId>,
+    /// Total busy time so far.
+    pub busy_ns: u64,
+}
+
+impl DieState {
+    /// An idle die.
+    pub fn idle() -> Self {
+        DieState {
+            phase: Phase::Idle,
+            head: NONE,
+            xfers_left: 0,
+            busy_since: 0,
+            busy_ns: 0,
+        }
+    }
+}
+
+impl ChannelState {
+    /// A free bus.
+    pub fn free() -> Self {
+        ChannelState {
+            holder: NONE,
+            waiters: VecDeque::new(),
+            busy_ns: 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// True if `t` moves its page over the channel bus.
+    #[inline]
+    fn uses_bus(&self, t: TxnId) -> bool {
+        let txn = &self.txns[t];
+        txn.op != FlashOp::Erase
+            && !(self.cfg.ftl.gc.copyback
+                && matches!(txn.reason, TxnReason::GcRead | TxnReason::GcWrite))
+    }
+
+    /// Starts the next operation on `die` if it is idle and has work.
+    pub(super) fn try_start(&mut self, die: DieId) {
+        if self.dies[die.idx()].phase != Phase::Idle {
+            return;
+        }
+        let mut group = std::mem::take(&mut self.group);
+        self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+        if group.is_empty() {
+            self.group = group;
+            self.on_die_idle(die);
+            return;
+        }
+        let now = self.now().as_ns();
+        for w in group.windows(2) {
+            self.txns[w[0]].group_next = w[1];
+        }
+        for &t in &group {
+            self.txns[t].started_ns = now;
+        }
+        let head = group[0];
+        let n = group.len() as u32;
+        if n > 1 {
+            self.counters.multi_plane_ops += 1;
+        }
+        self.group = group;
+        self.set_die_busy(die, true);
+        let chip = self.geom.chip_of_die(die);
+        self.sched.on_chip_room(chip, &mut sched_ctx!(self));
+        let uses_bus = self.uses_bus(head);
+        let op = self.txns[head].op;
+        let d = &mut self.dies[die.idx()];
+        d.head = head;
+        match op {
+            FlashOp::Read => {
+                d.phase = Phase::ReadArray;
+                self.events.schedule_in(self.t_read, Event::ArrayDone(die));
+            }
+            FlashOp::Program if uses_bus => {
+                d.phase = Phase::ProgXfer;
+                d.xfers_left = n;
+                self.for_group(head, |sim, t| sim.request_bus(t));
+            }
+            FlashOp::Program => {
+                d.phase = Phase::ProgArray;
+                self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+            }
+            FlashOp::Erase => {
+                d.phase = Phase::Erase;
+                self.events.schedule_in(self.t_erase, Event::ArrayDone(die));
+            }
+        }
+    }
+
+    /// Calls `f` on every transaction of the group starting at `head`.
+    fn for_group(&mut self, head: TxnId, mut f: impl FnMut(&mut Self, TxnId)) {
+        let mut t = head;
+        while t != NONE {
+            let next = self.txns[t].group_next;
+            f(self, t);
+            t = next;
+        }
+    }
+
+    /// The array part of the die's operation finished.
+    pub(super) fn on_array_done(&mut self, die: DieId) {
+        let d = self.dies[die.idx()];
+        match d.phase {
+            Phase::ReadArray => {
+                let t_read = self.t_read.as_ns();
+                self.for_group(d.head, |sim, t| sim.txns[t].array_ns = t_read);
+                if self.uses_bus(d.head) {
+                    let mut n = 0;
+                    self.for_group(d.head, |_, _| n += 1);
+                    let dm = &mut self.dies[die.idx()];
+                    dm.phase = Phase::ReadXfer;
+                    dm.xfers_left = n;
+                    self.for_group(d.head, |sim, t| sim.request_bus(t));
+                } else {
+                    self.for_group(d.head, |sim, t| sim.complete_txn(t));
+                    self.release_die(die);
+                }
+            }
+            Phase::ProgArray => {
+                let t_prog = self.t_prog.as_ns();
+                self.for_group(d.head, |sim, t| {
+                    sim.txns[t].array_ns = t_prog;
+                    sim.complete_txn(t);
+                });
+                self.release_die(die);
+            }
+            Phase::Erase => {
+                self.txns[d.head].array_ns = self.t_erase.as_ns();
+                self.complete_txn(d.head);
+                self.release_die(die);
+            }
+            Phase::Idle | Phase::ReadXfer | Phase::ProgXfer => {
+                unreachable!("array done on die {die} in phase {:?}", d.phase)
+            }
+        }
+    }
+
+    /// Asks for `t`'s channel; granted at once if the bus is free.
+    fn request_bus(&mut self, t: TxnId) {
+        let now = self.now().as_ns();
+        self.txns[t].bus_req_ns = now;
+        let ch = self
+            .geom
+            .channel_of_chip(self.geom.chip_of_die(self.txns[t].die));
+        if self.channels[ch.idx()].holder == NONE {
+            self.grant_bus(ch, t);
+        } else {
+            self.channels[ch.idx()].waiters.push_back(t);
+        }
+    }
+
+    fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
+        let now = self.now().as_ns();
+        let txn = &mut self.txns[t];
+        txn.bus_wait_ns = now - txn.bus_req_ns;
+        txn.bus_ns = self.xfer.as_ns();
+        self.channels[ch.idx()].holder = t;
+        self.events.schedule_in(self.xfer, Event::BusDone(ch));
+    }
+
+    /// A page finished crossing channel `ch`.
+    pub(super) fn on_bus_done(&mut self, ch: ChannelId) {
+        let c = &mut self.channels[ch.idx()];
+        let t = c.holder;
+        debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
+        c.busy_ns += self.xfer.as_ns();
+        c.holder = NONE;
+        if let Some(next) = c.waiters.pop_front() {
+            self.grant_bus(ch, next);
+        }
+        let die = self.txns[t].die;
+        let d = &mut self.dies[die.idx()];
+        debug_assert!(d.xfers_left > 0);
+        d.xfers_left -= 1;
+        let last = d.xfers_left == 0;
+        match d.phase {
+            Phase::ReadXfer => {
+                self.complete_txn(t);
+                if last {
+                    self.release_die(die);
+                }
+            }
+            Phase::ProgXfer => {
+                if last {
+                    d.phase = Phase::ProgArray;
+                    self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                }
+            }
+            p => unreachable!("bus done for die {die} in phase {p:?}"),
+        }
+    }
+
+    fn release_die(&mut self, die: DieId) {
+        let d = &mut self.dies[die.idx()];
+        d.phase = Phase::Idle;
+        d.head = NONE;
+        self.set_die_busy(die, false);
+        self.sched.on_die_free(die, &mut sched_ctx!(self));
+        self.try_start(die);
+    }
+
+    /// Busy-time accounting for the die, its chip and BRR's busy-chip count.
+    fn set_die_busy(&mut self, die: DieId, busy: bool) {
+        let now = self.now().as_ns();
+        let chip = self.geom.chip_of_die(die).idx();
+        self.queues.die_busy[die.idx()] = busy;
+        let d = &mut self.dies[die.idx()];
+        if busy {
+            d.busy_since = now;
+            if self.chip_busy_dies[chip] == 0 {
+                self.busy_chips += 1;
+                self.chip_busy_since[chip] = now;
+            }
+            self.chip_busy_dies[chip] += 1;
+        } else {
+            d.busy_ns += now - d.busy_since;
+            self.chip_busy_dies[chip] -= 1;
+            if self.chip_busy_dies[chip] == 0 {
+                self.busy_chips -= 1;
+                self.chip_busy_ns[chip] += now - self.chip_busy_since[chip];
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Garbage collection as flash traffic (ARCHITECTURE §5).
+//!
+//! A plane whose free blocks fall below the threshold gets one GC job at a time: the FTL
+//! picks a victim, every valid page becomes a GC read followed (once the read is done)
+//! by a GC program into the same plane, and the erase is issued when the last move is
+//! done and no host read still holds a page of the victim. GC transactions go through
+//! the same scheduler and chip queues as host traffic and are counted apart.
+//!
+//! Host writes that find no free page in their plane are parked and placed again after
+//! the next erase in that plane (foreground GC stalls the writes that need it).
+
+use super::txn::{ReqId, Txn, TxnId, NONE};
+use super::Simulation;
+use ssdlab_nand::{BlockId, DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
+
+/// The GC job of one plane.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GcJob {
+    /// The victim, or `u32::MAX` when the plane has no job.
+    pub block: BlockId,
+    /// Moves not yet finished.
+    pub moves_left: u32,
+    /// The erase transaction is in flight.
+    pub erasing: bool,
+}
+
+impl GcJob {
+    /// No job.
+    pub fn none() -> Self {
+        GcJob {
+            block: BlockId(u32::MAX),
+            moves_left: 0,
+            erasing: false,
+        }
+    }
+    fn active(&self) -> bool {
+        self.block.0 != u32::MAX
+    }
+}
+
+/// A host write waiting for space.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parked {
+    pub req: ReqId,
+    pub lpn: Lpn,
+    pub token: u64,
+}
+
+impl Simulation {
+    /// Starts a GC job in `plane` if it needs one (or, with `background`, wants one).
+    pub(super) fn maybe_start_gc(&mut self, plane: PlaneId, background: bool) {
+        if self.gc_jobs[plane.idx()].active() {
+            return;
+        }
+        let wanted = self.ftl.gc_needed(plane) || (background && self.ftl.bg_gc_wanted(plane));
+        if !wanted {
+            return;
+        }
+        let Some(block) = self.ftl.select_victim(plane) else {
+            return;
+        };
+        if background && !self.ftl.gc_needed(plane) {
+            self.counters.background_gc_runs += 1;
+        }
+        let mut pages = std::mem::take(&mut self.gc_pages);
+        self.ftl.victim_valid_pages(block, &mut pages);
+        self.gc_jobs[plane.idx()] = GcJob {
+            block,
+            moves_left: pages.len() as u32,
+            erasing: false,
+        };
+        let die = self.geom.die_of_plane(plane);
+        for &(src, lpn) in &pages {
+            let t = Txn::new(FlashOp::Read, TxnReason::GcRead, src, die, lpn, NONE);
+            self.submit_background(t);
+        }
+        self.gc_pages = pages;
+        self.try_erase(plane);
+    }
+
+    /// Hands a background transaction to the scheduler.
+    fn submit_background(&mut self, mut t: Txn) -> TxnId {
+        t.enqueued_ns = self.now().as_ns();
+        let chip = self.geom.chip_of_die(t.die);
+        let id = self.txns.insert(t);
+        self.queues.load[chip.idx()] += 1;
+        self.sched.submit_background(id, &mut sched_ctx!(self));
+        id
+    }
+
+    /// Issues the victim's erase once it is erasable.
+    fn try_erase(&mut self, plane: PlaneId) {
+        let job = self.gc_jobs[plane.idx()];
+        if !job.active() || job.erasing || job.moves_left > 0 || !self.ftl.erasable(job.block) {
+            return;
+        }
+        self.gc_jobs[plane.idx()].erasing = true;
+        let first = self.geom.page_of_block(job.block, 0);
+        let die = self.geom.die_of_plane(plane);
+        let t = Txn::new(
+            FlashOp::Erase,
+            TxnReason::GcErase,
+            first,
+            die,
+            Lpn(u32::MAX),
+            NONE,
+        );
+        self.submit_background(t);
+    }
+
+    /// A host read or program on `ppn` finished: if its block is a victim waiting for
+    /// outstanding reads or programs, it may be erasable now.
+    pub(super) fn gc_page_released(&mut self, ppn: Ppn) {
+        let plane = self.geom.plane_of_page(ppn);
+        if self.gc_jobs[plane.idx()].block == self.geom.block_of_page(ppn) {
+            self.try_erase(plane);
+        }
+    }
+
+    /// A GC transaction finished.
+    pub(super) fn gc_txn_done(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        let plane = self.geom.plane_of_page(txn.ppn);
+        match txn.reason {
+            TxnReason::GcRead => match self.ftl.gc_begin_move(txn.ppn) {
+                Some(dst) => {
+                    let mut w = Txn::new(
+                        FlashOp::Program,
+                        TxnReason::GcWrite,
+                        dst,
+                        txn.die,
+                        txn.lpn,
+                        NONE,
+                    );
+                    w.aux = txn.ppn.0;
+                    self.submit_background(w);
+                }
+                None => self.move_finished(plane),
+            },
+            TxnReason::GcWrite => {
+                self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                self.move_finished(plane);
+            }
+            TxnReason::GcErase => {
+                let block = self.geom.block_of_page(txn.ppn);
+                self.ftl.erase_done(block);
+                self.gc_jobs[plane.idx()] = GcJob::none();
+                self.unpark(plane);
+                self.maybe_start_gc(plane, false);
+            }
+            r => unreachable!("{r:?} is not GC traffic"),
+        }
+    }
+
+    fn move_finished(&mut self, plane: PlaneId) {
+        let job = &mut self.gc_jobs[plane.idx()];
+        debug_assert!(job.moves_left > 0);
+        job.moves_left -= 1;
+        self.try_erase(plane);
+    }
+
+    /// Parks a host write that found no space in `plane`.
+    pub(super) fn park(&mut self, req: ReqId, lpn: Lpn, plane: PlaneId, token: u64) {
+        self.counters.parked_writes += 1;
+        self.parked[plane.idx()].push(Parked { req, lpn, token });
+    }
+
+    /// Places parked writes of `plane` again, in the order they were parked.
+    fn unpark(&mut self, plane: PlaneId) {
+        if self.parked[plane.idx()].is_empty() {
+            return;
+        }
+        let waiting = std::mem::take(&mut self.parked[plane.idx()]);
+        let mut still = Vec::new();
+        for p in waiting {
+            if !still.is_empty() {
+                still.push(p);
+                continue;
+            }
+            match self.place_write(p.req, p.lpn, plane, p.token) {
+                Some(t) => {
+                    let chip = self.geom.chip_of_die(self.txns[t].die);
+                    self.queues.load[chip.idx()] += 1;
+                    self.reqs[p.req].flash_txns += 1;
+                    self.sched
+                        .submit_request(p.req, &[t], &mut sched_ctx!(self));
+                }
+                None => still.push(p),
+            }
+        }
+        self.parked[plane.idx()] = still;
+        self.maybe_start_gc(plane, false);
+    }
+
+    /// A die found nothing to do: with background GC on, its planes may collect now.
+    pub(super) fn on_die_idle(&mut self, die: DieId) {
+        if !self.cfg.ftl.gc.background {
+            return;
+        }
+        let chip = self.geom.chip_of_die(die);
+        if self.queues.load[chip.idx()] > 0 {
+            return;
+        }
+        for n in 0..self.geom.planes_per_die {
+            let plane = self.geom.plane_of_die(die, n);
+            self.maybe_start_gc(plane, true);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Flash transactions and the slab that holds them.
+//!
+//! A transaction is one flash operation on one physical place. It carries the reason it
+//! exists (host, GC, …) and its timing record. Transactions live in a slab and are named
+//! by a `u32` index ([`TxnId`]); a freed slot is reused, so steady state allocates nothing.
+
+use ssdlab_nand::{DieId, FlashOp, Lpn, Ppn, TxnReason};
+
+/// Index of a transaction in the slab.
+pub type TxnId = u32;
+/// Index of a host request in the request slab.
+pub type ReqId = u32;
+/// "No index" sentinel for both.
+pub const NONE: u32 = u32::MAX;
+
+/// One flash operation in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct Txn {
+    /// Read, program or erase.
+    pub op: FlashOp,
+    /// Why it exists.
+    pub reason: TxnReason,
+    /// The page it reads or programs (erase: the block's first page).
+    pub ppn: Ppn,
+    /// The die that executes it.
+    pub die: DieId,
+    /// The logical page it concerns (host and GC traffic).
+    pub lpn: Lpn,
+    /// Host request it serves, or [`NONE`].
+    pub req: ReqId,
+    /// Design-specific companion value (GC: the source page of a move).
+    pub aux: u32,
+    /// Verify mode: the token a host read must return.
+    pub expect: u64,
+    /// Next transaction of the same multi-plane group, or [`NONE`].
+    pub group_next: TxnId,
+    /// Handed to the scheduler.
+    pub enqueued_ns: u64,
+    /// Started on its die.
+    pub started_ns: u64,
+    /// Asked for the channel bus.
+    pub bus_req_ns: u64,
+    /// Time spent waiting for the bus while holding the die.
+    pub bus_wait_ns: u64,
+    /// Time on the bus.
+    pub bus_ns: u64,
+    /// Time in the array.
+    pub array_ns: u64,
+}
+
+impl Txn {
+    /// A new transaction, not yet handed to the scheduler.
+    pub fn new(op: FlashOp, reason: TxnReason, ppn: Ppn, die: DieId, lpn: Lpn, req: ReqId) -> Self {
+        Txn {
+            op,
+            reason,
+            ppn,
+            die,
+            lpn,
+            req,
+            aux: NONE,
+            expect: 0,
+            group_next: NONE,
+            enqueued_ns: 0,
+            started_ns: 0,
+            bus_req_ns: 0,
+            bus_wait_ns: 0,
+            bus_ns: 0,
+            array_ns: 0,
+        }
+    }
+}
+
+/// Slab of transactions with a free list.
+#[derive(Default)]
+pub struct TxnSlab {
+    slots: Vec<Txn>,
+    free: Vec<TxnId>,
+    live: u32,
+}
+
+impl TxnSlab {
+    /// Stores `t` and returns its index.
+    #[inline]
+    pub fn insert(&mut self, t: Txn) -> TxnId {
+        self.live += 1;
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = t;
+            id
+        } else {
+            self.slots.push(t);
+            (self.slots.len() - 1) as TxnId
+        }
+    }
+
+    /// Releases slot `id`.
+    #[inline]
+    pub fn remove(&mut self, id: TxnId) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    /// Transactions currently stored.
+    #[inline]
+    pub fn live(&self) -> u32 {
+        self.live
+    }
+}
+
+impl std::ops::Index<TxnId> for TxnSlab {
+    type Output = Txn;
+    #[inline]
+    fn index(&self, id: TxnId) -> &Txn {
+        &self.slots[id as usize]
+    }
+}
+
+impl std::ops::IndexMut<TxnId> for TxnSlab {
+    #[inline]
+    fn index_mut(&mut self, id: TxnId) -> &mut Txn {
+        &mut self.slots[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_reused() {
+        let mut s = TxnSlab::default();
+        let t = Txn::new(
+            FlashOp::Read,
+            TxnReason::HostRead,
+            Ppn(1),
+            DieId(0),
+            Lpn(1),
+            NONE,
+        );
+        let a = s.insert(t);
+        let b = s.insert(t);
+        s.remove(a);
+        let c = s.insert(t);
+        assert_eq!(c, a);
+        assert_ne!(b, a);
+        assert_eq!(s.live(), 2);
+    }
+}

@@ -1,0 +1,127 @@
+//! Hand-worked timing on the small device with the default NAND timing:
+//! t_read = 25 000 ns, t_prog = 200 000 ns, one 4 KiB page on the bus = 4096 × 2.5 ns
+//! = 10 240 ns. Static order `cwdp`: LPN 0 → channel 0 chip 0; LPN 1 → channel 1
+//! chip 1; LPN 4 → channel 0 chip 4 (second way). Reads of never-written pages are
+//! materialized at admission in zero time.
+
+use crate::util::{page, small_config, vec_sim};
+use ssdlab_trace::{IoRequest, Op};
+
+const READ: u64 = 25_000 + 10_240;
+const XFER: u64 = 10_240;
+
+fn max_response(sets: &[&str], reqs: Vec<IoRequest>) -> (u64, ssdlab::Report) {
+    let r = vec_sim(small_config(sets), reqs).run().unwrap();
+    (r.response.all.max_ns, r)
+}
+
+#[test]
+fn one_read_takes_array_plus_transfer() {
+    let (max, r) = max_response(&[], vec![page(0, Op::Read, 0)]);
+    assert_eq!(max, READ);
+    assert_eq!(r.response.read.count, 1);
+}
+
+#[test]
+fn one_write_takes_transfer_plus_program() {
+    let (max, _) = max_response(&[], vec![page(0, Op::Write, 0)]);
+    assert_eq!(max, XFER + 200_000);
+}
+
+#[test]
+fn two_chips_on_one_channel_contend_for_the_bus() {
+    // Both arrays finish at 25 000; the second transfer waits one page time.
+    let (max, r) = max_response(&[], vec![page(0, Op::Read, 0), page(0, Op::Read, 4)]);
+    assert_eq!(max, READ + XFER);
+    assert!((r.bus_contention_ns_mean - XFER as f64 / 2.0).abs() < 1e-6);
+}
+
+#[test]
+fn two_reads_on_one_die_serialize() {
+    // The die is held until its register drains, so the second read starts at 35 240.
+    let (max, _) = max_response(&[], vec![page(0, Op::Read, 0), page(0, Op::Read, 0)]);
+    assert_eq!(max, 2 * READ);
+}
+
+#[test]
+fn multi_plane_read_shares_one_array_operation() {
+    // Plane-first order puts LPN 0 and 1 on planes 0 and 1 of one die, both at page
+    // offset 0. One two-page request: one array read, then two transfers.
+    let req = IoRequest {
+        arrival_ns: 0,
+        op: Op::Read,
+        offset_bytes: 0,
+        size_bytes: 8192,
+        content: None,
+    };
+    let (packed, r) = max_response(
+        &["ftl.static_order=pcwd", "scheduler.multi_plane=true"],
+        vec![req],
+    );
+    assert_eq!(packed, 25_000 + 2 * XFER);
+    assert_eq!(r.counters["multi-plane-ops"], 1);
+    let (single, _) = max_response(&["ftl.static_order=pcwd"], vec![req]);
+    assert_eq!(single, 2 * READ);
+}
+
+#[test]
+fn read_after_write_in_flight_is_a_buffer_hit() {
+    let (_, r) = max_response(
+        &["verify=true"],
+        vec![page(0, Op::Write, 9), page(1_000, Op::Read, 9)],
+    );
+    assert_eq!(r.response.read.max_ns, 0);
+    assert_eq!(r.counters["buffer-hits"], 1);
+    assert_eq!(r.counters["verified-reads"], 1);
+}
+
+#[test]
+fn sync_fifo_blocks_behind_the_head_request_async_does_not() {
+    // R0 reads chip 0; R1 reads chips 0 and 1; R2 reads chip 1. All arrive at 0.
+    // async: R2 runs on chip 1 right after R1's chip-1 page: done at 2 × READ.
+    // sync:  R1 waits for chip 0 (READ), runs to 2 × READ; R2 waits for R1: 3 × READ.
+    let reqs = || {
+        vec![
+            page(0, Op::Read, 0),
+            IoRequest {
+                arrival_ns: 0,
+                op: Op::Read,
+                offset_bytes: 0,
+                size_bytes: 8192,
+                content: None,
+            },
+            page(0, Op::Read, 1),
+        ]
+    };
+    let (async_max, _) = max_response(&["scheduler.name=async-fifo"], reqs());
+    let (sync_max, _) = max_response(&["scheduler.name=sync-fifo"], reqs());
+    assert_eq!(async_max, 2 * READ);
+    assert_eq!(sync_max, 3 * READ);
+}
+
+#[test]
+fn closed_loop_keeps_queue_depth_outstanding() {
+    // Depth 1: ten reads of one page run back to back whatever their timestamps.
+    let reqs: Vec<IoRequest> = (0..10)
+        .map(|i| page(i * 1_000_000_000, Op::Read, 0))
+        .collect();
+    let r = vec_sim(
+        small_config(&["host.mode=closed", "host.queue_depth=1"]),
+        reqs,
+    )
+    .run()
+    .unwrap();
+    assert_eq!(r.sim_time_ns, 10 * READ);
+    assert_eq!(r.response.all.max_ns, READ);
+}
+
+#[test]
+fn device_queue_depth_makes_requests_wait_in_the_host_queue() {
+    let reqs = vec![page(0, Op::Read, 0), page(0, Op::Read, 1)];
+    let r = vec_sim(small_config(&["host.device_queue_depth=1"]), reqs)
+        .run()
+        .unwrap();
+    // The second request (another chip) is admitted only when the first completes.
+    assert_eq!(r.response.all.max_ns, 2 * READ);
+    assert_eq!(r.host_queue_wait.all.max_ns, READ);
+}

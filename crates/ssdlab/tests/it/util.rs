@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests.
+
+use ssdlab::{ConfigBuilder, SimConfig, Simulation, VecStream};
+use ssdlab_trace::{IoRequest, Op, TraceOptions, TraceSource};
+use std::path::PathBuf;
+
+/// A path inside the shared real-trace directory.
+pub fn shared_trace(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces")
+        .join(rel)
+}
+
+/// A small device (4 ch × 2 chips × 1 die × 2 planes × 64 blocks × 32 pages × 4 KiB
+/// = 128 MiB raw) on which real traces fold and GC runs often, with `sets` applied.
+pub fn small_config(sets: &[&str]) -> SimConfig {
+    let mut b = ConfigBuilder::new()
+        .text(
+            "[geometry]\nchannels = 4\nchips_per_channel = 2\ndies_per_chip = 1\nplanes_per_die = 2\n\
+             blocks_per_plane = 64\npages_per_block = 32\npage_size_bytes = 4096\n",
+            "small",
+        )
+        .unwrap();
+    for s in sets {
+        b = b.set(s).unwrap();
+    }
+    b.build().unwrap()
+}
+
+/// A simulation of `cfg` over the real trace at `rel`.
+pub fn trace_sim(cfg: SimConfig, rel: &str) -> Simulation {
+    let src = TraceSource::File {
+        path: shared_trace(rel),
+        options: TraceOptions::default(),
+    };
+    let stream = src.open().unwrap();
+    Simulation::new(cfg, stream, &src.describe()).unwrap()
+}
+
+/// A simulation of `cfg` over in-memory requests.
+pub fn vec_sim(cfg: SimConfig, reqs: Vec<IoRequest>) -> Simulation {
+    Simulation::new(cfg, Box::new(VecStream::new(reqs)), "memory").unwrap()
+}
+
+/// A one-page request.
+pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
+    IoRequest {
+        arrival_ns,
+        op,
+        offset_bytes: lpn * 4096,
+        size_bytes: 4096,
+        content: None,
+    }
+}
