@@ -149,13 +149,13 @@ impl Report {
         heading(w, 1)?;
         writeln!(
             w,
-            "  {:<6}{:>14}{:>14}{:>16}{:>14}{:>14}{:>14}",
+            "  {:<6} {:>14} {:>14} {:>16} {:>14} {:>14} {:>14}",
             "class", "count", "pages", "bytes", "flash reads", "buffer hits", "host-queued"
         )?;
         for ((name, count), (_, wk)) in self.requests.named().into_iter().zip(self.work.named()) {
             writeln!(
                 w,
-                "  {:<6}{:>14}{:>14}{:>16}{:>14}{:>14}{:>14}",
+                "  {:<6} {:>14} {:>14} {:>16} {:>14} {:>14} {:>14}",
                 name,
                 fmt_count(*count),
                 fmt_count(wk.pages),
@@ -172,13 +172,13 @@ impl Report {
         heading(w, 5)?;
         writeln!(
             w,
-            "  {:<6}{:>14}{:>14}{:>14}",
+            "  {:<6} {:>14} {:>14} {:>14}",
             "class", "service", "GC wait", "other wait"
         )?;
         for (name, b) in self.breakdown.named() {
             writeln!(
                 w,
-                "  {:<6}{:>14}{:>14}{:>14}",
+                "  {:<6} {:>14} {:>14} {:>14}",
                 name,
                 fmt_us(b.service_ns_mean),
                 fmt_us(b.gc_wait_ns_mean),
@@ -215,13 +215,13 @@ impl Report {
         kv(w, "chip, sampled at arrivals", sampled)?;
         writeln!(
             w,
-            "  {:<10}{:>10}{:>10}{:>10}{:>10}",
+            "  {:<10} {:>10} {:>10} {:>10} {:>10}",
             "busy", "mean", "std", "min", "max"
         )?;
         let row = |w: &mut dyn Write, name: &str, s: &Spread| {
             writeln!(
                 w,
-                "  {:<10}{:>10}{:>10}{:>10}{:>10}",
+                "  {:<10} {:>10} {:>10} {:>10} {:>10}",
                 name,
                 fmt_pct(s.mean),
                 fmt_pct(s.std),
@@ -261,13 +261,13 @@ impl Report {
         }
         writeln!(
             w,
-            "  {:<18}{:>14}{:>14}{:>12}{:>12}{:>12}{:>12}",
+            "  {:<18} {:>14} {:>14} {:>12} {:>12} {:>12} {:>12}",
             "reason", "count", "pages", "queue µs", "bus-wait µs", "bus µs", "array µs"
         )?;
         for r in &self.transactions {
             writeln!(
                 w,
-                "  {:<18}{:>14}{:>14}{:>12}{:>12}{:>12}{:>12}",
+                "  {:<18} {:>14} {:>14} {:>12} {:>12} {:>12} {:>12}",
                 r.reason.name(),
                 fmt_count(r.count),
                 fmt_count(r.pages),
@@ -330,13 +330,13 @@ fn latency_section(w: &mut dyn Write, i: usize, c: &ClassStats<Latency>) -> fmt:
     heading(w, i)?;
     writeln!(
         w,
-        "  {:<6}{:>14}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+        "  {:<6} {:>14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
         "class", "count", "mean", "p50", "p90", "p99", "p99.9", "max"
     )?;
     for (name, l) in c.named() {
         writeln!(
             w,
-            "  {:<6}{:>14}{:>12}{:>12}{:>12}{:>12}{:>12}{:>12}",
+            "  {:<6} {:>14} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
             name,
             fmt_count(l.count),
             fmt_us(l.mean_ns),

@@ -5,10 +5,11 @@
 //! * [`SyncFifo`]: requests are served one by one in arrival order. The head request's
 //!   sub-requests are released together, and only once every chip it needs is idle;
 //!   until then every later request waits behind it (head-of-line blocking). Background
-//!   work (GC) is not a request: it goes to its chip queue like in [`AsyncFifo`].
+//!   work (GC) joins the same order as one-transaction entries, so a GC read never
+//!   overtakes the program of a page it is about to move.
 
 use super::{chips_of, IoScheduler, SchedCtx};
-use crate::sim::txn::{ReqId, TxnId};
+use crate::sim::txn::{ReqId, TxnId, NONE};
 use ssdlab_nand::{ChipId, DieId, Geometry};
 use std::collections::VecDeque;
 
@@ -77,10 +78,10 @@ impl IoScheduler for AsyncFifo {
 
 /// Strict arrival-order service of whole requests.
 pub struct SyncFifo {
-    /// Requests waiting, in arrival order, with how many transactions each has in `txns`.
+    /// Requests waiting, in arrival order, with how many transactions each has in `txns`
+    /// (background transactions are entries of one, with request [`NONE`]).
     requests: VecDeque<(ReqId, u32)>,
     txns: VecDeque<TxnId>,
-    background: AsyncFifo,
     multi_plane: bool,
     chips: Vec<ChipId>,
     head: Vec<TxnId>,
@@ -92,11 +93,6 @@ impl SyncFifo {
         SyncFifo {
             requests: VecDeque::new(),
             txns: VecDeque::new(),
-            background: AsyncFifo {
-                overflow: Vec::new(),
-                held: 0,
-                multi_plane,
-            },
             multi_plane,
             chips: Vec::new(),
             head: Vec::new(),
@@ -144,12 +140,6 @@ impl SyncFifo {
             }
         }
     }
-
-    fn ensure_overflow(&mut self, ctx: &SchedCtx) {
-        if self.background.overflow.is_empty() {
-            self.background.overflow = (0..ctx.geom.chips()).map(|_| VecDeque::new()).collect();
-        }
-    }
 }
 
 impl IoScheduler for SyncFifo {
@@ -164,15 +154,12 @@ impl IoScheduler for SyncFifo {
     }
 
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
-        self.ensure_overflow(ctx);
-        self.background.enqueue(txn, ctx);
+        self.requests.push_back((NONE, 1));
+        self.txns.push_back(txn);
+        self.release(ctx);
     }
 
-    fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
-        if !self.background.overflow.is_empty() {
-            self.background.on_chip_room(chip, ctx);
-        }
-    }
+    fn on_chip_room(&mut self, _chip: ChipId, _ctx: &mut SchedCtx) {}
 
     fn on_txn_done(&mut self, _chip: ChipId, ctx: &mut SchedCtx) {
         self.release(ctx);
@@ -187,6 +174,6 @@ impl IoScheduler for SyncFifo {
     }
 
     fn held(&self) -> usize {
-        self.txns.len() + self.background.held
+        self.txns.len()
     }
 }

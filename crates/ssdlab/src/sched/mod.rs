@@ -104,6 +104,11 @@ impl SchedCtx<'_> {
         group.clear();
         let chip = self.geom.chip_of_die(die);
         let q = &mut self.queues.chip[chip.idx()];
+        if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
+            // One die per chip and no packing: the die serves its queue's head.
+            group.extend(q.pop_front());
+            return;
+        }
         let Some(pos) = q.iter().position(|&t| self.txns[t].die == die) else {
             return;
         };

@@ -108,8 +108,12 @@ impl Simulation {
         for w in group.windows(2) {
             self.txns[w[0]].group_next = w[1];
         }
+        let gc_total = self.die_gc_ns[die.idx()];
         for &t in &group {
-            self.txns[t].started_ns = now;
+            let txn = &mut self.txns[t];
+            txn.started_ns = now;
+            let queued = now - txn.enqueued_ns;
+            txn.gc_mark_ns = gc_total.saturating_sub(txn.gc_mark_ns).min(queued);
         }
         let head = group[0];
         let n = group.len() as u32;

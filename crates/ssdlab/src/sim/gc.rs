@@ -120,23 +120,21 @@ impl Simulation {
     /// A GC transaction finished.
     pub(super) fn gc_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
+        self.die_gc_ns[txn.die.idx()] += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
-            TxnReason::GcRead => match self.ftl.gc_begin_move(txn.ppn) {
-                Some(dst) => {
-                    let mut w = Txn::new(
-                        FlashOp::Program,
-                        TxnReason::GcWrite,
-                        dst,
-                        txn.die,
-                        txn.lpn,
-                        NONE,
-                    );
-                    w.aux = txn.ppn.0;
-                    self.submit_background(w);
-                }
-                None => self.move_finished(plane),
-            },
+            TxnReason::GcRead => {
+                // A victim may hold pages whose program was still queued when it was
+                // chosen; the die serves that program before the GC read (GC starts only
+                // after the writing request's transactions are queued, and both sit in
+                // the die's queue in order), so the read sees programmed data.
+                debug_assert!(
+                    !self.ftl.is_pending(txn.ppn),
+                    "GC read of page {} finished before its program",
+                    txn.ppn
+                );
+                self.gc_read_done(&txn, plane);
+            }
             TxnReason::GcWrite => {
                 self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
                 self.move_finished(plane);
@@ -149,6 +147,26 @@ impl Simulation {
                 self.maybe_start_gc(plane, false);
             }
             r => unreachable!("{r:?} is not GC traffic"),
+        }
+    }
+
+    /// A GC read finished: the move continues with its program, unless the page was
+    /// overwritten meanwhile.
+    fn gc_read_done(&mut self, txn: &Txn, plane: PlaneId) {
+        match self.ftl.gc_begin_move(txn.ppn) {
+            Some(dst) => {
+                let mut w = Txn::new(
+                    FlashOp::Program,
+                    TxnReason::GcWrite,
+                    dst,
+                    txn.die,
+                    txn.lpn,
+                    NONE,
+                );
+                w.aux = txn.ppn.0;
+                self.submit_background(w);
+            }
+            None => self.move_finished(plane),
         }
     }
 

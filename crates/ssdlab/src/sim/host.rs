@@ -21,6 +21,7 @@ pub(crate) struct Req {
     pub pages: u32,
     pub pending: u32,
     pub service_ns: u64,
+    pub gc_wait_ns: u64,
     pub flash_txns: u32,
     pub buffer_hits: u32,
 }
@@ -141,6 +142,7 @@ impl Simulation {
             pages: (last - first + 1) as u32,
             pending: 0,
             service_ns: 0,
+            gc_wait_ns: 0,
             flash_txns: 0,
             buffer_hits: 0,
         };
@@ -206,8 +208,16 @@ impl Simulation {
             self.sched.submit_request(id, &txns, &mut sched_ctx!(self));
         }
         self.scratch = txns;
+        // GC starts only now, behind this request's transactions: a victim may hold
+        // pages this request just allocated, and their programs must come first.
+        let mut planes = std::mem::take(&mut self.gc_check);
+        for &plane in &planes {
+            self.maybe_start_gc(plane, false);
+        }
+        planes.clear();
+        self.gc_check = planes;
         for _ in 0..done_now {
-            self.sub_done(id, 0);
+            self.sub_done(id, 0, 0);
         }
     }
 
@@ -229,6 +239,7 @@ impl Simulation {
         let die = self.geom.die_of_page(ppn);
         let mut t = Txn::new(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
         t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.die_gc_ns[die.idx()];
         if self.cfg.verify {
             t.expect = self.shadow[lpn.idx()];
         }
@@ -252,7 +263,7 @@ impl Simulation {
                 if self.cfg.verify {
                     self.shadow[lpn.idx()] = token;
                 }
-                self.maybe_start_gc(plane, false);
+                self.gc_check.push(plane);
                 Some(ppn)
             }
             Err(_) => {
@@ -273,7 +284,9 @@ impl Simulation {
         if t.is_none() {
             self.park(id, lpn, plane, token);
         }
-        self.maybe_start_gc(plane, false);
+        if self.gc_check.last() != Some(&plane) {
+            self.gc_check.push(plane);
+        }
         t
     }
 
@@ -293,6 +306,7 @@ impl Simulation {
         let die = self.geom.die_of_page(ppn);
         let mut t = Txn::new(FlashOp::Program, TxnReason::HostWrite, ppn, die, lpn, id);
         t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.die_gc_ns[die.idx()];
         Some(self.txns.insert(t))
     }
 
@@ -337,15 +351,17 @@ impl Simulation {
             }
             r => unreachable!("{r:?} is not host traffic"),
         }
-        self.sub_done(txn.req, txn.bus_ns + txn.array_ns);
+        self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
     }
 
-    /// One page of request `id` is done; `service_ns` is its bus + array time.
-    pub(super) fn sub_done(&mut self, id: ReqId, service_ns: u64) {
+    /// One page of request `id` is done; `service_ns` is its bus + array time and
+    /// `gc_wait_ns` the GC time its die spent while it was queued.
+    pub(super) fn sub_done(&mut self, id: ReqId, service_ns: u64, gc_wait_ns: u64) {
         let r = &mut self.reqs[id];
         debug_assert!(r.pending > 0);
         r.pending -= 1;
         r.service_ns = service_ns;
+        r.gc_wait_ns = gc_wait_ns;
         if r.pending == 0 {
             self.finish_request(id);
         }
@@ -354,12 +370,14 @@ impl Simulation {
     fn finish_request(&mut self, id: ReqId) {
         let now = self.now().as_ns();
         let r = self.reqs[id];
+        let op = match r.io.op {
+            Op::Read => OpClass::Read,
+            Op::Write => OpClass::Write,
+        };
+        self.rec.gc_wait(op, r.gc_wait_ns);
         self.rec.request_done(&RequestRecord {
             id: r.id,
-            op: match r.io.op {
-                Op::Read => OpClass::Read,
-                Op::Write => OpClass::Write,
-            },
+            op,
             offset_bytes: r.io.offset_bytes,
             size_bytes: r.io.size_bytes,
             arrival_ns: r.arrival_ns,

@@ -36,7 +36,7 @@ use gc::{GcJob, Parked};
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimRng, SimTime};
 use ssdlab_ftl::Ftl;
-use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, Ppn};
+use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn};
 use ssdlab_stats::{Recorder, Report, RunMeta, Shape};
 use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
@@ -107,10 +107,14 @@ pub struct Simulation {
     pub(crate) chip_busy_since: Vec<u64>,
     pub(crate) chip_busy_ns: Vec<u64>,
     pub(crate) busy_chips: u32,
+    /// GC busy time per die so far (for the T_GC share of waiting).
+    pub(crate) die_gc_ns: Vec<u64>,
     // garbage collection
     pub(crate) gc_jobs: Vec<GcJob>,
     pub(crate) parked: Vec<Vec<Parked>>,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
+    /// Planes to check for GC once the request being admitted is queued.
+    pub(crate) gc_check: Vec<PlaneId>,
     // scratch and bookkeeping
     pub(crate) scratch: Vec<TxnId>,
     pub(crate) group: Vec<TxnId>,
@@ -200,9 +204,11 @@ impl Simulation {
             chip_busy_since: vec![0; chips],
             chip_busy_ns: vec![0; chips],
             busy_chips: 0,
+            die_gc_ns: vec![0; geom.dies() as usize],
             gc_jobs: vec![GcJob::none(); planes],
             parked: vec![Vec::new(); planes],
             gc_pages: Vec::new(),
+            gc_check: Vec::new(),
             scratch: Vec::new(),
             group: Vec::with_capacity(8),
             counters: SimCounters::default(),

@@ -46,6 +46,9 @@ pub struct Txn {
     pub bus_ns: u64,
     /// Time in the array.
     pub array_ns: u64,
+    /// While queued: the die's GC busy total when the transaction was queued; once
+    /// started: the GC time its die spent while it waited (DGC's T_GC).
+    pub gc_mark_ns: u64,
 }
 
 impl Txn {
@@ -67,6 +70,7 @@ impl Txn {
             bus_wait_ns: 0,
             bus_ns: 0,
             array_ns: 0,
+            gc_mark_ns: 0,
         }
     }
 }

@@ -18,6 +18,17 @@ fn replay_checked(rel: &str, extra: &[&str]) -> u64 {
     assert!(checked > 10_000, "{rel}: only {checked} pages audited");
     let report = sim.into_report().unwrap();
     assert!(report.requests.all > 0);
+    if report.gc_runs > 0 {
+        let b = &report.breakdown.all;
+        assert!(
+            b.gc_wait_ns_mean > 0.0,
+            "{rel}: GC ran but no request waited behind it"
+        );
+        assert!(
+            b.gc_wait_ns_mean <= report.waiting.all.mean_ns + 1e-6,
+            "{rel}: T_GC > T_wait"
+        );
+    }
     if report.requests.read > 0 {
         assert!(
             report.counters["verified-reads"] > 0,
