@@ -9,6 +9,10 @@ use crate::options::{SizeUnit, TraceFormat, TraceOptions};
 use crate::request::IoRequest;
 use std::path::{Path, PathBuf};
 
+/// The latest arrival a trace may ask for (2^62 ns, about 146 years after its first
+/// request), so that every simulated time derived from it stays clear of overflow.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
+
 /// Streams the requests of one trace file, in file order.
 ///
 /// Times are rebased so that the first request of the trace arrives at 0; a timestamp
@@ -138,8 +142,10 @@ impl TraceReader {
         Some(Err(TraceError::new(&self.path, line, kind)))
     }
 
+    /// Rebases a record's time; a time too far after the first record (more than
+    /// [`MAX_ARRIVAL_NS`] of simulated time) is an error naming the timestamp field.
     #[inline]
-    fn rebase(&mut self, rec: Record) -> IoRequest {
+    fn rebase(&mut self, rec: Record) -> Result<IoRequest, TraceErrorKind> {
         let mut t = rec.time;
         if self.pass_requests == 0 {
             self.first_time = t;
@@ -151,17 +157,25 @@ impl TraceReader {
         } else {
             self.prev_time = t;
         }
-        let rel_ns = (t - self.first_time).saturating_mul(self.ns_per_tick);
+        let rel_ns = (t - self.first_time)
+            .checked_mul(self.ns_per_tick)
+            .and_then(|ns| ns.checked_add(self.pass_offset_ns))
+            .filter(|&ns| ns <= MAX_ARRIVAL_NS)
+            .ok_or_else(|| TraceErrorKind::OutOfRange {
+                field: self.parser.time_field(),
+                value: format!("{} (more than 2^62 ns after the first request)", rec.time),
+            })?
+            - self.pass_offset_ns;
         self.last_rel_ns = rel_ns;
         self.pass_requests += 1;
         self.requests += 1;
-        IoRequest {
-            arrival_ns: self.pass_offset_ns.saturating_add(rel_ns),
+        Ok(IoRequest {
+            arrival_ns: self.pass_offset_ns + rel_ns,
             op: rec.op,
             offset_bytes: rec.offset_bytes,
             size_bytes: rec.size_bytes,
             content: rec.content,
-        }
+        })
     }
 
     /// At the end of a pass: `Ok(true)` when another pass has been opened.
@@ -234,7 +248,10 @@ impl Iterator for TraceReader {
                 self.parser.parse(l)
             };
             match parsed {
-                Ok(Some(rec)) => return Some(Ok(self.rebase(rec))),
+                Ok(Some(rec)) => match self.rebase(rec) {
+                    Ok(io) => return Some(Ok(io)),
+                    Err(kind) => return self.fail(self.line_no, kind),
+                },
                 Ok(None) => self.ignored += 1,
                 Err(_) if self.skip_bad_lines => self.skipped += 1,
                 Err(kind) => return self.fail(self.line_no, kind),

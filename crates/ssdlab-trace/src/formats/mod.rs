@@ -55,6 +55,17 @@ impl Parser {
         }
     }
 
+    /// The name of the timestamp field, for error messages.
+    pub(crate) fn time_field(&self) -> &'static str {
+        match self {
+            Parser::Msr | Parser::Spc => "Timestamp",
+            Parser::Fiu => "ts",
+            Parser::Disksim(_) => "time_ms",
+            Parser::Ssdsim | Parser::Mqsim => "time_ns",
+            Parser::Blkparse(_) => "time",
+        }
+    }
+
     /// Nanoseconds per unit of [`Record::time`].
     pub(crate) fn ns_per_tick(&self) -> u64 {
         match self {
