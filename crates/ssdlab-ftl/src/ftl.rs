@@ -114,6 +114,21 @@ impl Ftl {
         self.map.token(ppn)
     }
 
+    /// Sets the content of valid, programmed page `ppn` in zero time. Only for
+    /// preconditioning: a layer above the FTL (RAID) that filled redundancy pages with
+    /// placeholder content gives them their real content before the run starts.
+    ///
+    /// # Panics
+    /// If `ppn` is not valid or its program is still outstanding.
+    pub fn set_token(&mut self, ppn: Ppn, token: u64) {
+        assert!(self.is_valid(ppn), "set_token: page {ppn} is not valid");
+        assert!(
+            !self.is_pending(ppn),
+            "set_token: page {ppn} is still being programmed"
+        );
+        self.map.set_token(ppn, token);
+    }
+
     /// Who `ppn` belongs to.
     #[inline]
     pub fn page_owner(&self, ppn: Ppn) -> PageOwner {

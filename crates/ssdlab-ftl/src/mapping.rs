@@ -152,6 +152,15 @@ impl Mapping {
         self.tokens[ppn.idx()]
     }
 
+    /// Replaces the content token of a written page.
+    pub fn set_token(&mut self, ppn: Ppn, token: u64) {
+        debug_assert!(
+            matches!(self.owner(ppn), PageOwner::Lpn(_)),
+            "set_token on unwritten {ppn}"
+        );
+        self.tokens[ppn.idx()] = token;
+    }
+
     /// True while a program into `ppn` is outstanding.
     #[inline]
     pub fn is_pending(&self, ppn: Ppn) -> bool {
