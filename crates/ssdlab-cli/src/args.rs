@@ -42,7 +42,7 @@ pub enum Cmd {
 #[derive(Subcommand, Debug)]
 pub enum TraceCmd {
     /// Statistics of a trace: requests, read ratio, sizes, working set, duplicate content.
-    Info(TraceArgs),
+    Info(InfoArgs),
 }
 
 /// `config` subcommands.
@@ -144,4 +144,35 @@ pub struct CompareArgs {
     /// Also write each run's JSON report into this directory.
     #[arg(long, value_name = "DIR")]
     pub json_dir: Option<PathBuf>,
+}
+
+/// `trace info` arguments: the trace file is positional.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Trace file (.gz or plain).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Force the trace format.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<TraceFormat>,
+    /// Skip (and count) malformed lines instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Count the trace N times back to back.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+}
+
+impl InfoArgs {
+    /// The same workload as `--trace FILE` would name.
+    pub fn to_trace_args(&self) -> TraceArgs {
+        TraceArgs {
+            trace: Some(self.file.clone()),
+            format: self.format,
+            skip_bad_lines: self.skip_bad_lines,
+            repeat: self.repeat,
+            synthetic: false,
+            synthetic_config: None,
+        }
+    }
 }

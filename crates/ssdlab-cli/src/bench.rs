@@ -1,7 +1,7 @@
 //! `ssdlab bench`: simulator speed on a real trace.
 
 use crate::args::RunArgs;
-use crate::{build_config, print, trace_source, Failure};
+use crate::{build_config, create_output, print, trace_source, write_json, Failure};
 use anyhow::anyhow;
 use ssdlab::Simulation;
 use std::time::Instant;
@@ -19,6 +19,11 @@ fn peak_rss_bytes() -> Option<u64> {
 pub fn cmd_bench(a: &RunArgs) -> Result<(), Failure> {
     let cfg = build_config(&a.device, &[])?;
     let src = trace_source(&a.trace)?;
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| create_output("--json", p).map(|f| (f, p)))
+        .transpose()?;
     let stream = src.open().map_err(Failure::input)?;
     let start = Instant::now();
     let sim = Simulation::new(cfg, stream, &src.describe())?;
@@ -60,8 +65,8 @@ pub fn cmd_bench(a: &RunArgs) -> Result<(), Failure> {
         }
     }
     print(&s)?;
-    if let Some(p) = &a.json {
-        std::fs::write(p, report.to_json()).map_err(Failure::input)?;
+    if let Some((file, path)) = json {
+        write_json(file, path, &report)?;
     }
     Ok(())
 }

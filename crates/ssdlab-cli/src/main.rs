@@ -67,7 +67,7 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
         Cmd::Compare(a) => cmd_compare(&a),
         Cmd::Trace {
             cmd: TraceCmd::Info(t),
-        } => cmd_trace_info(&t),
+        } => cmd_trace_info(&t.to_trace_args()),
         Cmd::Config { cmd } => cmd_config(&cmd),
         Cmd::Demo => cmd_demo(),
         Cmd::Bench(a) => bench::cmd_bench(&a),
@@ -84,9 +84,6 @@ pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failu
         b = b.file(f).map_err(Failure::input)?;
     }
     let mut sets: Vec<String> = Vec::new();
-    if let Some(seed) = d.seed {
-        sets.push(format!("seed={seed}"));
-    }
     if let Some(s) = &d.scheduler {
         sets.push(format!("scheduler.name=\"{s}\""));
     }
@@ -98,7 +95,14 @@ pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failu
     for s in &sets {
         b = b.set(s).map_err(Failure::input)?;
     }
-    b.build().map_err(Failure::input)
+    let mut cfg = b.build().map_err(Failure::input)?;
+    // Applied after the layers so that the whole range is checked by `validate`, with
+    // a message naming the key, rather than failing as a TOML literal.
+    if let Some(seed) = d.seed {
+        cfg.seed = seed;
+        cfg.validate().map_err(Failure::input)?;
+    }
+    Ok(cfg)
 }
 
 /// The trace (or synthetic workload) the arguments name.
@@ -166,9 +170,7 @@ pub fn simulate(
         sim.set_preset_name(p);
     }
     if let Some(path) = csv {
-        let f = std::fs::File::create(path)
-            .with_context(|| format!("--per-request-csv {}", path.display()))
-            .map_err(Failure::input)?;
+        let f = create_output("--per-request-csv", path)?;
         sim.set_per_request_csv(Box::new(std::io::BufWriter::new(f)));
     }
     let bar = show_progress.then(progress::Progress::new).flatten();
@@ -182,8 +184,20 @@ pub fn simulate(
     Ok(report?)
 }
 
-fn write_json(path: &std::path::Path, report: &Report) -> Result<(), Failure> {
-    std::fs::write(path, report.to_json())
+/// Creates an output file before a run, so that a bad path fails at once.
+pub fn create_output(flag: &str, path: &std::path::Path) -> Result<std::fs::File, Failure> {
+    std::fs::File::create(path)
+        .with_context(|| format!("{flag} {}", path.display()))
+        .map_err(Failure::input)
+}
+
+/// Writes a report as JSON into a file made by [`create_output`].
+pub fn write_json(
+    mut file: std::fs::File,
+    path: &std::path::Path,
+    report: &Report,
+) -> Result<(), Failure> {
+    file.write_all(report.to_json().as_bytes())
         .with_context(|| format!("--json {}", path.display()))
         .map_err(Failure::input)
 }
@@ -196,6 +210,11 @@ fn print(text: &str) -> Result<(), Failure> {
 fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     let cfg = build_config(&a.device, &[])?;
     let src = trace_source(&a.trace)?;
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| create_output("--json", p).map(|f| (f, p)))
+        .transpose()?;
     let report = simulate(
         cfg,
         &src,
@@ -206,8 +225,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     let mut table = String::new();
     report.write_table(&mut table).map_err(Failure::internal)?;
     print(&table)?;
-    if let Some(p) = &a.json {
-        write_json(p, &report)?;
+    if let Some((file, path)) = json {
+        write_json(file, path, &report)?;
     }
     Ok(())
 }
@@ -255,7 +274,8 @@ fn cmd_compare(a: &CompareArgs) -> Result<(), Failure> {
             .with_context(|| format!("--json-dir {}", dir.display()))
             .map_err(Failure::input)?;
         for (i, r) in reports.iter().enumerate() {
-            write_json(&dir.join(format!("run-{i}.json")), r)?;
+            let path = dir.join(format!("run-{i}.json"));
+            write_json(create_output("--json-dir", &path)?, &path, r)?;
         }
     }
     Ok(())

@@ -1,0 +1,198 @@
+//! Malformed traces: exit code 2, and a message naming the file, the line and the field.
+
+use crate::{json_u64, out_path, read_json, ssdlab, tmp_file, trace, MSR_OK};
+
+/// An MSR file: `good` valid lines, then `bad`, then one more valid line.
+fn msr_with_bad_line(name: &str, good: usize, bad: &str) -> String {
+    let mut text = String::new();
+    for _ in 0..good {
+        text.push_str(MSR_OK);
+        text.push('\n');
+    }
+    text.push_str(bad);
+    text.push('\n');
+    text.push_str(MSR_OK);
+    text.push('\n');
+    tmp_file(name, &text)
+}
+
+fn run_default(path: &str, extra: &[&str]) -> crate::Run {
+    let mut args = vec!["run", "--preset", "default", "--trace", path];
+    args.extend_from_slice(extra);
+    ssdlab(args)
+}
+
+#[test]
+fn msr_truncated_line() {
+    let p = msr_with_bad_line(
+        "bt-truncated.csv",
+        1,
+        "128166372003061629,hm,0,Read,383496192",
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:2"), "`Size`", "truncated"]);
+}
+
+#[test]
+fn msr_non_numeric_field() {
+    let p = msr_with_bad_line(
+        "bt-non-numeric.csv",
+        3,
+        "128166372003061629,hm,0,Read,38349x192,32768,1331",
+    );
+    run_default(&p, &[]).assert_input_error(&[
+        &format!("{p}:4"),
+        "`Offset`",
+        "integer",
+        "38349x192",
+    ]);
+}
+
+#[test]
+fn msr_unknown_op() {
+    let p = msr_with_bad_line(
+        "bt-unknown-op.csv",
+        2,
+        "128166372003061629,hm,0,Trim,383496192,32768,1331",
+    );
+    run_default(&p, &[]).assert_input_error(&[
+        &format!("{p}:3"),
+        "`Type`",
+        "unknown operation",
+        "Trim",
+    ]);
+}
+
+#[test]
+fn msr_zero_size() {
+    let p = msr_with_bad_line(
+        "bt-zero-size.csv",
+        1,
+        "128166372003061629,hm,0,Write,383496192,0,1331",
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:2"), "`Size`", "positive", "`0`"]);
+}
+
+#[test]
+fn msr_negative_size() {
+    let p = msr_with_bad_line(
+        "bt-negative-size.csv",
+        1,
+        "128166372003061629,hm,0,Write,383496192,-4096,1331",
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:2"), "`Size`", "-4096"]);
+}
+
+#[test]
+fn msr_size_too_large() {
+    let p = msr_with_bad_line(
+        "bt-size-too-large.csv",
+        1,
+        "128166372003061629,hm,0,Read,383496192,99999999999999999999999,1331",
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:2"), "`Size`", "out of range"]);
+}
+
+#[test]
+fn msr_bad_first_line() {
+    // The very first line is also the one format detection looks at.
+    let p = tmp_file(
+        "bt-bad-first-line.csv",
+        &format!("128166372003061629,hm,0,Read,38349x192,32768,1331\n{MSR_OK}\n"),
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:1"), "`Offset`", "38349x192"]);
+}
+
+#[test]
+fn empty_file() {
+    let p = tmp_file("bt-empty.csv", "");
+    run_default(&p, &[]).assert_input_error(&[&p, "no requests"]);
+    let blank = tmp_file("bt-blank-lines.csv", "\n\n\n");
+    run_default(&blank, &[]).assert_input_error(&[&blank, "no requests"]);
+}
+
+#[test]
+fn unrecognisable_content() {
+    let p = tmp_file("bt-prose.txt", "this is not\na block trace at all\n");
+    run_default(&p, &[]).assert_input_error(&[&p, "cannot recognise the trace format"]);
+}
+
+#[test]
+fn corrupt_gzip() {
+    let whole = std::fs::read(trace("msr/wdev_3.csv.gz")).unwrap();
+    let p = crate::tmp_dir().join("bt-corrupt.csv.gz");
+    std::fs::write(&p, &whole[..200]).unwrap();
+    let p = p.display().to_string();
+    run_default(&p, &[]).assert_input_error(&[&p]);
+}
+
+#[test]
+fn disksim_non_numeric_block() {
+    let p = tmp_file(
+        "bt-disksim-block.txt",
+        "640.875000\t0\t522424\t16\t1\n640.875000\t0\t5224x4\t16\t1\n",
+    );
+    run_default(&p, &["--format", "disksim"]).assert_input_error(&[
+        &format!("{p}:2"),
+        "`block`",
+        "5224x4",
+    ]);
+}
+
+#[test]
+fn disksim_truncated_line() {
+    let p = tmp_file(
+        "bt-disksim-truncated.txt",
+        "640.875000\t0\t522424\t16\t1\n640.875000\t0\t522424\t16\t1\n640.875000\t0\t522424\n",
+    );
+    run_default(&p, &["--format", "disksim"]).assert_input_error(&[
+        &format!("{p}:3"),
+        "`size`",
+        "truncated",
+    ]);
+}
+
+#[test]
+fn fiu_bad_digest() {
+    let good = "89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221";
+    let bad = "89966527950584 4253 nfsd 508516672 8 W 6 0 not-a-digest";
+    let p = tmp_file("bt-fiu-digest.txt", &format!("{good}\n{bad}\n"));
+    run_default(&p, &["--format", "fiu"]).assert_input_error(&[
+        &format!("{p}:2"),
+        "`md5`",
+        "not-a-digest",
+    ]);
+}
+
+#[test]
+fn skip_bad_lines_counts_the_bad_line() {
+    let p = msr_with_bad_line(
+        "bt-skip.csv",
+        2,
+        "128166372003061629,hm,0,Trim,383496192,32768,1331",
+    );
+    // Without the flag the bad line stops the run...
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:3"), "Trim"]);
+    // ...with it, the line is skipped and counted.
+    let json = out_path("bt-skip.json");
+    run_default(&p, &["--skip-bad-lines", "--json", &json]).assert_ok();
+    let r = read_json(&json);
+    assert_eq!(json_u64(&r, &["counters", "trace-skipped-lines"]), 1);
+    assert_eq!(json_u64(&r, &["requests", "all"]), 3);
+}
+
+#[test]
+fn skip_bad_lines_with_nothing_left_is_an_error() {
+    let p = tmp_file("bt-all-bad.csv", "x,y\nfoo\n");
+    run_default(&p, &["--format", "msr", "--skip-bad-lines"])
+        .assert_input_error(&[&p, "no requests"]);
+}
+
+#[test]
+fn trace_info_reports_bad_lines_too() {
+    let p = msr_with_bad_line(
+        "bt-info.csv",
+        1,
+        "128166372003061629,hm,0,Read,383496192,0,1331",
+    );
+    ssdlab(["trace", "info", &p]).assert_input_error(&[&format!("{p}:2"), "`Size`"]);
+}
