@@ -9,6 +9,7 @@ use crate::presets;
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::FtlConfig;
 use ssdlab_nand::{Geometry, NandTiming};
+use ssdlab_raid::{RaidConfig, RaidLevel};
 use std::fmt;
 use std::path::Path;
 
@@ -28,6 +29,8 @@ pub struct SimConfig {
     pub host: HostConfig,
     /// I/O scheduler.
     pub scheduler: SchedulerConfig,
+    /// RAID inside the SSD (`level = "none"` by default).
+    pub raid: RaidConfig,
     /// Check that every host read returns the content token last written to its LPN.
     pub verify: bool,
 }
@@ -41,6 +44,7 @@ impl Default for SimConfig {
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
             scheduler: SchedulerConfig::default(),
+            raid: RaidConfig::default(),
             verify: false,
         }
     }
@@ -372,6 +376,16 @@ impl SimConfig {
         for e in ftl_errs {
             invalid(e.key(), e.to_string());
         }
+        if self.seed > i64::MAX as u64 {
+            invalid(
+                "seed",
+                format!(
+                    "must be at most {} (TOML integers are signed 64-bit), found {}",
+                    i64::MAX,
+                    self.seed
+                ),
+            );
+        }
         let h = &self.host;
         if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
             invalid(
@@ -388,6 +402,9 @@ impl SimConfig {
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());
         }
+        if geometry_errs.is_empty() {
+            self.validate_raid(&mut errs);
+        }
         if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
             errs.push(ConfigError::Invalid {
                 key: "ftl.over_provisioning".into(),
@@ -398,6 +415,40 @@ impl SimConfig {
             Ok(())
         } else {
             Err(ConfigErrors(errs))
+        }
+    }
+
+    fn validate_raid(&self, errs: &mut Vec<ConfigError>) {
+        let r = &self.raid;
+        for e in r.validate_for(&self.geometry) {
+            errs.push(ConfigError::Invalid {
+                key: e.key().to_string(),
+                message: e.to_string(),
+            });
+        }
+        if r.level == RaidLevel::None {
+            return;
+        }
+        if r.level.has_parity() && r.group_size > 64 {
+            errs.push(ConfigError::Invalid {
+                key: "raid.group_size".into(),
+                message: format!(
+                    "at most 64 members per parity group are supported, found {}",
+                    r.group_size
+                ),
+            });
+        }
+        if !r.fail.is_empty() || r.spare_chips > 0 {
+            errs.push(ConfigError::Invalid {
+                key: if r.fail.is_empty() {
+                    "raid.spare_chips"
+                } else {
+                    "raid.fail"
+                }
+                .into(),
+                message: "failure injection and rebuild are not supported by this version yet"
+                    .into(),
+            });
         }
     }
 

@@ -8,11 +8,24 @@ use ssdlab_trace::TraceError;
 #[non_exhaustive]
 pub enum SimError {
     /// The configuration is inconsistent.
-    #[error("{0}")]
+    #[error(transparent)]
     Config(#[from] ConfigErrors),
     /// The trace is malformed.
-    #[error("{0}")]
+    #[error(transparent)]
     Trace(#[from] TraceError),
+    /// Redundancy disagrees with data (a parity or mirror page is wrong).
+    #[error("redundancy check: {0}")]
+    Redundancy(String),
+    /// A request's arrival time does not fit simulated time.
+    #[error("request {request} arrives at {arrival_ns} ns × host.time_scale {time_scale}, beyond the simulator's clock range (about 146 years); check the trace's timestamps or host.time_scale")]
+    TimeOverflow {
+        /// 0-based index of the request in the trace.
+        request: u64,
+        /// Its arrival time relative to the first request, before scaling.
+        arrival_ns: u64,
+        /// The configured scale.
+        time_scale: f64,
+    },
     /// A host read returned content other than what was last written (verify mode).
     #[error("verify: read of LPN {lpn} at {at_ns} ns returned token {found:#018x}, expected {expected:#018x}")]
     VerifyMismatch {
@@ -62,7 +75,10 @@ impl SimError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            SimError::Config(_) | SimError::Trace(_) | SimError::AddressOutOfRange { .. }
+            SimError::Config(_)
+                | SimError::Trace(_)
+                | SimError::AddressOutOfRange { .. }
+                | SimError::TimeOverflow { .. }
         )
     }
 }

@@ -38,12 +38,17 @@ impl GcJob {
     }
 }
 
-/// A host write waiting for space.
+/// A write waiting for space: a host page (or its mirror) of request `req`, or the
+/// parity page of RAID stripe job `job`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Parked {
     pub req: ReqId,
     pub lpn: Lpn,
     pub token: u64,
+    pub reason: TxnReason,
+    pub job: u32,
+    /// Park order; a page superseded by a newer write while waiting is dropped.
+    pub seq: u64,
 }
 
 impl Simulation {
@@ -177,10 +182,34 @@ impl Simulation {
         self.try_erase(plane);
     }
 
-    /// Parks a host write that found no space in `plane`.
-    pub(super) fn park(&mut self, req: ReqId, lpn: Lpn, plane: PlaneId, token: u64) {
+    /// Parks a host (or mirror) write that found no space in `plane`. Until it is placed
+    /// the controller holds its content: reads are served from it (buffer hits) and a
+    /// newer write of the same page supersedes it.
+    pub(super) fn park(
+        &mut self,
+        req: ReqId,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+        reason: TxnReason,
+    ) {
         self.counters.parked_writes += 1;
-        self.parked[plane.idx()].push(Parked { req, lpn, token });
+        self.park_seq += 1;
+        let seq = self.park_seq;
+        if self.held.insert(lpn.0, (seq, token)).is_none() {
+            self.raid_note_held(lpn, true);
+        }
+        if self.cfg.verify && reason == TxnReason::HostWrite {
+            self.shadow[lpn.idx()] = token;
+        }
+        self.parked[plane.idx()].push(Parked {
+            req,
+            lpn,
+            token,
+            reason,
+            job: NONE,
+            seq,
+        });
     }
 
     /// Places parked writes of `plane` again, in the order they were parked.
@@ -195,7 +224,18 @@ impl Simulation {
                 still.push(p);
                 continue;
             }
-            match self.place_write(p.req, p.lpn, plane, p.token) {
+            if p.job != NONE {
+                if !self.unpark_parity(p.job, p.lpn, plane, p.token) {
+                    still.push(p);
+                }
+                continue;
+            }
+            if self.held.get(&p.lpn.0).map(|h| h.0) != Some(p.seq) {
+                // Superseded by a newer write while waiting: nothing to program.
+                self.sub_done(p.req, 0, 0);
+                continue;
+            }
+            match self.place_write(p.req, p.lpn, plane, p.token, p.reason) {
                 Some(t) => {
                     let chip = self.geom.chip_of_die(self.txns[t].die);
                     self.queues.load[chip.idx()] += 1;

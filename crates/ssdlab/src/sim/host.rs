@@ -1,14 +1,25 @@
 //! The host side and the controller's request path: arrivals, the device queue,
 //! translation and allocation of each page, and request completion (ARCHITECTURE §4).
 
+use super::raid::StripeWrite;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::{Event, Simulation};
 use crate::config::{HostMode, UnwrittenReads};
 use crate::error::SimError;
 use ssdlab_ftl::{token_for, AddressFold};
-use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
+use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 use ssdlab_stats::{EndState, OpClass, RequestRecord};
-use ssdlab_trace::{page_token, IoRequest, Op};
+use ssdlab_trace::{page_token, IoRequest, Op, MAX_ARRIVAL_NS};
+
+/// What admitting one read page produced.
+pub(crate) enum ReadOutcome {
+    /// A flash read to queue with the request.
+    Txn(TxnId),
+    /// Nothing to wait for (buffer hit, zero read).
+    Done,
+    /// Another mechanism (reconstruction) completes the page later.
+    Deferred,
+}
 
 /// One host request in the device.
 #[derive(Clone, Copy, Debug)]
@@ -106,10 +117,25 @@ impl Simulation {
 
     fn schedule_next_arrival(&mut self) {
         if let Some(io) = self.pull() {
-            let at = if self.cfg.host.time_scale == 1.0 {
+            let scale = self.cfg.host.time_scale;
+            let at = if scale == 1.0 {
+                io.arrival_ns as f64
+            } else {
+                io.arrival_ns as f64 * scale
+            };
+            if at > MAX_ARRIVAL_NS as f64 {
+                self.error = Some(SimError::TimeOverflow {
+                    request: self.counters.trace_requests - 1,
+                    arrival_ns: io.arrival_ns,
+                    time_scale: scale,
+                });
+                self.source_done = true;
+                return;
+            }
+            let at = if scale == 1.0 {
                 io.arrival_ns
             } else {
-                (io.arrival_ns as f64 * self.cfg.host.time_scale) as u64
+                at as u64
             };
             self.lookahead = Some(io);
             let at = ssdlab_engine::SimTime(at.max(self.now().as_ns()));
@@ -183,21 +209,41 @@ impl Simulation {
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
+        let striped = self.raid.as_ref().is_some_and(|x| x.level.has_parity());
+        let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
         for i in 0..r.pages {
             let Some(lpn) = self.fold(r.first_lpn + u64::from(i), &r.io) else {
                 done_now += 1;
                 continue;
             };
-            let t = match r.io.op {
-                Op::Read => self.admit_read(id, lpn),
-                Op::Write => self.admit_write(id, lpn, r.io.content.map(|s| page_token(s, i))),
-            };
-            match t {
-                Some(t) => txns.push(t),
-                None if r.io.op == Op::Read => done_now += 1,
-                None => {}
+            match r.io.op {
+                Op::Read => match self.admit_read(id, lpn) {
+                    ReadOutcome::Txn(t) => txns.push(t),
+                    ReadOutcome::Done => done_now += 1,
+                    ReadOutcome::Deferred => {}
+                },
+                Op::Write => {
+                    let token = self.write_token(lpn, r.io.content.map(|s| page_token(s, i)));
+                    if striped {
+                        let x = self.raid.as_ref().expect("striped");
+                        let c = x.layout.locate(u64::from(lpn.0));
+                        let stripe = x.stripe_of(&c);
+                        stripe_writes.push(StripeWrite {
+                            stripe,
+                            pos: c.pos,
+                            lpn,
+                            token,
+                        });
+                    } else {
+                        self.admit_write(id, lpn, token, &mut txns);
+                    }
+                }
             }
         }
+        if !stripe_writes.is_empty() {
+            self.raid_admit_writes(id, &mut stripe_writes, &mut txns);
+        }
+        self.stripe_writes = stripe_writes;
         let n = txns.len() as u32;
         self.reqs[id].flash_txns += n;
         if n > 0 {
@@ -210,84 +256,146 @@ impl Simulation {
         self.scratch = txns;
         // GC starts only now, behind this request's transactions: a victim may hold
         // pages this request just allocated, and their programs must come first.
-        let mut planes = std::mem::take(&mut self.gc_check);
-        for &plane in &planes {
-            self.maybe_start_gc(plane, false);
-        }
-        planes.clear();
-        self.gc_check = planes;
+        self.run_gc_checks();
         for _ in 0..done_now {
             self.sub_done(id, 0, 0);
         }
     }
 
-    /// A read page: a flash read, or an answer from the write buffer.
-    fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> Option<TxnId> {
+    /// A read page: a flash read, an answer from the write buffer, or (RAID) a
+    /// reconstruction from the page's parity group.
+    fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
+        if let Some(&(_, token)) = self.held.get(&lpn.0) {
+            // The page's newest content waits for space in the controller.
+            self.counters.buffer_hits += 1;
+            self.reqs[id].buffer_hits += 1;
+            if self.cfg.verify {
+                self.check_token(lpn, self.shadow[lpn.idx()], token);
+            }
+            return ReadOutcome::Done;
+        }
         let ppn = match self.ftl.lookup(lpn) {
             Some(p) => p,
-            None => self.materialize(lpn)?,
+            None => match self.materialize(lpn) {
+                Some(p) => p,
+                None => return ReadOutcome::Done,
+            },
+        };
+        let expect = if self.cfg.verify {
+            self.shadow[lpn.idx()]
+        } else {
+            0
         };
         if self.ftl.is_pending(ppn) {
             self.counters.buffer_hits += 1;
             self.reqs[id].buffer_hits += 1;
             if self.cfg.verify {
-                self.check_token(lpn, self.shadow[lpn.idx()], self.ftl.token(ppn));
+                self.check_token(lpn, expect, self.ftl.token(ppn));
             }
-            return None;
+            return ReadOutcome::Done;
+        }
+        let mut ppn = ppn;
+        if let Some(level) = self.raid.as_ref().map(|x| x.level) {
+            match level {
+                ssdlab_raid::RaidLevel::Raid1 => ppn = self.pick_mirror_copy(lpn, ppn),
+                ssdlab_raid::RaidLevel::Raid4 | ssdlab_raid::RaidLevel::Raid5
+                    if self.raid.as_ref().is_some_and(|x| x.force_reconstruct)
+                        && self.reconstruct_read(id, lpn, expect) =>
+                {
+                    return ReadOutcome::Deferred;
+                }
+                _ => {}
+            }
         }
         self.ftl.pin(ppn);
         let die = self.geom.die_of_page(ppn);
         let mut t = Txn::new(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
         t.enqueued_ns = self.now().as_ns();
         t.gc_mark_ns = self.die_gc_ns[die.idx()];
-        if self.cfg.verify {
-            t.expect = self.shadow[lpn.idx()];
-        }
-        Some(self.txns.insert(t))
+        t.expect = expect;
+        ReadOutcome::Txn(self.txns.insert(t))
     }
 
-    /// A never-written page that a read asks for (see `host.unwritten_reads`).
+    /// A never-written page that a read asks for (see `host.unwritten_reads`). Under
+    /// RAID the whole stripe (or both copies) is materialized with its redundancy.
     fn materialize(&mut self, lpn: Lpn) -> Option<Ppn> {
         if self.cfg.host.unwritten_reads == UnwrittenReads::Zero {
             self.counters.zero_reads += 1;
             return None;
         }
-        let plane = self
-            .placement
-            .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load);
-        let token = token_for(lpn, 0);
+        let placed = if self.raid.is_some() {
+            self.raid_materialize(lpn)
+        } else {
+            let plane = self
+                .placement
+                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load);
+            let token = token_for(lpn, 0);
+            let ok = self.materialize_page(lpn, plane, token);
+            if ok && self.cfg.verify {
+                self.shadow[lpn.idx()] = token;
+            }
+            ok
+        };
+        if !placed {
+            self.counters.zero_reads += 1;
+            return None;
+        }
+        self.counters.materialized_reads += 1;
+        self.ftl.lookup(lpn)
+    }
+
+    /// Writes `lpn` with `token` in zero time; false if its plane has no free page.
+    pub(super) fn materialize_page(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> bool {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
                 self.ftl.program_done(ppn);
-                self.counters.materialized_reads += 1;
-                if self.cfg.verify {
-                    self.shadow[lpn.idx()] = token;
-                }
                 self.gc_check.push(plane);
-                Some(ppn)
+                true
             }
-            Err(_) => {
-                self.counters.zero_reads += 1;
-                None
-            }
+            Err(_) => false,
         }
     }
 
-    /// A written page: allocated now, or parked until GC frees space in its plane.
-    fn admit_write(&mut self, id: ReqId, lpn: Lpn, content: Option<u64>) -> Option<TxnId> {
+    /// The content token of a host write of `lpn`.
+    fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
         self.write_seq = self.write_seq.wrapping_add(1);
-        let token = content.unwrap_or_else(|| token_for(lpn, self.write_seq));
-        let plane = self
-            .placement
-            .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load);
-        let t = self.place_write(id, lpn, plane, token);
-        if t.is_none() {
-            self.park(id, lpn, plane, token);
+        content.unwrap_or_else(|| token_for(lpn, self.write_seq))
+    }
+
+    /// A written page without parity: allocated now (with its RAID-1 mirror), or
+    /// parked until GC frees space in its plane.
+    fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
+        let plane = match self.raid.as_ref() {
+            Some(x) => self.chunk_plane(&x.layout.locate(u64::from(lpn.0))),
+            None => self
+                .placement
+                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load),
+        };
+        self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
+        if let Some(m) = self.raid.as_ref().and_then(|x| x.mirror_of(lpn)) {
+            let (mlpn, chunk) = m;
+            let mplane = self.chunk_plane(&chunk);
+            self.reqs[id].pending += 1;
+            self.write_or_park(id, mlpn, mplane, token, TxnReason::MirrorWrite, txns);
+        }
+    }
+
+    pub(super) fn write_or_park(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+        reason: TxnReason,
+        txns: &mut Vec<TxnId>,
+    ) {
+        match self.place_write(id, lpn, plane, token, reason) {
+            Some(t) => txns.push(t),
+            None => self.park(id, lpn, plane, token, reason),
         }
         if self.gc_check.last() != Some(&plane) {
             self.gc_check.push(plane);
         }
-        t
     }
 
     /// Allocates `lpn` in `plane` and builds its program transaction.
@@ -295,16 +403,25 @@ impl Simulation {
         &mut self,
         id: ReqId,
         lpn: Lpn,
-        plane: ssdlab_nand::PlaneId,
+        plane: PlaneId,
         token: u64,
+        reason: TxnReason,
     ) -> Option<TxnId> {
         let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
-        self.counters.host_pages_programmed += 1;
-        if self.cfg.verify {
-            self.shadow[lpn.idx()] = token;
+        // A version that waited for space is superseded by this one.
+        if self.held.remove(&lpn.0).is_some() {
+            self.raid_note_held(lpn, false);
+        }
+        if reason == TxnReason::HostWrite {
+            self.counters.host_pages_programmed += 1;
+            if self.cfg.verify {
+                self.shadow[lpn.idx()] = token;
+            }
+        } else if let Some(x) = self.raid.as_mut() {
+            x.counters.mirror_writes += 1;
         }
         let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(FlashOp::Program, TxnReason::HostWrite, ppn, die, lpn, id);
+        let mut t = Txn::new(FlashOp::Program, reason, ppn, die, lpn, id);
         t.enqueued_ns = self.now().as_ns();
         t.gc_mark_ns = self.die_gc_ns[die.idx()];
         Some(self.txns.insert(t))

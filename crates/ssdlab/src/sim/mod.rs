@@ -24,6 +24,7 @@ macro_rules! sched_ctx {
 mod backend;
 mod gc;
 mod host;
+mod raid;
 mod stream;
 pub(crate) mod txn;
 
@@ -36,7 +37,7 @@ use gc::{GcJob, Parked};
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimRng, SimTime};
 use ssdlab_ftl::Ftl;
-use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn};
+use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn, TxnReason};
 use ssdlab_stats::{Recorder, Report, RunMeta, Shape};
 use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
@@ -53,6 +54,8 @@ pub(crate) enum Event {
     ArrayDone(DieId),
     /// A page finished crossing a channel bus.
     BusDone(ChannelId),
+    /// A RAID group buffer's encode timeout (buffer slot, generation).
+    EncodeTimeout(u32, u32),
 }
 
 /// Counters the simulator keeps itself and hands to the report at the end.
@@ -112,9 +115,15 @@ pub struct Simulation {
     // garbage collection
     pub(crate) gc_jobs: Vec<GcJob>,
     pub(crate) parked: Vec<Vec<Parked>>,
+    /// Pages whose newest write waits for space: LPN → (park sequence, token).
+    pub(crate) held: std::collections::HashMap<u32, (u64, u64)>,
+    pub(crate) park_seq: u64,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
+    // RAID
+    pub(crate) raid: Option<raid::RaidState>,
+    pub(crate) stripe_writes: Vec<raid::StripeWrite>,
     // scratch and bookkeeping
     pub(crate) scratch: Vec<TxnId>,
     pub(crate) group: Vec<TxnId>,
@@ -138,20 +147,31 @@ impl Simulation {
         cfg.validate()?;
         let geom = cfg.geometry;
         let rng = SimRng::new(cfg.seed);
-        let logical_pages = cfg.ftl.logical_pages(&geom);
-        let mut ftl = Ftl::new(&cfg.ftl, &geom, logical_pages, rng.fork("ftl"))
+        let raid = raid::RaidState::new(&cfg)?;
+        let (raid, map_entries, logical_pages) = match raid {
+            Some((r, entries)) => {
+                let host = r.host_pages as u32;
+                (Some(r), entries, host)
+            }
+            None => {
+                let n = cfg.ftl.logical_pages(&geom);
+                (None, n, n)
+            }
+        };
+        let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
         if cfg.ftl.precondition.enabled {
-            // Preconditioning lays data out with the static order; dynamic placement
-            // applies that order to a write counter, as it does at run time.
+            // Preconditioning lays data out with the static order (or the RAID layout);
+            // dynamic placement applies the order to a write counter, as it does at
+            // run time.
             let order = cfg.ftl.static_order;
             let planes = geom.planes();
             let is_static = matches!(cfg.ftl.allocation, ssdlab_ftl::Allocation::Static);
             let mut k: u32 = 0;
-            let mut place = |lpn: Lpn| {
-                if is_static {
-                    order.plane_of(lpn, &geom)
-                } else {
+            let mut place = |lpn: Lpn| match &raid {
+                Some(r) => r.static_plane(&geom, lpn),
+                None if is_static => order.plane_of(lpn, &geom),
+                None => {
                     k = k.wrapping_add(1);
                     order.plane_of(Lpn(k % planes), &geom)
                 }
@@ -207,8 +227,12 @@ impl Simulation {
             die_gc_ns: vec![0; geom.dies() as usize],
             gc_jobs: vec![GcJob::none(); planes],
             parked: vec![Vec::new(); planes],
+            held: std::collections::HashMap::new(),
+            park_seq: 0,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
+            raid,
+            stripe_writes: Vec::new(),
             scratch: Vec::new(),
             group: Vec::with_capacity(8),
             counters: SimCounters::default(),
@@ -226,6 +250,9 @@ impl Simulation {
             geom,
             cfg,
         };
+        if sim.cfg.ftl.precondition.enabled {
+            sim.raid_fix_redundancy();
+        }
         if sim.cfg.verify {
             sim.seed_shadow_from_ftl();
         }
@@ -284,6 +311,7 @@ impl Simulation {
             Event::Arrival => self.on_arrival(),
             Event::ArrayDone(die) => self.on_array_done(die),
             Event::BusDone(ch) => self.on_bus_done(ch),
+            Event::EncodeTimeout(slot, generation) => self.on_encode_timeout(slot, generation),
         }
         self.wake_touched();
         if let Some(e) = self.error.take() {
@@ -336,6 +364,7 @@ impl Simulation {
             }
             checked += 1;
         }
+        self.raid_audit().map_err(SimError::Redundancy)?;
         Ok(checked)
     }
 
@@ -378,8 +407,12 @@ impl Simulation {
             ("background-gc-runs", c.background_gc_runs),
             ("multi-plane-ops", c.multi_plane_ops),
             ("trace-skipped-lines", self.source.skipped_lines()),
+            ("trace-ignored-lines", self.source.ignored_lines()),
             ("trace-clamped-timestamps", self.source.clamped_timestamps()),
         ] {
+            self.rec.count(name, v);
+        }
+        for (name, v) in self.raid_counters() {
             self.rec.count(name, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());
@@ -417,10 +450,10 @@ impl Simulation {
         });
         let chip = self.geom.chip_of_die(txn.die);
         self.queues.load[chip.idx()] -= 1;
-        if txn.reason.is_gc() {
-            self.gc_txn_done(t);
-        } else {
-            self.host_txn_done(t);
+        match txn.reason {
+            TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
+            r if r.is_gc() => self.gc_txn_done(t),
+            _ => self.raid_txn_done(t),
         }
         self.sched.on_txn_done(chip, &mut sched_ctx!(self));
         self.txns.remove(t);
