@@ -33,6 +33,12 @@ pub struct Queues {
     pub touched: Vec<ChipId>,
     /// Membership flags of `touched`.
     pub is_touched: Vec<bool>,
+    /// Reads and programs waiting in each chip's queue (for expected-wait estimates).
+    pub queued_reads: Vec<u32>,
+    /// Programs waiting in each chip's queue.
+    pub queued_writes: Vec<u32>,
+    /// Host reads a policy chose to serve by reconstruction (see [`SchedCtx::redirect`]).
+    pub redirected: Vec<TxnId>,
 }
 
 impl Queues {
@@ -48,6 +54,9 @@ impl Queues {
             die_busy: vec![false; geom.dies() as usize],
             touched: Vec::with_capacity(chips),
             is_touched: vec![false; chips],
+            queued_reads: vec![0; chips],
+            queued_writes: vec![0; chips],
+            redirected: Vec::new(),
         }
     }
 
@@ -73,9 +82,49 @@ pub struct SchedCtx<'a> {
     pub queues: &'a mut Queues,
     /// The device shape.
     pub geom: &'a Geometry,
+    /// Read plans other than `direct` that the controller can execute now.
+    pub plans: &'a dyn PlanOracle,
+}
+
+/// Answers which alternative read plans exist for a queued host read (ARCHITECTURE §2:
+/// the FTL/RAID layers enumerate plans, the scheduler chooses).
+pub trait PlanOracle {
+    /// If host read `t` can be served now by reconstruction from its parity group,
+    /// fills `chips` with the chips that reconstruction reads and returns true.
+    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool;
+}
+
+/// The oracle of a device without alternative plans.
+pub struct NoPlans;
+
+impl PlanOracle for NoPlans {
+    fn reconstruct_chips(&self, _t: TxnId, _chips: &mut Vec<ChipId>) -> bool {
+        false
+    }
 }
 
 impl SchedCtx<'_> {
+    /// Serves host read `t` by reconstruction instead of reading its page. Call only
+    /// after [`PlanOracle::reconstruct_chips`] returned true for `t` in this same call,
+    /// and do not queue `t` yourself: the controller replaces it with the reads of the
+    /// other members of its stripe, which it hands to `submit_background`.
+    pub fn redirect(&mut self, t: TxnId) {
+        self.queues.redirected.push(t);
+    }
+
+    /// Removes and returns the transaction at `pos` in `chip`'s queue (for policies
+    /// that choose what a die serves next themselves).
+    pub fn take_at(&mut self, chip: ChipId, pos: usize) -> Option<TxnId> {
+        self.queues.chip[chip.idx()].remove(pos)
+    }
+
+    /// BRR's expected waiting time of `chip`: `t_read × queued reads + t_prog × queued
+    /// programs` (its §III-D).
+    pub fn expected_wait_ns(&self, chip: ChipId, t_read_ns: u64, t_prog_ns: u64) -> u64 {
+        t_read_ns * u64::from(self.queues.queued_reads[chip.idx()])
+            + t_prog_ns * u64::from(self.queues.queued_writes[chip.idx()])
+    }
+
     /// The chip that executes `t`.
     #[inline]
     pub fn chip_of(&self, t: TxnId) -> ChipId {
@@ -88,6 +137,11 @@ impl SchedCtx<'_> {
         let chip = self.chip_of(t);
         debug_assert!(self.queues.has_room(chip));
         self.queues.chip[chip.idx()].push_back(t);
+        match self.txns[t].op {
+            FlashOp::Read => self.queues.queued_reads[chip.idx()] += 1,
+            FlashOp::Program => self.queues.queued_writes[chip.idx()] += 1,
+            FlashOp::Erase => {}
+        }
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
         if !self.queues.is_touched[chip.idx()] {

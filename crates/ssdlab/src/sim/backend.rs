@@ -109,7 +109,13 @@ impl Simulation {
             self.txns[w[0]].group_next = w[1];
         }
         let gc_total = self.die_gc_ns[die.idx()];
+        let chip = self.geom.chip_of_die(die).idx();
         for &t in &group {
+            match self.txns[t].op {
+                FlashOp::Read => self.queues.queued_reads[chip] -= 1,
+                FlashOp::Program => self.queues.queued_writes[chip] -= 1,
+                FlashOp::Erase => {}
+            }
             let txn = &mut self.txns[t];
             txn.started_ns = now;
             let queued = now - txn.enqueued_ns;

@@ -17,6 +17,12 @@ macro_rules! sched_ctx {
             txns: &$s.txns,
             queues: &mut $s.queues,
             geom: &$s.geom,
+            plans: &$crate::sim::raid::Plans {
+                raid: $s.raid.as_ref(),
+                ftl: &$s.ftl,
+                txns: &$s.txns,
+                geom: &$s.geom,
+            },
         }
     };
 }
@@ -24,7 +30,7 @@ macro_rules! sched_ctx {
 mod backend;
 mod gc;
 mod host;
-mod raid;
+pub(crate) mod raid;
 mod stream;
 pub(crate) mod txn;
 
@@ -68,6 +74,7 @@ pub(crate) struct SimCounters {
     pub parked_writes: u64,
     pub background_gc_runs: u64,
     pub multi_plane_ops: u64,
+    pub redirected_reads: u64,
     pub host_pages_programmed: u64,
     pub trace_requests: u64,
 }
@@ -287,6 +294,7 @@ impl Simulation {
 
     /// Starts idle dies of chips whose queue received work.
     pub(crate) fn wake_touched(&mut self) {
+        self.process_redirects();
         while let Some(chip) = self.queues.touched.pop() {
             self.queues.is_touched[chip.idx()] = false;
             for n in 0..self.geom.dies_per_chip {
@@ -406,6 +414,7 @@ impl Simulation {
             ("parked-writes", c.parked_writes),
             ("background-gc-runs", c.background_gc_runs),
             ("multi-plane-ops", c.multi_plane_ops),
+            (ssdlab_stats::counter::REDIRECTED_READS, c.redirected_reads),
             ("trace-skipped-lines", self.source.skipped_lines()),
             ("trace-ignored-lines", self.source.ignored_lines()),
             ("trace-clamped-timestamps", self.source.clamped_timestamps()),

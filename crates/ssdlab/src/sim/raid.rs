@@ -1124,3 +1124,79 @@ impl Simulation {
         ]
     }
 }
+
+/// The read plans the controller can execute now, as the scheduler sees them.
+pub(crate) struct Plans<'a> {
+    pub raid: Option<&'a RaidState>,
+    pub ftl: &'a ssdlab_ftl::Ftl,
+    pub txns: &'a super::txn::TxnSlab,
+    pub geom: &'a Geometry,
+}
+
+impl crate::sched::PlanOracle for Plans<'_> {
+    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool {
+        chips.clear();
+        let Some(r) = self.raid else { return false };
+        let txn = &self.txns[t];
+        if txn.reason != TxnReason::HostRead || !r.level.has_parity() {
+            return false;
+        }
+        let c = r.layout.locate(u64::from(txn.lpn.0));
+        let stripe = r.stripe_of(&c);
+        if r.locks.contains_key(&stripe)
+            || r.buffers.contains_key(&stripe)
+            || r.parked_stripes.contains_key(&stripe)
+        {
+            return false;
+        }
+        let parity = self.ftl.lookup(r.red_lpn(stripe));
+        if parity.is_none() {
+            return false;
+        }
+        for pos in 0..r.layout.group_size() {
+            if pos == c.pos {
+                continue;
+            }
+            let ppn = match r.layout.lpn_at(c.row, c.group, pos) {
+                Some(x) => self.ftl.lookup(Lpn(x as u32)),
+                None => parity,
+            };
+            if let Some(p) = ppn {
+                if self.ftl.is_pending(p) {
+                    chips.clear();
+                    return false;
+                }
+                chips.push(self.geom.chip_of_page(p));
+            }
+        }
+        true
+    }
+}
+
+impl Simulation {
+    /// Replaces the host reads a policy redirected with reconstructions.
+    pub(super) fn process_redirects(&mut self) {
+        if self.queues.redirected.is_empty() {
+            return;
+        }
+        let list = std::mem::take(&mut self.queues.redirected);
+        for &t in &list {
+            let txn = self.txns[t];
+            debug_assert_eq!(txn.reason, TxnReason::HostRead);
+            if self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
+                self.ftl.unpin(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                let chip = self.geom.chip_of_die(txn.die);
+                self.queues.load[chip.idx()] -= 1;
+                self.txns.remove(t);
+                self.counters.redirected_reads += 1;
+            } else {
+                // The stripe changed since the policy asked: read directly after all.
+                self.sched.submit_background(t, &mut sched_ctx!(self));
+            }
+        }
+        let mut list = list;
+        list.clear();
+        self.queues.redirected = list;
+    }
+}
