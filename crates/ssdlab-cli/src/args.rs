@@ -32,6 +32,12 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: ConfigCmd,
     },
+    /// RAID tools.
+    Raid {
+        /// RAID subcommand.
+        #[command(subcommand)]
+        cmd: RaidCmd,
+    },
     /// Run the built-in synthetic workload on the default device and print the results.
     Demo,
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
@@ -43,6 +49,21 @@ pub enum Cmd {
 pub enum TraceCmd {
     /// Statistics of a trace: requests, read ratio, sizes, working set, duplicate content.
     Info(InfoArgs),
+}
+
+/// `raid` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum RaidCmd {
+    /// Print the RAID layout of a configuration: which member holds which data page
+    /// and parity, row by row (e.g. `ssdlab raid layout --preset brr`).
+    Layout {
+        /// Device (its `[raid]` section).
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Rows to print.
+        #[arg(long, default_value_t = 8)]
+        rows: u64,
+    },
 }
 
 /// `config` subcommands.

@@ -8,7 +8,7 @@ mod bench;
 mod progress;
 
 use anyhow::{anyhow, Context};
-use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RunArgs, TraceArgs, TraceCmd};
+use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RaidCmd, RunArgs, TraceArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
 use ssdlab_stats::Report;
@@ -69,6 +69,9 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
             cmd: TraceCmd::Info(t),
         } => cmd_trace_info(&t.to_trace_args()),
         Cmd::Config { cmd } => cmd_config(&cmd),
+        Cmd::Raid {
+            cmd: RaidCmd::Layout { device, rows },
+        } => cmd_raid_layout(&device, rows),
         Cmd::Demo => cmd_demo(),
         Cmd::Bench(a) => bench::cmd_bench(&a),
     }
@@ -347,6 +350,30 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
             print(&s)
         }
     }
+}
+
+fn cmd_raid_layout(device: &DeviceArgs, rows: u64) -> Result<(), Failure> {
+    let cfg = build_config(device, &[])?;
+    if cfg.raid.level == ssdlab_raid::RaidLevel::None {
+        return Err(Failure::input(anyhow!(
+            "the configuration has no RAID layer (raid.level = \"none\"); e.g. --set raid.level=5"
+        )));
+    }
+    let members = cfg.raid.members(&cfg.geometry);
+    let layout = ssdlab_raid::RaidLayout::new(&cfg.raid, members).map_err(Failure::input)?;
+    print(&format!(
+        "RAID-{} over {} {}s, {} groups of {} ({} layout); first {rows} rows:\n{}",
+        cfg.raid.level.number().unwrap_or(0),
+        members,
+        match cfg.raid.domain {
+            ssdlab_raid::Domain::Chip => "chip",
+            ssdlab_raid::Domain::Channel => "channel",
+        },
+        layout.groups(),
+        layout.group_size(),
+        format!("{:?}", cfg.raid.layout).to_lowercase(),
+        layout.table(rows)
+    ))
 }
 
 fn cmd_demo() -> Result<(), Failure> {

@@ -35,7 +35,7 @@ pub enum GeometryError {
 /// `dies_per_chip` dies that work in parallel but share the chip's bus; each die has
 /// `planes_per_die` planes that can work together in multi-plane operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Geometry {
     /// Number of channels (independent buses).
     pub channels: u32,

@@ -21,7 +21,7 @@ pub enum TimingError {
 /// that the clock stays integer. `t_cmd_ns` is the command/address cycle time paid on
 /// the bus before every operation (0 to ignore, as the papers do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct NandTiming {
     /// Page read, array → register.
     pub t_read_ns: u64,

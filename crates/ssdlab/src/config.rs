@@ -490,6 +490,26 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_section_keeps_the_other_defaults() {
+        let cfg = ConfigBuilder::new()
+            .set("geometry.channels=9")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(cfg.geometry.channels, 9);
+        assert_eq!(
+            cfg.geometry.pages_per_block,
+            Geometry::default().pages_per_block
+        );
+        let cfg = ConfigBuilder::new()
+            .text("[timing]\nt_read_ns = 50000\n", "t")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(cfg.timing.t_prog_ns, NandTiming::default().t_prog_ns);
+    }
+
+    #[test]
     fn set_overrides_and_types() {
         let cfg = ConfigBuilder::new()
             .set("scheduler.chip_queue_depth=8")
