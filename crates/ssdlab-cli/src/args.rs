@@ -18,6 +18,9 @@ pub struct Cli {
 pub enum Cmd {
     /// Replay a trace (or the synthetic workload) on one configuration and print the report.
     Run(RunArgs),
+    /// Run with every read checked against the content last written, failures injected
+    /// (`--fail chip:3@150ms`), and a full audit of data and redundancy at the end.
+    Verify(RunArgs),
     /// Replay one trace on several schedulers or configurations; a table normalized to the first.
     Compare(CompareArgs),
     /// Trace tools.
@@ -99,6 +102,13 @@ pub struct DeviceArgs {
     /// Check every host read against the content last written to its page.
     #[arg(long)]
     pub verify: bool,
+    /// Enable DGC (sets dgc.enabled): redirect writes away from chips about to start GC.
+    #[arg(long)]
+    pub dgc: bool,
+    /// Inject a failure: `chip:K@T` or `channel:K@T`, T a time with unit (`150ms`, `2s`)
+    /// or a fraction of the trace's requests (`0.25`). Repeatable; adds to raid.fail.
+    #[arg(long, value_name = "SPEC")]
+    pub fail: Vec<String>,
 }
 
 /// Which workload.

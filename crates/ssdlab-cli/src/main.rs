@@ -64,6 +64,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<(), Failure> {
     match cli.cmd {
         Cmd::Run(a) => cmd_run(&a),
+        Cmd::Verify(a) => cmd_verify(&a),
         Cmd::Compare(a) => cmd_compare(&a),
         Cmd::Trace {
             cmd: TraceCmd::Info(t),
@@ -93,6 +94,9 @@ pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failu
     if d.verify {
         sets.push("verify=true".into());
     }
+    if d.dgc {
+        sets.push("dgc.enabled=true".into());
+    }
     sets.extend(d.set.iter().cloned());
     sets.extend(extra.iter().cloned());
     for s in &sets {
@@ -103,6 +107,9 @@ pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failu
     // a message naming the key, rather than failing as a TOML literal.
     if let Some(seed) = d.seed {
         cfg.seed = seed;
+    }
+    cfg.raid.fail.extend(d.fail.iter().cloned());
+    if d.seed.is_some() || !d.fail.is_empty() {
         cfg.validate().map_err(Failure::input)?;
     }
     Ok(cfg)
@@ -167,8 +174,39 @@ pub fn simulate(
     csv: Option<&std::path::Path>,
     show_progress: bool,
 ) -> Result<Report, Failure> {
+    let (sim, bar) = prepare(cfg, src, preset, csv, show_progress)?;
+    let report = sim.run();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+    Ok(report?)
+}
+
+/// Builds a simulation of `cfg` on `src` with its outputs and progress display; counts
+/// the trace's requests first when a failure is given as a fraction of them.
+pub fn prepare(
+    cfg: SimConfig,
+    src: &TraceSource,
+    preset: Option<&str>,
+    csv: Option<&std::path::Path>,
+    show_progress: bool,
+) -> Result<(Simulation, Option<progress::Progress>), Failure> {
+    let fractions = cfg
+        .raid
+        .fail_specs()
+        .map_err(Failure::input)?
+        .iter()
+        .any(|f| matches!(f.at, ssdlab_raid::FailAt::Fraction(_)));
     let stream = open_source(src)?;
     let mut sim = Simulation::new(cfg, stream, &src.describe())?;
+    if fractions {
+        let mut n = 0u64;
+        for r in open_source(src)? {
+            r.map_err(Failure::input)?;
+            n += 1;
+        }
+        sim.set_trace_requests(n);
+    }
     if let Some(p) = preset {
         sim.set_preset_name(p);
     }
@@ -180,11 +218,7 @@ pub fn simulate(
     if let Some(bar) = &bar {
         sim.set_progress(bar.callback());
     }
-    let report = sim.run();
-    if let Some(bar) = bar {
-        bar.finish();
-    }
-    Ok(report?)
+    Ok((sim, bar))
 }
 
 /// Creates an output file before a run, so that a bad path fails at once.
@@ -230,6 +264,49 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     print(&table)?;
     if let Some((file, path)) = json {
         write_json(file, path, &report)?;
+    }
+    Ok(())
+}
+
+/// `ssdlab verify`: a run with every read checked, failures injected, and a full audit
+/// of data and redundancy at the end; one `name: value` line per figure.
+fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
+    let mut cfg = build_config(&a.device, &[])?;
+    cfg.verify = true;
+    let src = trace_source(&a.trace)?;
+    let (mut sim, bar) = prepare(cfg, &src, a.device.preset.as_deref(), None, true)?;
+    let run = sim.run_to_end();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+    run?;
+    let audited = sim.audit()?;
+    let report = sim.into_report()?;
+    let c = |name: &str| report.counters.get(name).copied().unwrap_or(0);
+    let mut s = String::new();
+    let lines: [(&str, u64); 14] = [
+        ("requests", report.requests.all),
+        ("reads checked", c("verified-reads")),
+        ("degraded reads", c("degraded-reads")),
+        ("reconstructions", c("raid-reconstructions")),
+        ("redirected reads", c("redirected-reads")),
+        ("mismatches", 0),
+        ("unrecoverable reads", c("unrecoverable-reads")),
+        ("unrecoverable pages", c("unrecoverable-pages")),
+        ("degraded writes", c("degraded-writes")),
+        ("lost writes", c("lost-writes")),
+        ("failures", c("failures")),
+        ("rebuilt pages", c("rebuilt-pages")),
+        ("rebuild rows done", c("rebuild-rows-done")),
+        ("pages audited", audited),
+    ];
+    for (name, v) in lines {
+        let _ = writeln!(s, "{name}: {v}");
+    }
+    let _ = writeln!(s, "rebuild rows total: {}", c("rebuild-rows-total"));
+    print(&s)?;
+    if let Some(p) = &a.json {
+        write_json(create_output("--json", p)?, p, &report)?;
     }
     Ok(())
 }

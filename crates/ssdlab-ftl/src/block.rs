@@ -84,6 +84,8 @@ pub(crate) struct PlaneMeta {
     pub victim: u32,
     /// Whether the last victim was a static wear-leveling pick.
     pub last_victim_wl: bool,
+    /// Whether a move out of the current victim has begun (it may then not be abandoned).
+    pub victim_moved: bool,
     /// No full block has fewer valid pages than this (a lower bound, not exact).
     pub min_bucket: u32,
     pub full_blocks: u32,
@@ -132,6 +134,7 @@ impl BlockManager {
                     gc_frontier: NONE,
                     victim: NONE,
                     last_victim_wl: false,
+                    victim_moved: false,
                     min_bucket: ppb,
                     full_blocks: 0,
                     erase_min: 0,
@@ -315,21 +318,40 @@ impl BlockManager {
         self.planes[pm].full_blocks -= 1;
     }
 
-    /// The full block of `plane` with the fewest valid pages (head of the lowest
-    /// non-empty bucket).
-    pub fn fewest_valid(&mut self, plane: PlaneId) -> Option<u32> {
+    /// Whether block `b` may become a GC victim: full, with no program outstanding. A
+    /// block still being programmed (a frontier that just filled) waits: its pages are not
+    /// on flash yet, and a GC copy in flight into it would land, valid, in a victim whose
+    /// page list was already taken.
+    #[inline]
+    pub fn is_candidate(&self, b: u32) -> bool {
+        let m = &self.blocks[b as usize];
+        m.state == BlockState::Full && m.pending == 0
+    }
+
+    /// The candidate block of `plane` with the fewest valid pages, below `max_valid`: the
+    /// lowest non-empty bucket, found from a lower-bound hint, skipping the few blocks
+    /// with programs outstanding.
+    pub fn fewest_valid(&mut self, plane: PlaneId, max_valid: u32) -> Option<u32> {
         let base = plane.idx() * (self.ppb as usize + 1);
-        let pm = &mut self.planes[plane.idx()];
-        let mut v = pm.min_bucket;
-        while v <= self.ppb {
-            let head = self.heads[base + v as usize];
-            if head != NONE {
-                pm.min_bucket = v;
-                return Some(head);
+        let mut v = self.planes[plane.idx()].min_bucket;
+        let mut hint = None;
+        while v < max_valid.min(self.ppb + 1) {
+            let mut b = self.heads[base + v as usize];
+            if b != NONE && hint.is_none() {
+                hint = Some(v);
+            }
+            while b != NONE {
+                if self.blocks[b as usize].pending == 0 {
+                    self.planes[plane.idx()].min_bucket = hint.unwrap_or(v);
+                    return Some(b);
+                }
+                b = self.blocks[b as usize].next;
             }
             v += 1;
         }
-        pm.min_bucket = self.ppb;
+        if let Some(h) = hint {
+            self.planes[plane.idx()].min_bucket = h;
+        }
         None
     }
 
@@ -352,6 +374,7 @@ impl BlockManager {
         self.blocks[b as usize].state = BlockState::UnderGc;
         self.planes[pm].victim = b;
         self.planes[pm].last_victim_wl = wl;
+        self.planes[pm].victim_moved = false;
     }
 
     /// Gives victim `b` back as a full block.
@@ -361,9 +384,13 @@ impl BlockManager {
             BlockState::UnderGc,
             "abandoning block {b}"
         );
+        let pm = self.plane_of(b);
+        assert!(
+            !self.planes[pm].victim_moved,
+            "abandoning block {b} after moves out of it began: finish its GC instead"
+        );
         self.blocks[b as usize].state = BlockState::Full;
         self.link(b);
-        let pm = self.plane_of(b);
         self.planes[pm].victim = NONE;
     }
 
@@ -429,10 +456,10 @@ impl BlockManager {
         pm.erase_max - pm.erase_min
     }
 
-    /// The least-worn full block of `plane` (lowest index on ties), by a scan.
+    /// The least-worn candidate block of `plane` (lowest index on ties), by a scan.
     pub fn least_worn_full(&self, plane: PlaneId) -> Option<u32> {
         self.blocks_of(plane)
-            .filter(|&b| self.blocks[b as usize].state == BlockState::Full)
+            .filter(|&b| self.is_candidate(b))
             .min_by_key(|&b| self.blocks[b as usize].erase_count)
     }
 }
@@ -442,12 +469,16 @@ mod tests {
     use super::*;
     use crate::testutil::{one_plane, tiny};
 
+    /// Fills the next block of `plane`, programs done.
     fn fill_block(bm: &mut BlockManager, plane: PlaneId) -> u32 {
-        let first = bm.alloc(plane, Stream::Host, 0, 1).unwrap();
+        let b = bm.alloc(plane, Stream::Host, 0, 1).unwrap().0 / bm.ppb;
         for _ in 1..bm.ppb {
             bm.alloc(plane, Stream::Host, 0, 1).unwrap();
         }
-        first.0 / bm.ppb
+        for _ in 0..bm.ppb {
+            bm.program_done(b);
+        }
+        b
     }
 
     #[test]
@@ -465,7 +496,7 @@ mod tests {
         bm.invalidate(0);
         assert_eq!(bm.bucket_head(p, 4), NONE);
         assert_eq!(bm.bucket_head(p, 2), 0);
-        assert_eq!(bm.fewest_valid(p), Some(0));
+        assert_eq!(bm.fewest_valid(p, 4), Some(0));
     }
 
     #[test]
@@ -491,7 +522,6 @@ mod tests {
         let b = fill_block(&mut bm, p);
         for _ in 0..4 {
             bm.invalidate(b);
-            bm.program_done(b);
         }
         bm.mark_victim(b, false);
         assert_eq!(bm.planes[0].victim, b);
@@ -513,7 +543,6 @@ mod tests {
         let b = fill_block(&mut bm, p);
         for _ in 0..4 {
             bm.invalidate(b);
-            bm.program_done(b);
         }
         bm.mark_victim(b, false);
         bm.erase(b);
@@ -528,13 +557,43 @@ mod tests {
         let b = fill_block(&mut bm, PlaneId(3));
         let c = fill_block(&mut bm, PlaneId(5));
         bm.invalidate(b);
-        assert_eq!(bm.fewest_valid(PlaneId(3)), Some(b));
+        assert_eq!(bm.fewest_valid(PlaneId(3), 5), Some(b));
         bm.invalidate(a);
         bm.invalidate(a);
-        assert_eq!(bm.fewest_valid(PlaneId(3)), Some(a));
-        assert_eq!(bm.fewest_valid(PlaneId(5)), Some(c));
-        assert_eq!(bm.fewest_valid(PlaneId(0)), None);
+        assert_eq!(bm.fewest_valid(PlaneId(3), 5), Some(a));
+        assert_eq!(bm.fewest_valid(PlaneId(5), 5), Some(c));
+        assert_eq!(
+            bm.fewest_valid(PlaneId(5), 4),
+            None,
+            "block {c} has no invalid page"
+        );
+        assert_eq!(bm.fewest_valid(PlaneId(0), 5), None);
         assert_eq!(bm.planes[3].full_blocks, 2);
         assert_eq!(bm.least_worn_full(PlaneId(3)), Some(a));
+    }
+
+    #[test]
+    fn blocks_with_programs_outstanding_are_no_candidates() {
+        let g = one_plane();
+        let mut bm = BlockManager::new(&g, true);
+        let p = PlaneId(0);
+        let a = fill_block(&mut bm, p);
+        bm.invalidate(a);
+        let b = bm.alloc(p, Stream::Host, 0, 1).unwrap().0 / bm.ppb;
+        for _ in 1..4 {
+            bm.alloc(p, Stream::Host, 0, 1).unwrap();
+        }
+        bm.invalidate(b);
+        bm.invalidate(b);
+        assert!(!bm.is_candidate(b));
+        assert_eq!(
+            bm.fewest_valid(p, 4),
+            Some(a),
+            "block {b} has fewer valid pages but is busy"
+        );
+        for _ in 0..4 {
+            bm.program_done(b);
+        }
+        assert_eq!(bm.fewest_valid(p, 4), Some(b));
     }
 }

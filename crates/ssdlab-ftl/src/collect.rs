@@ -44,7 +44,9 @@ impl Ftl {
     }
 
     /// Chooses the next victim of `plane` and marks it under GC (the plane's GC is then
-    /// active). Candidates are the full blocks: never a frontier, free or under-GC block.
+    /// active). Candidates are the full blocks with no program outstanding: never a
+    /// frontier, free or under-GC block, nor one still being programmed (its data is not on
+    /// flash yet, and a GC copy landing in it would escape the victim's page list).
     ///
     /// Static wear leveling goes first: when the plane's erase-count spread exceeds
     /// `static_spread` and the least-worn full block lags the most-worn block by more than
@@ -89,8 +91,8 @@ impl Ftl {
     }
 
     /// Clears `out`, then lists the pages of `block` the map points to now, with their
-    /// LPNs, in page order. Pages still being programmed are included (their token is
-    /// known; the controller orders the GC read after the program on the die).
+    /// LPNs, in page order. No page of a victim is pending, and none can become valid
+    /// later: only these need moving.
     pub fn victim_valid_pages(&self, block: BlockId, out: &mut Vec<(Ppn, Lpn)>) {
         out.clear();
         let first = self.geom.page_of_block(block, 0).0;
@@ -133,6 +135,7 @@ impl Ftl {
         let token = self.map.token(src);
         self.map.program(dst, lpn, token);
         self.blocks.blocks[b.idx()].moving_out += 1;
+        self.blocks.planes[plane.idx()].victim_moved = true;
         Some(dst)
     }
 
@@ -198,9 +201,11 @@ impl Ftl {
         self.counters.erases += 1;
     }
 
-    /// Gives the victim `block` back as a full block (e.g. nothing to gain after all); its
-    /// plane's GC is over. Moves already finished stay done; moves in flight may still
-    /// finish.
+    /// Gives the victim `block` back as a full block before any move out of it began (e.g.
+    /// the controller defers the GC); its plane's GC is over.
+    ///
+    /// Panics once a move has begun: the moved pages already used GC frontier space, and
+    /// giving the victim back without its erase would leak that space out of the reserve.
     pub fn gc_abandon(&mut self, block: BlockId) {
         self.blocks.abandon(block.0);
         self.counters.gc_abandoned += 1;
@@ -316,7 +321,9 @@ mod tests {
         f.unpin(pinned);
         assert!(f.erasable(v));
         f.erase_done(v);
-        // An outstanding host program inside a victim also blocks its erase.
+        // A block with a program outstanding is no candidate until the program is done:
+        // its data is not on flash yet, and a GC copy in flight into it would land, valid,
+        // after its page list was taken.
         let mut last = None;
         for l in 4..8 {
             last = Some(f.host_write(Lpn(l), P, 5).unwrap());
@@ -324,13 +331,18 @@ mod tests {
         for l in 4..8 {
             write_done(&mut f, l, 6);
         }
-        let v2 = f.select_victim(P).unwrap();
-        assert_eq!(f.geometry().block_of_page(last.unwrap()), v2);
-        assert!(!f.erasable(v2));
-        for p in f.geometry().page_of_block(v2, 0).0..f.geometry().page_of_block(v2, 4).0 {
+        let busy = f.geometry().block_of_page(last.unwrap());
+        assert_eq!(f.valid_pages(busy), 0);
+        assert_eq!(
+            f.select_victim(P),
+            None,
+            "the only gainful block is still programming"
+        );
+        for p in f.geometry().page_of_block(busy, 0).0..f.geometry().page_of_block(busy, 4).0 {
             f.program_done(ssdlab_nand::Ppn(p));
         }
-        assert!(f.erasable(v2));
+        assert_eq!(f.select_victim(P), Some(busy));
+        assert!(f.erasable(busy));
         f.check_invariants();
     }
 
@@ -363,6 +375,20 @@ mod tests {
         assert_eq!(f.select_victim(P), Some(v));
         assert_eq!(f.counters().gc_abandoned, 1);
         f.check_invariants();
+    }
+
+    #[test]
+    #[should_panic(expected = "after moves out of it began")]
+    fn abandoning_after_a_move_panics() {
+        let mut f = ftl_one_plane(small_cfg());
+        for l in [0, 1, 2, 3, 0, 4, 5, 6] {
+            write_done(&mut f, l, 1);
+        }
+        let v = f.select_victim(P).unwrap();
+        let mut pages = Vec::new();
+        f.victim_valid_pages(v, &mut pages);
+        f.gc_begin_move(pages[0].0).unwrap();
+        f.gc_abandon(v);
     }
 
     #[test]

@@ -240,6 +240,18 @@ impl Ftl {
             + u64::from(spare) * u64::from(self.geom.pages_per_block)
     }
 
+    /// Host pages `plane` can still take before a write makes it start foreground GC
+    /// (DGC's C_r): the rest of the host frontier block plus the free blocks above the
+    /// GC threshold.
+    pub fn pages_before_gc(&self, plane: PlaneId) -> u64 {
+        let above = self
+            .blocks
+            .free_blocks(plane)
+            .saturating_sub(self.gc_threshold_blocks);
+        u64::from(self.blocks.host_frontier_room(plane))
+            + u64::from(above) * u64::from(self.geom.pages_per_block)
+    }
+
     /// Free blocks of `plane` (reserve included).
     pub fn free_blocks(&self, plane: PlaneId) -> u32 {
         self.blocks.free_blocks(plane)

@@ -1,18 +1,19 @@
 //! GC victim policies. Each is one type implementing [`GcVictimPolicy`]; [`build`] picks
-//! it from the configured [`VictimPolicy`]. A policy only *chooses* among the plane's full
-//! blocks (frontier, free and under-GC blocks are never candidates) and never returns a
-//! block without an invalid page: such a GC would move a whole block to free one.
+//! it from the configured [`VictimPolicy`]. A policy only *chooses* among the plane's
+//! candidates — full blocks with no program outstanding (frontier, free and under-GC
+//! blocks never are) — and never returns a block without an invalid page: such a GC
+//! would move a whole block to free one.
 //! Static wear leveling overrides the policy before it is asked (see `collect.rs`).
 
 use ssdlab_engine::SimRng;
 use ssdlab_nand::PlaneId;
 
-use crate::block::{BlockManager, BlockState};
+use crate::block::BlockManager;
 use crate::config::VictimPolicy;
 
 /// Chooses the next GC victim of a plane.
 pub(crate) trait GcVictimPolicy: std::fmt::Debug + Send {
-    /// A full block of `plane` with at least one invalid page, or `None`. `now` is the
+    /// A candidate block of `plane` with at least one invalid page, or `None`. `now` is the
     /// FTL's page-write stamp (the age clock of cost-benefit).
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, now: u64) -> Option<u32>;
 }
@@ -34,8 +35,7 @@ pub(crate) struct Greedy;
 
 impl GcVictimPolicy for Greedy {
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, _now: u64) -> Option<u32> {
-        let b = blocks.fewest_valid(plane)?;
-        (blocks.blocks[b as usize].valid < blocks.ppb).then_some(b)
+        blocks.fewest_valid(plane, blocks.ppb)
     }
 }
 
@@ -55,7 +55,7 @@ impl GcVictimPolicy for CostBenefit {
         let mut best: Option<(f64, u32)> = None;
         for b in blocks.blocks_of(plane) {
             let m = &blocks.blocks[b as usize];
-            if m.state != BlockState::Full || m.valid == blocks.ppb {
+            if !blocks.is_candidate(b) || m.valid == blocks.ppb {
                 continue;
             }
             let u = f64::from(m.valid) / ppb;
@@ -70,7 +70,7 @@ impl GcVictimPolicy for CostBenefit {
     }
 }
 
-/// Uniformly random among the plane's full blocks with an invalid page, drawn from the
+/// Uniformly random among the plane's candidate blocks with an invalid page, drawn from the
 /// FTL's own stream. Two scans of the plane per GC: count, then find the chosen one.
 #[derive(Debug)]
 pub(crate) struct Random {
@@ -80,10 +80,7 @@ pub(crate) struct Random {
 impl GcVictimPolicy for Random {
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, _now: u64) -> Option<u32> {
         let ppb = blocks.ppb;
-        let eligible = |b: &u32| {
-            let m = &blocks.blocks[*b as usize];
-            m.state == BlockState::Full && m.valid < ppb
-        };
+        let eligible = |b: &u32| blocks.is_candidate(*b) && blocks.blocks[*b as usize].valid < ppb;
         let n = blocks.blocks_of(plane).filter(eligible).count() as u64;
         if n == 0 {
             return None;
@@ -107,6 +104,9 @@ mod tests {
         for (i, &k) in invalid.iter().enumerate() {
             for _ in 0..bm.ppb {
                 bm.alloc(PlaneId(0), Stream::Host, 0, i as u64 + 1).unwrap();
+            }
+            for _ in 0..bm.ppb {
+                bm.program_done(i as u32);
             }
             for _ in 0..k {
                 bm.invalidate(i as u32);

@@ -16,7 +16,8 @@ impl Ftl {
     ///   GC copies in flight equal the sum of the blocks' moves-out counters;
     /// * per block: valid, pending and written counts match its pages; pages past the write
     ///   pointer are free with token 0; state-specific rules (free blocks are empty,
-    ///   frontiers are partly written, full blocks are in the bucket of their valid count);
+    ///   frontiers are partly written, victims have no program outstanding, full blocks
+    ///   are in the bucket of their valid count);
     /// * per plane: free pool = free blocks; free + open + full + under GC = blocks per plane;
     ///   at most one victim; erase-count min/max tracking; bucket lists well formed;
     /// * the sum of erase counts equals the erases performed.
@@ -166,6 +167,7 @@ impl Ftl {
                 pm.victim, b,
                 "block {b} under GC but not its plane's victim"
             );
+            assert_eq!(m.pending, 0, "victim {b} has programs outstanding");
         }
     }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io;
 
-use ssdlab_nand::{ChannelId, FlashOp, TxnReason};
+use ssdlab_nand::{ChannelId, ChipId, FlashOp, TxnReason};
 
 use crate::csv::CsvSink;
 use crate::latency::{ClassLatency, ClassStats};
@@ -62,6 +62,7 @@ pub struct Recorder {
     pub(crate) programmed_pages: u64,
     /// Programmed pages per channel; `None` until a transaction names its channel.
     pub(crate) channel_programs: Option<Vec<u64>>,
+    pub(crate) chip_programs: Option<Vec<u64>>,
     pub(crate) counters: BTreeMap<&'static str, u64>,
     pub(crate) last_completion_ns: u64,
     sink: Option<CsvSink>,
@@ -82,6 +83,7 @@ impl Recorder {
             reasons: [ReasonAcc::default(); TxnReason::ALL.len()],
             programmed_pages: 0,
             channel_programs: None,
+            chip_programs: None,
             counters: BTreeMap::new(),
             last_completion_ns: 0,
             sink: None,
@@ -168,6 +170,25 @@ impl Recorder {
             .get_or_insert_with(|| vec![0; channels]);
         if t.op == FlashOp::Program {
             per_channel[channel.idx()] += u64::from(t.pages);
+        }
+    }
+
+    /// [`Recorder::txn_done_on`], also counting programmed pages per chip (writes per
+    /// chip: wear across chips, parity hot spots).
+    ///
+    /// Precondition: `channel < Shape::channels`, `chip < Shape::chips`.
+    #[inline]
+    pub fn txn_done_at(&mut self, channel: ChannelId, chip: ChipId, t: &TxnRecord) {
+        assert!(
+            chip.0 < self.shape.chips,
+            "chip {chip} out of range (chips = {})",
+            self.shape.chips
+        );
+        self.txn_done_on(channel, t);
+        let chips = self.shape.chips as usize;
+        let per_chip = self.chip_programs.get_or_insert_with(|| vec![0; chips]);
+        if t.op == FlashOp::Program {
+            per_chip[chip.idx()] += u64::from(t.pages);
         }
     }
 

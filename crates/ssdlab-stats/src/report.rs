@@ -236,6 +236,10 @@ pub struct Report {
     /// were recorded with their channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes_per_channel: Option<CountSpread>,
+    /// Programmed pages per chip; present only when transactions were recorded with
+    /// their chip ([`Recorder::txn_done_at`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes_per_chip: Option<CountSpread>,
     /// Named counters added by designs, in name order.
     pub counters: BTreeMap<String, u64>,
 }
@@ -364,6 +368,7 @@ impl Report {
                 rec.work.write.pages as f64,
             ),
             writes_per_channel: rec.channel_programs.as_deref().map(CountSpread::of),
+            writes_per_chip: rec.chip_programs.as_deref().map(CountSpread::of),
             counters: rec
                 .counters
                 .iter()

@@ -311,6 +311,9 @@ impl Report {
         if let Some(c) = &self.writes_per_channel {
             kv(w, "pages written per channel", fmt_count_spread(c))?;
         }
+        if let Some(c) = &self.writes_per_chip {
+            kv(w, "pages written per chip", fmt_count_spread(c))?;
+        }
         Ok(())
     }
 

@@ -31,6 +31,8 @@ pub struct SimConfig {
     pub scheduler: SchedulerConfig,
     /// RAID inside the SSD (`level = "none"` by default).
     pub raid: RaidConfig,
+    /// DGC: deferring garbage collection by redirecting writes (chip-level RAID-4/5).
+    pub dgc: DgcConfig,
     /// Check that every host read returns the content token last written to its LPN.
     pub verify: bool,
 }
@@ -45,6 +47,7 @@ impl Default for SimConfig {
             host: HostConfig::default(),
             scheduler: SchedulerConfig::default(),
             raid: RaidConfig::default(),
+            dgc: DgcConfig::default(),
             verify: false,
         }
     }
@@ -99,6 +102,14 @@ impl Default for HostConfig {
     }
 }
 
+/// `[dgc]`: the DGC paper's write redirection and deferred GC (its §4).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DgcConfig {
+    /// Redirect writes away from chips about to start GC; collect them when idle.
+    pub enabled: bool,
+}
+
 /// Scheduler names accepted by `scheduler.name` and `--scheduler`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -108,17 +119,25 @@ pub enum SchedulerKind {
     SyncFifo,
     /// Every sub-request goes straight to its chip's FIFO queue (BRR paper, Async_FIFO).
     AsyncFifo,
+    /// Parallel Issue Queuing, asynchronous: batches of requests without chip conflicts,
+    /// read and write batch lists (BRR paper §II-D, Algorithm 1).
+    Piq,
+    /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
+    /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
+    Brr,
 }
 
 impl SchedulerKind {
     /// The names `--scheduler` accepts.
-    pub const NAMES: &'static [&'static str] = &["sync-fifo", "async-fifo"];
+    pub const NAMES: &'static [&'static str] = &["sync-fifo", "async-fifo", "piq", "brr"];
 
     /// The config name.
     pub fn name(self) -> &'static str {
         match self {
             SchedulerKind::SyncFifo => "sync-fifo",
             SchedulerKind::AsyncFifo => "async-fifo",
+            SchedulerKind::Piq => "piq",
+            SchedulerKind::Brr => "brr",
         }
     }
 }
@@ -134,6 +153,10 @@ pub struct SchedulerConfig {
     /// Pack queued reads or programs of one die into multi-plane operations when they
     /// obey the plane-addressing rule (different planes, same page offset).
     pub multi_plane: bool,
+    /// `piq`, `brr`: a die whose next transaction is a program first serves the host
+    /// reads already queued behind it; reads queued later wait for the program (BRR
+    /// §III-C: writes are delayed behind reads, then served before newly arriving reads).
+    pub write_behind_read: bool,
 }
 
 impl Default for SchedulerConfig {
@@ -142,6 +165,7 @@ impl Default for SchedulerConfig {
             name: SchedulerKind::AsyncFifo,
             chip_queue_depth: 64,
             multi_plane: false,
+            write_behind_read: false,
         }
     }
 }
@@ -420,6 +444,12 @@ impl SimConfig {
 
     fn validate_raid(&self, errs: &mut Vec<ConfigError>) {
         let r = &self.raid;
+        if self.dgc.enabled && (!r.level.has_parity() || r.domain != ssdlab_raid::Domain::Chip) {
+            errs.push(ConfigError::Invalid {
+                key: "dgc.enabled".into(),
+                message: "DGC redirects writes between the parity groups of chip-level RAID-4/5: set raid.level = 5 and raid.domain = \"chip\"".into(),
+            });
+        }
         for e in r.validate_for(&self.geometry) {
             errs.push(ConfigError::Invalid {
                 key: e.key().to_string(),
@@ -436,18 +466,6 @@ impl SimConfig {
                     "at most 64 members per parity group are supported, found {}",
                     r.group_size
                 ),
-            });
-        }
-        if !r.fail.is_empty() || r.spare_chips > 0 {
-            errs.push(ConfigError::Invalid {
-                key: if r.fail.is_empty() {
-                    "raid.spare_chips"
-                } else {
-                    "raid.fail"
-                }
-                .into(),
-                message: "failure injection and rebuild are not supported by this version yet"
-                    .into(),
             });
         }
     }

@@ -9,6 +9,7 @@ mod bad_traces;
 mod commands;
 mod regressions;
 mod runs;
+mod verify;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

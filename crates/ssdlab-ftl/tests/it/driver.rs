@@ -22,7 +22,7 @@ pub enum Op {
     /// One step of the GC of a plane (modulo the planes); the number steers the choice
     /// between beginning and finishing a move.
     Gc(u32, usize),
-    /// Give a plane's victim back.
+    /// Give a plane's victim back (only done before a move out of it began).
     Abandon(u32),
 }
 
@@ -31,6 +31,8 @@ pub enum Op {
 struct GcRun {
     victim: BlockId,
     todo: Vec<(Ppn, Lpn)>,
+    /// Whether a move out of the victim began (it may no longer be abandoned).
+    moved: bool,
 }
 
 /// The controller stand-in.
@@ -92,8 +94,9 @@ impl Driver {
             }
             Op::Abandon(p) => {
                 let p = (p % planes) as usize;
-                if let Some(run) = self.gc[p].take() {
-                    self.ftl.gc_abandon(run.victim); // its moves in flight finish later
+                if self.gc[p].as_ref().is_some_and(|run| !run.moved) {
+                    let run = self.gc[p].take().unwrap();
+                    self.ftl.gc_abandon(run.victim);
                 }
             }
             Op::Complete(_) | Op::Unpin(_) => {}
@@ -127,6 +130,9 @@ impl Driver {
     /// plane's GC runs to its erase.
     fn make_room(&mut self, plane: PlaneId) {
         self.drain_programs_and_reads();
+        while !self.moves.is_empty() {
+            self.finish_one_move(0);
+        }
         if self.gc[plane.idx()].is_none() {
             let started = self.start_gc(plane);
             assert!(
@@ -174,7 +180,11 @@ impl Driver {
         let mut todo = Vec::new();
         self.ftl.victim_valid_pages(victim, &mut todo);
         todo.reverse(); // pop from the back in page order
-        self.gc[plane.idx()] = Some(GcRun { victim, todo });
+        self.gc[plane.idx()] = Some(GcRun {
+            victim,
+            todo,
+            moved: false,
+        });
         true
     }
 
@@ -200,6 +210,7 @@ impl Driver {
         if !run.todo.is_empty() && (self.moves.is_empty() || k % 2 == 0) {
             let (src, lpn) = run.todo.pop().unwrap();
             if let Some(dst) = self.ftl.gc_begin_move(src) {
+                run.moved = true;
                 assert_eq!(
                     self.ftl.geometry().plane_of_page(dst),
                     plane,
@@ -244,6 +255,7 @@ impl Driver {
                 self.gc_step(PlaneId(p), k);
                 k += 1;
                 self.ftl.check_invariants();
+                assert!(k < 10_000, "the GC of plane {p} never ends");
             }
         }
     }

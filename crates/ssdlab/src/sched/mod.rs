@@ -10,13 +10,16 @@
 //! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are chosen by name in
 //! one place, [`build`]; a new policy is one file plus one enum variant.
 
+mod brr;
 mod fifo;
+mod piq;
 
 pub use fifo::{AsyncFifo, SyncFifo};
+pub use piq::Piq;
 
 use crate::config::{SchedulerConfig, SchedulerKind};
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
-use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry};
+use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming};
 use std::collections::VecDeque;
 
 /// The per-chip queues and load counters the simulator shares with the policy.
@@ -212,11 +215,17 @@ pub trait IoScheduler {
     fn held(&self) -> usize;
 }
 
-/// Builds the policy named in `cfg`.
-pub fn build(cfg: &SchedulerConfig, geom: &Geometry) -> Box<dyn IoScheduler> {
+/// Builds the policy named in `cfg` (BRR reads its latencies `L_r`, `L_w` from `timing`).
+pub fn build(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Box<dyn IoScheduler> {
     match cfg.name {
         SchedulerKind::SyncFifo => Box::new(SyncFifo::new(cfg.multi_plane)),
         SchedulerKind::AsyncFifo => Box::new(AsyncFifo::new(geom, cfg.multi_plane)),
+        SchedulerKind::Piq => Box::new(Piq::new(geom, cfg, None)),
+        SchedulerKind::Brr => Box::new(Piq::new(
+            geom,
+            cfg,
+            Some(brr::Brr::new(timing, geom.page_size_bytes)),
+        )),
     }
 }
 

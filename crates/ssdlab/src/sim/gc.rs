@@ -54,8 +54,11 @@ pub(crate) struct Parked {
 impl Simulation {
     /// Starts a GC job in `plane` if it needs one (or, with `background`, wants one).
     pub(super) fn maybe_start_gc(&mut self, plane: PlaneId, background: bool) {
-        if self.gc_jobs[plane.idx()].active() {
+        if self.gc_jobs[plane.idx()].active() || self.plane_dead(plane) {
             return;
+        }
+        if !background && self.dgc_defers(plane) {
+            return; // DGC: collected when the chip is idle
         }
         let wanted = self.ftl.gc_needed(plane) || (background && self.ftl.bg_gc_wanted(plane));
         if !wanted {
@@ -252,11 +255,12 @@ impl Simulation {
 
     /// A die found nothing to do: with background GC on, its planes may collect now.
     pub(super) fn on_die_idle(&mut self, die: DieId) {
-        if !self.cfg.ftl.gc.background {
-            return;
-        }
         let chip = self.geom.chip_of_die(die);
         if self.queues.load[chip.idx()] > 0 {
+            return;
+        }
+        self.dgc_on_idle(chip);
+        if !self.cfg.ftl.gc.background {
             return;
         }
         for n in 0..self.geom.planes_per_die {

@@ -99,6 +99,7 @@ impl Simulation {
         if self.next_id > 0 || self.source_done {
             return Ok(());
         }
+        self.check_fail_fractions()?;
         match self.cfg.host.mode {
             HostMode::Open => self.schedule_next_arrival(),
             HostMode::Closed => {
@@ -154,6 +155,7 @@ impl Simulation {
 
     /// A request reaches the device: it is admitted or waits for a device-queue slot.
     fn arrive(&mut self, io: IoRequest) {
+        self.fail_on_arrival(self.next_id);
         self.rec.sample_utilization(self.busy_chips);
         let page = u64::from(self.geom.page_size_bytes);
         let first = io.offset_bytes / page;
@@ -209,6 +211,7 @@ impl Simulation {
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
+        self.admit_done_now = 0;
         let striped = self.raid.as_ref().is_some_and(|x| x.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
         for i in 0..r.pages {
@@ -257,6 +260,7 @@ impl Simulation {
         // GC starts only now, behind this request's transactions: a victim may hold
         // pages this request just allocated, and their programs must come first.
         self.run_gc_checks();
+        done_now += std::mem::take(&mut self.admit_done_now);
         for _ in 0..done_now {
             self.sub_done(id, 0, 0);
         }
@@ -273,6 +277,14 @@ impl Simulation {
                 self.check_token(lpn, self.shadow[lpn.idx()], token);
             }
             return ReadOutcome::Done;
+        }
+        if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
+            let expect = if self.cfg.verify {
+                self.shadow[lpn.idx()]
+            } else {
+                0
+            };
+            return self.degraded_read(id, lpn, expect);
         }
         let ppn = match self.ftl.lookup(lpn) {
             Some(p) => p,
@@ -293,6 +305,9 @@ impl Simulation {
                 self.check_token(lpn, expect, self.ftl.token(ppn));
             }
             return ReadOutcome::Done;
+        }
+        if self.fail.any_dead && self.on_dead_chip(ppn) {
+            return self.degraded_read(id, lpn, expect);
         }
         let mut ppn = ppn;
         if let Some(level) = self.raid.as_ref().map(|x| x.level) {
@@ -389,9 +404,13 @@ impl Simulation {
         reason: TxnReason,
         txns: &mut Vec<TxnId>,
     ) {
-        match self.place_write(id, lpn, plane, token, reason) {
-            Some(t) => txns.push(t),
-            None => self.park(id, lpn, plane, token, reason),
+        if self.plane_dead(plane) {
+            self.dead_write(lpn, token, reason);
+        } else {
+            match self.place_write(id, lpn, plane, token, reason) {
+                Some(t) => txns.push(t),
+                None => self.park(id, lpn, plane, token, reason),
+            }
         }
         if self.gc_check.last() != Some(&plane) {
             self.gc_check.push(plane);
@@ -408,9 +427,13 @@ impl Simulation {
         reason: TxnReason,
     ) -> Option<TxnId> {
         let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
+        self.dgc_alloc(plane);
         // A version that waited for space is superseded by this one.
         if self.held.remove(&lpn.0).is_some() {
             self.raid_note_held(lpn, false);
+        }
+        if !self.redundant_only.is_empty() {
+            self.redundant_only.remove(&lpn.0);
         }
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;
@@ -464,6 +487,7 @@ impl Simulation {
             }
             TxnReason::HostWrite => {
                 self.ftl.program_done(txn.ppn);
+                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
             }
             r => unreachable!("{r:?} is not host traffic"),
@@ -492,6 +516,7 @@ impl Simulation {
             Op::Write => OpClass::Write,
         };
         self.rec.gc_wait(op, r.gc_wait_ns);
+        self.note_response_phase(now - r.arrival_ns);
         self.rec.request_done(&RequestRecord {
             id: r.id,
             op,

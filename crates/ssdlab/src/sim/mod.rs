@@ -19,6 +19,7 @@ macro_rules! sched_ctx {
             geom: &$s.geom,
             plans: &$crate::sim::raid::Plans {
                 raid: $s.raid.as_ref(),
+                dead: &$s.fail,
                 ftl: &$s.ftl,
                 txns: &$s.txns,
                 geom: &$s.geom,
@@ -28,6 +29,8 @@ macro_rules! sched_ctx {
 }
 
 mod backend;
+mod dgc;
+mod fail;
 mod gc;
 mod host;
 pub(crate) mod raid;
@@ -62,6 +65,12 @@ pub(crate) enum Event {
     BusDone(ChannelId),
     /// A RAID group buffer's encode timeout (buffer slot, generation).
     EncodeTimeout(u32, u32),
+    /// Timed failure number `n` of `raid.fail` is due.
+    Fail(u32),
+    /// Rebuild `k` may start its next row.
+    RebuildStep(u32),
+    /// A degraded read waiting for its stripe to settle tries again.
+    DegradedRetry(u32),
 }
 
 /// Counters the simulator keeps itself and hands to the report at the end.
@@ -123,13 +132,23 @@ pub struct Simulation {
     pub(crate) gc_jobs: Vec<GcJob>,
     pub(crate) parked: Vec<Vec<Parked>>,
     /// Pages whose newest write waits for space: LPN → (park sequence, token).
-    pub(crate) held: std::collections::HashMap<u32, (u64, u64)>,
+    pub(crate) held: rustc_hash::FxHashMap<u32, (u64, u64)>,
     pub(crate) park_seq: u64,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
+    pub(crate) fail: fail::FailState,
+    pub(crate) dgc: dgc::DgcState,
+    /// Host LPNs whose current content exists only through redundancy (written while
+    /// their chip was dead and no page could record them there).
+    pub(crate) redundant_only: rustc_hash::FxHashSet<u32>,
+    /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
+    pub(crate) degraded_wait: Vec<(ReqId, Lpn, u64)>,
+    pub(crate) degraded_free: Vec<u32>,
+    /// Pages of the request being admitted that completed without flash work.
+    pub(crate) admit_done_now: u32,
     pub(crate) stripe_writes: Vec<raid::StripeWrite>,
     // scratch and bookkeeping
     pub(crate) scratch: Vec<TxnId>,
@@ -206,7 +225,7 @@ impl Simulation {
         };
         let mut sim = Simulation {
             events: EventQueue::new(),
-            sched: sched::build(&cfg.scheduler, &geom),
+            sched: sched::build(&cfg.scheduler, &geom, &cfg.timing),
             queues: Queues::new(&geom, cfg.scheduler.chip_queue_depth),
             txns: TxnSlab::default(),
             t_read: SimDuration(timing.t_read_ns),
@@ -234,11 +253,17 @@ impl Simulation {
             die_gc_ns: vec![0; geom.dies() as usize],
             gc_jobs: vec![GcJob::none(); planes],
             parked: vec![Vec::new(); planes],
-            held: std::collections::HashMap::new(),
+            held: rustc_hash::FxHashMap::default(),
             park_seq: 0,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
             raid,
+            fail: fail::FailState::default(),
+            dgc: dgc::DgcState::new(cfg.dgc.enabled, geom.chips()),
+            redundant_only: rustc_hash::FxHashSet::default(),
+            degraded_wait: Vec::new(),
+            degraded_free: Vec::new(),
+            admit_done_now: 0,
             stripe_writes: Vec::new(),
             scratch: Vec::new(),
             group: Vec::with_capacity(8),
@@ -260,6 +285,7 @@ impl Simulation {
         if sim.cfg.ftl.precondition.enabled {
             sim.raid_fix_redundancy();
         }
+        sim.init_failures()?;
         if sim.cfg.verify {
             sim.seed_shadow_from_ftl();
         }
@@ -320,6 +346,9 @@ impl Simulation {
             Event::ArrayDone(die) => self.on_array_done(die),
             Event::BusDone(ch) => self.on_bus_done(ch),
             Event::EncodeTimeout(slot, generation) => self.on_encode_timeout(slot, generation),
+            Event::Fail(n) => self.on_fail_event(n),
+            Event::RebuildStep(k) => self.rebuild_row(k as usize),
+            Event::DegradedRetry(i) => self.retry_degraded(i),
         }
         self.wake_touched();
         if let Some(e) = self.error.take() {
@@ -358,10 +387,27 @@ impl Simulation {
             if expected == 0 {
                 continue;
             }
-            let found = self
-                .ftl
-                .lookup(Lpn(lpn as u32))
-                .map_or(0, |p| self.ftl.token(p));
+            let found = match self.ftl.lookup(Lpn(lpn as u32)) {
+                // A page on a dead chip is checked through its redundancy, if any.
+                Some(p) if self.on_dead_chip(p) => {
+                    let mut sources = Vec::new();
+                    if !self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
+                        || !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources)
+                    {
+                        continue;
+                    }
+                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
+                }
+                Some(p) => self.ftl.token(p),
+                None if self.redundant_only.contains(&(lpn as u32)) => {
+                    let mut sources = Vec::new();
+                    if !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources) {
+                        continue;
+                    }
+                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
+                }
+                None => 0,
+            };
             if found != expected {
                 return Err(SimError::VerifyMismatch {
                     lpn: lpn as u32,
@@ -421,7 +467,8 @@ impl Simulation {
         ] {
             self.rec.count(name, v);
         }
-        for (name, v) in self.raid_counters() {
+        let design = self.raid_counters().into_iter().chain(self.fail_counters());
+        for (name, v) in design.chain(self.dgc_counters()) {
             self.rec.count(name, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());
@@ -448,19 +495,25 @@ impl Simulation {
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];
-        self.rec.txn_done(&ssdlab_stats::TxnRecord {
-            reason: txn.reason,
-            op: txn.op,
-            pages: 1,
-            queue_ns: txn.started_ns - txn.enqueued_ns,
-            bus_wait_ns: txn.bus_wait_ns,
-            bus_ns: txn.bus_ns,
-            array_ns: txn.array_ns,
-        });
         let chip = self.geom.chip_of_die(txn.die);
+        let channel = self.geom.channel_of_chip(chip);
+        self.rec.txn_done_at(
+            channel,
+            chip,
+            &ssdlab_stats::TxnRecord {
+                reason: txn.reason,
+                op: txn.op,
+                pages: 1,
+                queue_ns: txn.started_ns - txn.enqueued_ns,
+                bus_wait_ns: txn.bus_wait_ns,
+                bus_ns: txn.bus_ns,
+                array_ns: txn.array_ns,
+            },
+        );
         self.queues.load[chip.idx()] -= 1;
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
+            TxnReason::Rebuild => self.rebuild_txn_done(t),
             r if r.is_gc() => self.gc_txn_done(t),
             _ => self.raid_txn_done(t),
         }

@@ -25,9 +25,10 @@
 
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::{Event, Simulation};
+use rustc_hash::FxHashMap as HashMap;
 use ssdlab_nand::{ChannelId, ChipId, FlashOp, Geometry, Lpn, PlaneId, Ppn, TxnReason};
 use ssdlab_raid::{ChipChoice, Chunk, Domain, RaidLayout, RaidLevel};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// What a stripe job reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,8 @@ pub(crate) enum JobKind {
 pub(crate) struct Captured {
     pub reads: Vec<Ppn>,
     pub known: u64,
+    /// A captured page's content exists only through redundancy: this plan cannot run.
+    pub lost: bool,
 }
 
 /// One parity update of one stripe.
@@ -108,6 +111,8 @@ pub(crate) struct RaidState {
     pub buffers: HashMap<u64, usize>,
     pub buffer_slots: Vec<GroupBuffer>,
     pub buffer_free: Vec<usize>,
+    /// The chip behind each member (chip domain); a failed member is remapped to a spare.
+    pub member_chip: Vec<u32>,
     /// Parked data pages per stripe (such a stripe cannot reconstruct).
     pub parked_stripes: HashMap<u64, u32>,
     /// Stripe locks: jobs waiting behind the running one, by stripe.
@@ -139,6 +144,11 @@ impl RaidState {
     #[inline]
     pub fn red_lpn(&self, i: u64) -> Lpn {
         Lpn((self.host_pages + i) as u32)
+    }
+
+    /// Rows of the layout.
+    pub fn rows(&self) -> u64 {
+        self.host_pages / u64::from(self.layout.data_per_row())
     }
 
     /// RAID-1: the FTL LPN and chunk of host LPN `lpn`'s mirror.
@@ -204,7 +214,7 @@ impl RaidState {
         load: Option<(&[u32], &ssdlab_ftl::Ftl)>,
     ) -> PlaneId {
         let (chip, row_in_chip) = match self.domain {
-            Domain::Chip => (ChipId(c.member), c.row),
+            Domain::Chip => (ChipId(self.member_chip[c.member as usize]), c.row),
             Domain::Channel => {
                 let ways = g.chips_per_channel;
                 let channel = ChannelId(c.member);
@@ -227,6 +237,10 @@ impl RaidState {
     }
 
     /// Rows rotate over the dies, then the planes, of a chip.
+    pub(crate) fn plane_in_chip_pub(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
+        Self::plane_in_chip(g, chip, row_in_chip)
+    }
+
     fn plane_in_chip(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
         let per_chip = u64::from(g.dies_per_chip * g.planes_per_die);
         let n = (row_in_chip % per_chip) as u32;
@@ -299,8 +313,7 @@ impl Simulation {
             while j < writes.len() && writes[j].stripe == stripe {
                 j += 1;
             }
-            let group_writes: Vec<StripeWrite> = writes[i..j].to_vec();
-            self.raid_stripe_write(id, &group_writes, txns);
+            self.raid_stripe_write(id, &writes[i..j], txns);
             i = j;
         }
         writes.clear();
@@ -375,17 +388,30 @@ impl Simulation {
         let rmw_reads = old_w.reads.len() + usize::from(parity_mapped);
         let rcw_reads = others.reads.len();
         let prefer_rcw = self.raid().prefer_rcw;
+        // A plan that would read a dead chip cannot run; with one failure per group the
+        // other one can (they read disjoint pages).
+        let dead = |c: &Captured| c.reads.iter().any(|&p| self.on_dead_chip(p));
+        let parity_dead = self
+            .parity_ppn(row, group)
+            .is_some_and(|p| self.on_dead_chip(p));
+        let rmw_ok = !dead(&old_w) && !old_w.lost && !parity_dead;
+        let rcw_ok = !dead(&others) && !others.lost;
         // No page outside the write to read: a full-group write (RCW reading nothing).
-        let kind =
-            if rcw_reads == 0 || rcw_reads < rmw_reads || (rcw_reads == rmw_reads && prefer_rcw) {
-                JobKind::Rcw
-            } else {
-                JobKind::Rmw
-            };
-        let (reads, known) = match kind {
+        let rcw_better =
+            rcw_reads == 0 || rcw_reads < rmw_reads || (rcw_reads == rmw_reads && prefer_rcw);
+        let kind = if !rmw_ok || (rcw_ok && rcw_better) {
+            JobKind::Rcw
+        } else {
+            JobKind::Rmw
+        };
+        let (mut reads, known) = match kind {
             JobKind::Rmw => (old_w.reads, known ^ old_w.known),
             JobKind::Rcw => (others.reads, known ^ others.known),
         };
+        if !rmw_ok && !rcw_ok {
+            // Two members of the group are dead: what they held is lost.
+            reads.retain(|&p| !self.on_dead_chip(p));
+        }
         for &p in &reads {
             self.ftl.pin(p);
         }
@@ -414,6 +440,8 @@ impl Simulation {
     fn capture(&self, lpn: Lpn, into: &mut Captured) {
         if let Some(&(_, t)) = self.held.get(&lpn.0) {
             into.known ^= t;
+        } else if self.redundant_only.contains(&lpn.0) {
+            into.lost = true;
         } else if let Some(p) = self.ftl.lookup(lpn) {
             into.reads.push(p);
         }
@@ -421,8 +449,14 @@ impl Simulation {
 
     /// Places one data page of a RAID-4/5 write, or parks it with its content held.
     fn raid_place_data(&mut self, id: ReqId, w: &StripeWrite, txns: &mut Vec<TxnId>) {
-        let plane = self.chunk_plane(&self.raid().layout.locate(u64::from(w.lpn.0)));
+        let home = self.chunk_plane(&self.raid().layout.locate(u64::from(w.lpn.0)));
+        let plane = self.dgc_place(w.lpn, home);
         self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
+    }
+
+    /// The data chunk of host LPN `lpn`.
+    pub(super) fn raid_chunk(&self, lpn: Lpn) -> Chunk {
+        self.raid().layout.locate(u64::from(lpn.0))
     }
 
     /// Bookkeeping when a host page of `lpn` starts or stops waiting for space: stripes
@@ -506,8 +540,14 @@ impl Simulation {
             .expect("RAID-4/5 stripes have parity");
         let plity = r.red_lpn(r.layout.parity_index(row, group));
         let plane = self.chunk_plane(&chunk);
+        if self.plane_dead(plane) {
+            // The parity member is dead (and has no spare): the stripe stays degraded.
+            self.finish_job(j, 0, 0);
+            return;
+        }
         match self.ftl.host_write(plity, plane, token) {
             Ok(ppn) => {
+                self.dgc_alloc(plane);
                 self.raid_mut().counters.parity_writes += 1;
                 self.raid_txn(
                     FlashOp::Program,
@@ -550,11 +590,13 @@ impl Simulation {
             }
             TxnReason::ParityWrite => {
                 self.ftl.program_done(txn.ppn);
+                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
                 self.finish_job(txn.aux as usize, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
             }
             TxnReason::MirrorWrite => {
                 self.ftl.program_done(txn.ppn);
+                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
                 self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
             }
@@ -743,6 +785,7 @@ impl Simulation {
     pub(super) fn unpark_parity(&mut self, j: u32, lpn: Lpn, plane: PlaneId, token: u64) -> bool {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
+                self.dgc_alloc(plane);
                 self.raid_mut().counters.parity_writes += 1;
                 self.raid_txn(FlashOp::Program, TxnReason::ParityWrite, ppn, lpn, j);
                 true
@@ -751,41 +794,110 @@ impl Simulation {
         }
     }
 
-    /// True when a read of stripe (row, group) may be served by reconstruction: parity
-    /// is current (no job running or waiting, no open group buffer) and on flash.
-    fn reconstructable(&self, row: u64, group: u32) -> bool {
+    /// The pages whose XOR is `lpn`'s content (RAID-4/5: the rest of its stripe and the
+    /// parity; RAID-1: the other copy). False when that is impossible now: the stripe's
+    /// parity is in motion, a source is on a dead chip or still being programmed.
+    pub(super) fn raid_sources(&self, lpn: Lpn, out: &mut Vec<Ppn>) -> bool {
+        !self.raid_stripe_busy(lpn) && self.raid_sources_ignoring_busy(lpn, out)
+    }
+
+    /// [`Simulation::raid_sources`] without the check that the stripe is quiescent.
+    pub(super) fn raid_sources_ignoring_busy(&self, lpn: Lpn, out: &mut Vec<Ppn>) -> bool {
+        out.clear();
         let r = self.raid();
-        let stripe = r.layout.parity_index(row, group);
-        matches!(r.level, RaidLevel::Raid4 | RaidLevel::Raid5)
-            && !r.locks.contains_key(&stripe)
-            && !r.buffers.contains_key(&stripe)
-            && !r.parked_stripes.contains_key(&stripe)
-            && self.parity_ppn(row, group).is_some()
+        let x = u64::from(lpn.0);
+        if x >= r.host_pages {
+            return false;
+        }
+        let usable = |p: Ppn| !self.ftl.is_pending(p) && !self.on_dead_chip(p);
+        match r.level {
+            RaidLevel::Raid1 => {
+                let primary_dead = self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p));
+                let other = if primary_dead {
+                    r.mirror_of(lpn).map(|(m, _)| m)
+                } else {
+                    Some(lpn)
+                };
+                let Some(other) = other else { return false };
+                let Some(p) = self.ftl.lookup(other) else {
+                    return false;
+                };
+                if !usable(p) || self.held.contains_key(&other.0) {
+                    return false;
+                }
+                out.push(p);
+                true
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let c = r.layout.locate(x);
+                let Some(parity) = self.parity_ppn(c.row, c.group) else {
+                    return false;
+                };
+                for pos in 0..r.layout.group_size() {
+                    if pos == c.pos {
+                        continue;
+                    }
+                    let ppn = match r.layout.lpn_at(c.row, c.group, pos) {
+                        Some(y) if self.redundant_only.contains(&(y as u32)) => {
+                            out.clear();
+                            return false;
+                        }
+                        Some(y) => self.ftl.lookup(Lpn(y as u32)),
+                        None => Some(parity),
+                    };
+                    if let Some(p) = ppn {
+                        if !usable(p) {
+                            out.clear();
+                            return false;
+                        }
+                        out.push(p);
+                    }
+                }
+                true
+            }
+            RaidLevel::Raid0 | RaidLevel::None => false,
+        }
+    }
+
+    /// True while `lpn`'s stripe has a parity update, open buffer or held page.
+    pub(super) fn raid_stripe_busy(&self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        if !r.level.has_parity() || u64::from(lpn.0) >= r.host_pages {
+            return false;
+        }
+        let c = r.layout.locate(u64::from(lpn.0));
+        let stripe = r.stripe_of(&c);
+        r.locks.contains_key(&stripe)
+            || r.buffers.contains_key(&stripe)
+            || r.parked_stripes.contains_key(&stripe)
+    }
+
+    /// The FTL LPN stored at member `member` in row `row` (data, parity or mirror).
+    pub(super) fn raid_lpn_of_member(&self, row: u64, member: u32) -> Option<Lpn> {
+        let r = self.raid();
+        let (group, pos) = (r.layout.group_of(member), r.layout.pos_in_group(member));
+        if let Some(x) = r.layout.lpn_at(row, group, pos) {
+            return (x < r.host_pages).then_some(Lpn(x as u32));
+        }
+        match r.level {
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                Some(r.red_lpn(r.layout.parity_index(row, group)))
+            }
+            RaidLevel::Raid1 => {
+                let half = r.layout.group_size() / 2;
+                let primary = r.layout.lpn_at(row, group, pos.checked_sub(half)?)?;
+                (primary < r.host_pages).then(|| r.red_lpn(primary))
+            }
+            RaidLevel::Raid0 | RaidLevel::None => None,
+        }
     }
 
     /// Serves host read page `lpn` of request `id` by XOR of its stripe's other members.
     /// Returns false (nothing done) when the stripe cannot reconstruct it now.
     pub(super) fn reconstruct_read(&mut self, id: ReqId, lpn: Lpn, expect: u64) -> bool {
-        let chunk = self.raid().layout.locate(u64::from(lpn.0));
-        if !self.reconstructable(chunk.row, chunk.group) {
+        let mut pages: Vec<Ppn> = Vec::new();
+        if !self.raid_sources(lpn, &mut pages) {
             return false;
-        }
-        let g = self.raid().layout.group_size();
-        let mut pages: Vec<Ppn> = Vec::with_capacity(g as usize);
-        for pos in 0..g {
-            if pos == chunk.pos {
-                continue;
-            }
-            let ppn = match self.raid().layout.lpn_at(chunk.row, chunk.group, pos) {
-                Some(x) => self.ftl.lookup(Lpn(x as u32)),
-                None => self.parity_ppn(chunk.row, chunk.group),
-            };
-            if let Some(p) = ppn {
-                if self.ftl.is_pending(p) {
-                    return false;
-                }
-                pages.push(p);
-            }
         }
         let r = self.raid_mut();
         let job = ReconJob {
@@ -879,11 +991,12 @@ impl RaidState {
             force_reconstruct: rc.force_reconstruct_reads,
             prefer_rcw: rc.update == ssdlab_raid::UpdateRule::Rcw,
             encode_timeout_ns: rc.encode_timeout_ns,
-            buffers: HashMap::new(),
+            buffers: HashMap::default(),
             buffer_slots: Vec::new(),
             buffer_free: Vec::new(),
-            parked_stripes: HashMap::new(),
-            locks: HashMap::new(),
+            parked_stripes: HashMap::default(),
+            member_chip: (0..members).collect(),
+            locks: HashMap::default(),
             jobs: Vec::new(),
             job_free: Vec::new(),
             recon: Vec::new(),
@@ -959,11 +1072,21 @@ impl Simulation {
                 .lookup(Lpn(lpn as u32))
                 .map_or(0, |p| self.ftl.token(p))
         };
+        // Pages on dead chips are lost; their redundancy is checked through reads.
+        let dead = |lpn: u64| {
+            self.ftl
+                .lookup(Lpn(lpn as u32))
+                .is_some_and(|p| self.on_dead_chip(p))
+        };
         let mut checked = 0;
         match r.level {
             RaidLevel::Raid1 => {
                 for x in 0..r.host_pages {
-                    let (a, b) = (token(x), token(u64::from(r.red_lpn(x).0)));
+                    let m = u64::from(r.red_lpn(x).0);
+                    if dead(x) || dead(m) {
+                        continue;
+                    }
+                    let (a, b) = (token(x), token(m));
                     if a != b {
                         return Err(format!("mirror of LPN {x} holds {b:#x}, primary {a:#x}"));
                     }
@@ -977,10 +1100,17 @@ impl Simulation {
                 for row in 0..rows {
                     for group in 0..groups as u32 {
                         let i = r.layout.parity_index(row, group);
-                        if r.locks.contains_key(&i) || r.buffers.contains_key(&i) {
+                        if r.locks.contains_key(&i)
+                            || r.buffers.contains_key(&i)
+                            || r.parked_stripes.contains_key(&i)
+                        {
                             continue;
                         }
                         r.layout.stripe_lpns(row, group, &mut lpns);
+                        let lost = |x: u64| dead(x) || self.redundant_only.contains(&(x as u32));
+                        if dead(u64::from(r.red_lpn(i).0)) || lpns.iter().any(|&x| lost(x)) {
+                            continue;
+                        }
                         let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(x));
                         let parity = token(u64::from(r.red_lpn(i).0));
                         if xor != parity {
@@ -1063,6 +1193,12 @@ impl Simulation {
                         None => {
                             let t = ssdlab_ftl::token_for(l, 0);
                             let plane = self.raid_static_plane(l);
+                            if self.plane_dead(plane) {
+                                if l == lpn {
+                                    return false;
+                                }
+                                continue;
+                            }
                             if !self.materialize_page(l, plane, t) {
                                 return false;
                             }
@@ -1077,6 +1213,9 @@ impl Simulation {
                 let i = self.raid().layout.parity_index(chunk.row, chunk.group);
                 let plity = self.raid().red_lpn(i);
                 let plane = self.raid_static_plane(plity);
+                if self.plane_dead(plane) {
+                    return true;
+                }
                 self.materialize_page(plity, plane, xor)
             }
             RaidLevel::Raid1 => {
@@ -1128,6 +1267,7 @@ impl Simulation {
 /// The read plans the controller can execute now, as the scheduler sees them.
 pub(crate) struct Plans<'a> {
     pub raid: Option<&'a RaidState>,
+    pub dead: &'a super::fail::FailState,
     pub ftl: &'a ssdlab_ftl::Ftl,
     pub txns: &'a super::txn::TxnSlab,
     pub geom: &'a Geometry,
@@ -1162,11 +1302,12 @@ impl crate::sched::PlanOracle for Plans<'_> {
                 None => parity,
             };
             if let Some(p) = ppn {
-                if self.ftl.is_pending(p) {
+                let chip = self.geom.chip_of_page(p);
+                if self.ftl.is_pending(p) || self.dead.is_dead(chip) {
                     chips.clear();
                     return false;
                 }
-                chips.push(self.geom.chip_of_page(p));
+                chips.push(chip);
             }
         }
         true

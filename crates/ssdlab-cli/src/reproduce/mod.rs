@@ -1,0 +1,84 @@
+//! `ssdlab reproduce`: a paper's headline experiment as one command that writes CSVs and
+//! SVG figures (ARCHITECTURE §9).
+
+mod brr;
+mod plot;
+mod runner;
+
+use crate::Failure;
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// `reproduce` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ReproduceCmd {
+    /// BRR (Liang et al., NAS 2016): Async-FIFO, PIQ and BRR on every trace, figures
+    /// 10-12, and the queue-length and parity-group sweeps of figures 13 and 14.
+    Brr(BrrArgs),
+}
+
+/// How the brr preset's channel bus is read (docs/reproductions/brr.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BusModel {
+    /// DiskSim ssdmodel's link: every chip has its own 25 ns/byte link (64 channels of
+    /// one chip each).
+    Private,
+    /// The preset as written: 8 channels of 8 chips, each channel 25 ns/byte, shared.
+    Shared,
+    /// 8 shared channels at 3.125 ns/byte (ssdmodel's aggregate bandwidth of 64 links).
+    Aggregate,
+}
+
+impl BusModel {
+    /// Config overrides of this reading.
+    pub fn sets(self) -> &'static [&'static str] {
+        match self {
+            BusModel::Private => &["geometry.channels=64", "geometry.chips_per_channel=1"],
+            BusModel::Shared => &[],
+            BusModel::Aggregate => &["timing.bus_ps_per_byte=3125"],
+        }
+    }
+
+    /// The name used in CSVs.
+    pub fn name(self) -> &'static str {
+        match self {
+            BusModel::Private => "private",
+            BusModel::Shared => "shared",
+            BusModel::Aggregate => "aggregate",
+        }
+    }
+}
+
+/// `reproduce brr` arguments.
+#[derive(Args, Debug)]
+pub struct BrrArgs {
+    /// Trace files, or directories whose files (not subdirectories) are traces in any
+    /// supported format; files whose format is not recognized are skipped. Repeatable.
+    #[arg(long, value_name = "DIR|FILE", required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Output directory for the CSVs, figures and summary.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// A shorter sweep: queue lengths 1, 4, 16, 64, 256 instead of every power of two.
+    #[arg(long)]
+    pub quick: bool,
+    /// How the channel bus is modelled.
+    #[arg(long, value_enum, default_value_t = BusModel::Private)]
+    pub bus: BusModel,
+    /// Skip the sensitivity sweeps (figures 13 and 14).
+    #[arg(long)]
+    pub no_sweeps: bool,
+    /// Extra config overrides applied to every run, e.g. --set raid.layout=adjacent.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// Runs a `reproduce` subcommand.
+pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
+    match cmd {
+        ReproduceCmd::Brr(a) => brr::run(a),
+    }
+}

@@ -1,0 +1,162 @@
+//! Balanced Redirected Read: the BRR paper's Algorithm 2 (its §III-E, figure 9).
+//!
+//! BRR is PIQ batching ([`super::Piq`]) plus one decision taken each time a host read
+//! sub-request leaves the batch lists for its chip queue: read the page directly, or
+//! rebuild it by XOR of the other members of its parity group (the `reconstruct` read
+//! plan, which the RAID layer enumerates through [`super::PlanOracle`]). With the
+//! queue monitor's expected waiting time of chip `c` (§III-D)
+//!
+//! ```text
+//!   WT_c = L_r · C_r(c) + L_w · C_w(c)      C_r, C_w: reads, programs in c's chip queue
+//! ```
+//!
+//! the read is redirected only when every member chip `j` satisfies both lines 6–14 of
+//! Algorithm 2:
+//!
+//! ```text
+//!   WT_j + L_r ≤ WT_target                   (j serves its extra read no later)
+//!   WT_j + L_r ≤ AT_j − arrival(request)     (and before j's next request arrives)
+//! ```
+//!
+//! Readings of the paper this module makes (docs/reproductions/brr.md):
+//! * `L_r`, `L_w` are the latencies of reading and writing one chunk as this simulator
+//!   charges them to a chip: Table I's array latency (`t_read_ns`, `t_prog_ns`) plus the
+//!   page's transfer (the die is held until its register drains or fills).
+//! * `C_r`, `C_w` count the chip's queued transactions *and* the one its die is
+//!   executing, charged at its full latency (an erase at `t_erase_ns`): §III-D accepts
+//!   "an error … of writing a chunk" for a request that completes while still counted.
+//!   Without it a chip in the middle of a 200 µs program looks idle, and redirecting
+//!   onto it makes reads slower, not faster.
+//! * `AT_j` is the arrival (admission) time of the earliest request still held in the
+//!   batch lists, arrived strictly after this one, with a sub-request on chip `j`
+//!   (∞ if none). Requests that arrived at the same instant are one pending queue and do
+//!   not hold each other back.
+//! * The decision is taken at dispatch time, when the chip queue has room for the read;
+//!   the reconstruction's member reads come back through `submit_background` and go
+//!   straight to their chip queues.
+
+use super::SchedCtx;
+use crate::sim::txn::TxnId;
+use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
+use std::collections::VecDeque;
+
+/// A transaction the batch lists hold for one chip, in dispatch order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HeldEntry {
+    /// Sequence number of its batch (dispatch priority; background: the tail).
+    pub seq: u64,
+    /// The transaction.
+    pub txn: TxnId,
+    /// Which batch list it belongs to.
+    pub list: List,
+}
+
+/// Which batch list a held transaction belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum List {
+    /// A host read request's batch.
+    Read,
+    /// A host write request's batch.
+    Write,
+    /// Background work (GC, parity pre-reads and programs): no batch.
+    Background,
+}
+
+/// Algorithm 2's parameters and scratch space.
+pub(crate) struct Brr {
+    /// `L_r`: the read latency of one chunk.
+    l_read_ns: u64,
+    /// `L_w`: the write latency of one chunk.
+    l_write_ns: u64,
+    /// Latency charged for a running erase.
+    l_erase_ns: u64,
+    chips: Vec<ChipId>,
+}
+
+/// Array operations executing on each chip's dies, by kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Running {
+    pub reads: u32,
+    pub programs: u32,
+    pub erases: u32,
+}
+
+impl Brr {
+    /// The decision rule with the chunk latencies of `timing` for pages of
+    /// `page_size_bytes`.
+    pub fn new(timing: &NandTiming, page_size_bytes: u32) -> Self {
+        let xfer_ns = timing.page_transfer_ns(page_size_bytes);
+        Brr {
+            l_read_ns: timing.t_read_ns + xfer_ns,
+            l_write_ns: timing.t_prog_ns + xfer_ns,
+            l_erase_ns: timing.t_erase_ns,
+            chips: Vec::with_capacity(16),
+        }
+    }
+
+    /// Algorithm 2 for host read `t`, which is about to enter its chip queue. Returns
+    /// true (and asks the controller to reconstruct `t`) when every member chip of its
+    /// parity group passes both tests; `held` are the batch lists' transactions by chip,
+    /// `running` the operations executing on each chip.
+    pub fn try_redirect(
+        &mut self,
+        t: TxnId,
+        ctx: &mut SchedCtx,
+        held: &[VecDeque<HeldEntry>],
+        running: &[Running],
+    ) -> bool {
+        debug_assert_eq!(ctx.txns[t].op, FlashOp::Read);
+        if !ctx.plans.reconstruct_chips(t, &mut self.chips) || self.chips.is_empty() {
+            return false;
+        }
+        let lr = self.l_read_ns;
+        let wt_target = self.wait_ns(ctx.chip_of(t), ctx, running);
+        let arrival_ns = ctx.txns[t].enqueued_ns;
+        let req = ctx.txns[t].req;
+        for &j in &self.chips {
+            let wt_j = self.wait_ns(j, ctx, running);
+            if wt_j + lr > wt_target {
+                return false;
+            }
+            if let Some(at_j) = next_arrival_ns(&held[j.idx()], ctx, req, arrival_ns) {
+                if wt_j + lr > at_j - arrival_ns {
+                    return false;
+                }
+            }
+        }
+        ctx.redirect(t);
+        true
+    }
+
+    /// `WT` of `chip`: its queue by the monitor's formula plus what its dies execute.
+    fn wait_ns(&self, chip: ChipId, ctx: &SchedCtx, running: &[Running]) -> u64 {
+        let r = running[chip.idx()];
+        ctx.expected_wait_ns(chip, self.l_read_ns, self.l_write_ns)
+            + self.l_read_ns * u64::from(r.reads)
+            + self.l_write_ns * u64::from(r.programs)
+            + self.l_erase_ns * u64::from(r.erases)
+    }
+}
+
+/// `AT_j`: the earliest arrival, strictly after `after_ns`, of a host request other than
+/// `req` with a sub-request held for the chip whose entries are `held`.
+fn next_arrival_ns(
+    held: &VecDeque<HeldEntry>,
+    ctx: &SchedCtx,
+    req: u32,
+    after_ns: u64,
+) -> Option<u64> {
+    held.iter()
+        .filter(|e| e.list != List::Background)
+        .map(|e| &ctx.txns[e.txn])
+        .filter(|x| x.req != req && x.enqueued_ns > after_ns)
+        .map(|x| x.enqueued_ns)
+        .min()
+}
+
+/// True if `reason` is a read that can never target a page whose program is still
+/// queued (host reads of such pages are answered from the controller's buffer, and
+/// reconstruction refuses pending pages), so it may overtake queued programs.
+pub(crate) fn may_overtake_programs(reason: TxnReason) -> bool {
+    matches!(reason, TxnReason::HostRead | TxnReason::ReconstructRead)
+}

@@ -1,0 +1,357 @@
+//! Parallel Issue Queuing, asynchronous and RAID-5-aware as the BRR paper adapts it
+//! (its §II-D, figure 5(b), §III-D and Algorithm 1; PIQ itself is Gao et al., MSST 2014).
+//!
+//! ```text
+//!  host read  ──► Alg. 1 ──► read batch list   [B0 {c0,c3}] [B2 {c3,c5}] …  ┐  per chip, in
+//!  host write ──► Alg. 1 ──► write batch list  [B1 {c1,c2}] …               ├► batch order ──► chip
+//!  background ─────────────► tail of its chip's order (submission order)    ┘  (oldest first)   queues
+//! ```
+//!
+//! * **Algorithm 1**: a request's target chips are the chips of its sub-requests
+//!   (transactions). It joins the first batch of its list (reads and writes are listed
+//!   apart) whose target chips it does not share, else opens a new batch at the end.
+//! * **Dispatch**: every batch carries the sequence number of its creation; each chip
+//!   receives its held transactions in batch order (oldest batch first, whichever list
+//!   it is in) whenever its queue has room. A request that joins an old batch thus
+//!   overtakes the requests of younger batches on its chips — PIQ's reordering — while
+//!   the chips it does not share with them run asynchronously, as in Async_FIFO.
+//! * **Background work** (GC, RAID pre-reads and parity programs) is not batched: it
+//!   joins the tail of its chip's order, so it never overtakes anything submitted
+//!   before it (a parity pre-read never overtakes the held program of its page).
+//!   Reconstruction reads (BRR's redirected sub-requests) go straight to their chip.
+//! * **Write-behind-read** (`scheduler.write_behind_read`, BRR §III-C): when a die's
+//!   next transaction is a program, the host reads already queued behind it when it
+//!   reached the head are served first; reads queued after that moment wait for it.
+//!   Only host and reconstruction reads overtake (they never read a pending page).
+//!
+//! With [`Brr`] attached this is BRR: each host read is checked by Algorithm 2 when it
+//! leaves the batch lists. Decisions are taken in the scheduler calls the simulator
+//! makes from its event handlers (admission, completion, die free); queue room that a
+//! die's start creates is filled at that die's completion unless another die of the
+//! chip is idle.
+
+use super::brr::{may_overtake_programs, Brr, HeldEntry, List, Running};
+use super::{chips_of, IoScheduler, SchedCtx};
+use crate::config::SchedulerConfig;
+use crate::sim::txn::{ReqId, TxnId};
+use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, TxnReason};
+use std::collections::VecDeque;
+
+/// One batch of non-conflicting requests: its target chips as a bit set.
+struct Batch {
+    seq: u64,
+    chips: Vec<u64>,
+    held: u32,
+}
+
+impl Batch {
+    fn conflicts(&self, chips: &[ChipId]) -> bool {
+        chips
+            .iter()
+            .any(|c| self.chips[c.idx() / 64] & (1 << (c.idx() % 64)) != 0)
+    }
+
+    fn add(&mut self, chips: &[ChipId]) {
+        for c in chips {
+            self.chips[c.idx() / 64] |= 1 << (c.idx() % 64);
+        }
+    }
+}
+
+/// PIQ (and, with [`Brr`], BRR).
+pub struct Piq {
+    read_batches: Vec<Batch>,
+    write_batches: Vec<Batch>,
+    spare: Vec<Batch>,
+    words: usize,
+    next_seq: u64,
+    /// Held transactions per chip, sorted by batch sequence.
+    by_chip: Vec<VecDeque<HeldEntry>>,
+    /// Reconstruction reads (and returned host reads) waiting only for queue room.
+    urgent: Vec<VecDeque<TxnId>>,
+    held: usize,
+    multi_plane: bool,
+    write_behind_read: bool,
+    /// Per transaction: its push number; per program: the push number when it first
+    /// reached the head of its die's queue (0: not yet).
+    push_no: Vec<u64>,
+    barrier: Vec<u64>,
+    pushes: u64,
+    chips: Vec<ChipId>,
+    /// Operation each die executes (for BRR's `WT`), and the sums per chip.
+    die_op: Vec<Option<FlashOp>>,
+    running: Vec<Running>,
+    brr: Option<Brr>,
+}
+
+impl Piq {
+    /// A policy for `geom` configured by `cfg`; `brr` turns it into BRR.
+    pub(crate) fn new(geom: &Geometry, cfg: &SchedulerConfig, brr: Option<Brr>) -> Self {
+        let chips = geom.chips() as usize;
+        Piq {
+            read_batches: Vec::new(),
+            write_batches: Vec::new(),
+            spare: Vec::new(),
+            words: chips.div_ceil(64),
+            next_seq: 1,
+            by_chip: (0..chips).map(|_| VecDeque::new()).collect(),
+            urgent: (0..chips).map(|_| VecDeque::new()).collect(),
+            held: 0,
+            multi_plane: cfg.multi_plane,
+            write_behind_read: cfg.write_behind_read,
+            push_no: Vec::new(),
+            barrier: Vec::new(),
+            pushes: 0,
+            chips: Vec::new(),
+            die_op: vec![None; geom.dies() as usize],
+            running: vec![Running::default(); chips],
+            brr,
+        }
+    }
+
+    /// Algorithm 1: the sequence number of the batch `self.chips` joins in `list`.
+    fn batch_for(&mut self, list: List, txns: u32) -> u64 {
+        let batches = match list {
+            List::Read => &mut self.read_batches,
+            _ => &mut self.write_batches,
+        };
+        if let Some(b) = batches.iter_mut().find(|b| !b.conflicts(&self.chips)) {
+            b.add(&self.chips);
+            b.held += txns;
+            return b.seq;
+        }
+        let mut b = self.spare.pop().unwrap_or_else(|| Batch {
+            seq: 0,
+            chips: vec![0; self.words],
+            held: 0,
+        });
+        b.chips.fill(0);
+        b.seq = self.next_seq;
+        b.held = txns;
+        b.add(&self.chips);
+        self.next_seq += 1;
+        let seq = b.seq;
+        batches.push(b);
+        seq
+    }
+
+    /// One transaction of batch `seq` in `list` left the batch lists.
+    fn batch_dispatched(&mut self, list: List, seq: u64) {
+        let batches = match list {
+            List::Read => &mut self.read_batches,
+            List::Write => &mut self.write_batches,
+            List::Background => return,
+        };
+        let i = batches
+            .binary_search_by_key(&seq, |b| b.seq)
+            .expect("a held transaction's batch exists");
+        batches[i].held -= 1;
+        if batches[i].held == 0 {
+            let b = batches.remove(i);
+            self.spare.push(b);
+        }
+    }
+
+    /// Inserts `e` into its chip's order after every entry of a batch not younger.
+    fn hold(&mut self, chip: ChipId, e: HeldEntry) {
+        let q = &mut self.by_chip[chip.idx()];
+        if q.back().map_or(true, |b| b.seq <= e.seq) {
+            q.push_back(e);
+        } else {
+            let pos = q.partition_point(|x| x.seq <= e.seq);
+            q.insert(pos, e);
+        }
+        self.held += 1;
+    }
+
+    /// Moves held work of `chip` into its queue while it has room; `decide` allows
+    /// Algorithm 2 to redirect host reads.
+    fn fill(&mut self, chip: ChipId, ctx: &mut SchedCtx, decide: bool) {
+        while ctx.queues.has_room(chip) {
+            if let Some(t) = self.urgent[chip.idx()].pop_front() {
+                self.held -= 1;
+                self.push(t, ctx);
+                continue;
+            }
+            let Some(e) = self.by_chip[chip.idx()].pop_front() else {
+                break;
+            };
+            self.held -= 1;
+            self.batch_dispatched(e.list, e.seq);
+            if decide && e.list == List::Read {
+                if let Some(brr) = self.brr.as_mut() {
+                    if brr.try_redirect(e.txn, ctx, &self.by_chip, &self.running) {
+                        continue;
+                    }
+                }
+            }
+            self.push(e.txn, ctx);
+        }
+    }
+
+    /// Fills the chips in `self.chips`.
+    fn fill_listed(&mut self, ctx: &mut SchedCtx, decide: bool) {
+        for i in 0..self.chips.len() {
+            let chip = self.chips[i];
+            self.fill(chip, ctx, decide);
+        }
+    }
+
+    fn push(&mut self, t: TxnId, ctx: &mut SchedCtx) {
+        let i = t as usize;
+        if i >= self.push_no.len() {
+            self.push_no.resize(i + 1, 0);
+            self.barrier.resize(i + 1, 0);
+        }
+        self.pushes += 1;
+        self.push_no[i] = self.pushes;
+        self.barrier[i] = 0;
+        ctx.push(t);
+    }
+
+    /// Write-behind-read: the position in `chip`'s queue of the read `die` serves
+    /// before the program at `head`, if any.
+    fn read_before_program(
+        &mut self,
+        die: DieId,
+        chip: ChipId,
+        head: usize,
+        ctx: &SchedCtx,
+    ) -> Option<usize> {
+        let q = &ctx.queues.chip[chip.idx()];
+        let w = q[head] as usize;
+        if self.barrier[w] == 0 {
+            self.barrier[w] = self.pushes + 1;
+        }
+        let barrier = self.barrier[w];
+        for (pos, &t) in q.iter().enumerate().skip(head + 1) {
+            let x = &ctx.txns[t];
+            if x.op == FlashOp::Erase {
+                return None;
+            }
+            if x.die == die
+                && x.op == FlashOp::Read
+                && may_overtake_programs(x.reason)
+                && self.push_no[t as usize] < barrier
+            {
+                return Some(pos);
+            }
+        }
+        None
+    }
+}
+
+impl IoScheduler for Piq {
+    fn name(&self) -> &'static str {
+        if self.brr.is_some() {
+            "brr"
+        } else {
+            "piq"
+        }
+    }
+
+    fn submit_request(&mut self, _req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
+        let Some(&first) = txns.first() else { return };
+        let list = if ctx.txns[first].op == FlashOp::Read {
+            List::Read
+        } else {
+            List::Write
+        };
+        chips_of(txns, ctx, &mut self.chips);
+        let seq = self.batch_for(list, txns.len() as u32);
+        for &txn in txns {
+            let chip = ctx.chip_of(txn);
+            self.hold(chip, HeldEntry { seq, txn, list });
+        }
+        self.fill_listed(ctx, true);
+    }
+
+    fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
+        let chip = ctx.chip_of(txn);
+        let reason = ctx.txns[txn].reason;
+        if matches!(reason, TxnReason::ReconstructRead | TxnReason::HostRead) {
+            // Redirected sub-requests (and a read whose redirection fell through) run now.
+            self.urgent[chip.idx()].push_back(txn);
+            self.held += 1;
+        } else {
+            let seq = self.next_seq;
+            let e = HeldEntry {
+                seq,
+                txn,
+                list: List::Background,
+            };
+            self.hold(chip, e);
+        }
+        // No redirection here: this call may come from the controller's own redirect
+        // processing.
+        self.fill(chip, ctx, false);
+    }
+
+    fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+        let dies = ctx.geom.dies_per_chip;
+        let idle_die = (0..dies).any(|n| !ctx.queues.die_busy[ctx.geom.die_of_chip(chip, n).idx()]);
+        if idle_die {
+            self.fill(chip, ctx, false);
+        }
+    }
+
+    fn on_txn_done(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+        self.fill(chip, ctx, true);
+    }
+
+    fn on_die_free(&mut self, die: DieId, ctx: &mut SchedCtx) {
+        let chip = ctx.geom.chip_of_die(die);
+        self.note_running(die, chip, None);
+        self.fill(chip, ctx, true);
+    }
+
+    fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
+        self.pick_group(die, ctx, group);
+        let op = group.first().map(|&t| ctx.txns[t].op);
+        if op.is_some() {
+            self.note_running(die, ctx.geom.chip_of_die(die), op);
+        }
+    }
+
+    fn held(&self) -> usize {
+        self.held
+    }
+}
+
+impl Piq {
+    /// Records that `die` of `chip` now executes `op` (None: nothing).
+    fn note_running(&mut self, die: DieId, chip: ChipId, op: Option<FlashOp>) {
+        let r = &mut self.running[chip.idx()];
+        for (o, add) in [(self.die_op[die.idx()], false), (op, true)] {
+            let n = match o {
+                Some(FlashOp::Read) => &mut r.reads,
+                Some(FlashOp::Program) => &mut r.programs,
+                Some(FlashOp::Erase) => &mut r.erases,
+                None => continue,
+            };
+            if add {
+                *n += 1;
+            } else {
+                *n -= 1;
+            }
+        }
+        self.die_op[die.idx()] = op;
+    }
+
+    /// What `die` serves next.
+    fn pick_group(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
+        if self.write_behind_read {
+            let chip = ctx.geom.chip_of_die(die);
+            let q = &ctx.queues.chip[chip.idx()];
+            let head = q.iter().position(|&t| ctx.txns[t].die == die);
+            if let Some(head) = head.filter(|&h| ctx.txns[q[h]].op == FlashOp::Program) {
+                if let Some(pos) = self.read_before_program(die, chip, head, ctx) {
+                    group.clear();
+                    group.extend(ctx.take_at(chip, pos));
+                    return;
+                }
+            }
+        }
+        ctx.take_for_die(die, self.multi_plane, group);
+    }
+}
