@@ -318,40 +318,29 @@ impl BlockManager {
         self.planes[pm].full_blocks -= 1;
     }
 
-    /// Whether block `b` may become a GC victim: full, with no program outstanding. A
-    /// block still being programmed (a frontier that just filled) waits: its pages are not
-    /// on flash yet, and a GC copy in flight into it would land, valid, in a victim whose
-    /// page list was already taken.
+    /// Whether block `b` may become a GC victim: full (never a frontier, free or under GC).
+    /// It may still hold pages whose host program is outstanding; no GC copy can be in
+    /// flight into it, as copies exist only while their plane's GC is active.
     #[inline]
     pub fn is_candidate(&self, b: u32) -> bool {
-        let m = &self.blocks[b as usize];
-        m.state == BlockState::Full && m.pending == 0
+        self.blocks[b as usize].state == BlockState::Full
     }
 
-    /// The candidate block of `plane` with the fewest valid pages, below `max_valid`: the
-    /// lowest non-empty bucket, found from a lower-bound hint, skipping the few blocks
-    /// with programs outstanding.
+    /// The full block of `plane` with the fewest valid pages, if it has fewer than
+    /// `max_valid`: the head of the lowest non-empty bucket, found from a lower-bound hint.
     pub fn fewest_valid(&mut self, plane: PlaneId, max_valid: u32) -> Option<u32> {
         let base = plane.idx() * (self.ppb as usize + 1);
-        let mut v = self.planes[plane.idx()].min_bucket;
-        let mut hint = None;
-        while v < max_valid.min(self.ppb + 1) {
-            let mut b = self.heads[base + v as usize];
-            if b != NONE && hint.is_none() {
-                hint = Some(v);
-            }
-            while b != NONE {
-                if self.blocks[b as usize].pending == 0 {
-                    self.planes[plane.idx()].min_bucket = hint.unwrap_or(v);
-                    return Some(b);
-                }
-                b = self.blocks[b as usize].next;
+        let pm = &mut self.planes[plane.idx()];
+        let mut v = pm.min_bucket;
+        while v <= self.ppb {
+            let head = self.heads[base + v as usize];
+            if head != NONE {
+                pm.min_bucket = v;
+                return (v < max_valid).then_some(head);
             }
             v += 1;
         }
-        if let Some(h) = hint {
-            self.planes[plane.idx()].min_bucket = h;
-        }
+        pm.min_bucket = self.ppb;
         None
     }
 
@@ -570,30 +559,5 @@ mod tests {
         assert_eq!(bm.fewest_valid(PlaneId(0), 5), None);
         assert_eq!(bm.planes[3].full_blocks, 2);
         assert_eq!(bm.least_worn_full(PlaneId(3)), Some(a));
-    }
-
-    #[test]
-    fn blocks_with_programs_outstanding_are_no_candidates() {
-        let g = one_plane();
-        let mut bm = BlockManager::new(&g, true);
-        let p = PlaneId(0);
-        let a = fill_block(&mut bm, p);
-        bm.invalidate(a);
-        let b = bm.alloc(p, Stream::Host, 0, 1).unwrap().0 / bm.ppb;
-        for _ in 1..4 {
-            bm.alloc(p, Stream::Host, 0, 1).unwrap();
-        }
-        bm.invalidate(b);
-        bm.invalidate(b);
-        assert!(!bm.is_candidate(b));
-        assert_eq!(
-            bm.fewest_valid(p, 4),
-            Some(a),
-            "block {b} has fewer valid pages but is busy"
-        );
-        for _ in 0..4 {
-            bm.program_done(b);
-        }
-        assert_eq!(bm.fewest_valid(p, 4), Some(b));
     }
 }

@@ -3,14 +3,16 @@
 //! ```text
 //! gc_needed / bg_gc_wanted ──► select_victim ──► victim_valid_pages
 //!        for each (src, lpn):  gc_begin_move(src) ──► [GC read, GC program] ──► gc_finish_move
-//!        when erasable(victim): [erase] ──► erase_done          (or gc_abandon at any time)
+//!        when erasable(victim): [erase] ──► erase_done          (or gc_abandon before the first move)
 //! ```
 //!
 //! Host writes, trims and reads may interleave anywhere. A host write of an LPN whose
 //! move is in flight invalidates the source; the move then ends with the copy invalid and
 //! the map untouched. A pinned read or an outstanding program keeps the victim from being
 //! erased, and so does a move out of it still in flight (its source address must not be
-//! reused before `gc_finish_move` compares the map with it).
+//! reused before `gc_finish_move` compares the map with it). A GC ends (erase, or abandon
+//! before its first move) only with none of its moves in flight, so GC copies in flight
+//! exist only while their plane's GC is active and can never land in a later victim.
 
 use ssdlab_nand::{BlockId, Lpn, PlaneId, Ppn};
 
@@ -44,9 +46,7 @@ impl Ftl {
     }
 
     /// Chooses the next victim of `plane` and marks it under GC (the plane's GC is then
-    /// active). Candidates are the full blocks with no program outstanding: never a
-    /// frontier, free or under-GC block, nor one still being programmed (its data is not on
-    /// flash yet, and a GC copy landing in it would escape the victim's page list).
+    /// active). Candidates are the full blocks: never a frontier, free or under-GC block.
     ///
     /// Static wear leveling goes first: when the plane's erase-count spread exceeds
     /// `static_spread` and the least-worn full block lags the most-worn block by more than
@@ -91,8 +91,10 @@ impl Ftl {
     }
 
     /// Clears `out`, then lists the pages of `block` the map points to now, with their
-    /// LPNs, in page order. No page of a victim is pending, and none can become valid
-    /// later: only these need moving.
+    /// LPNs, in page order: the pages to move. No page of a victim can become valid later
+    /// (no GC copy is in flight into a block when it is chosen). Pages whose host program
+    /// is still outstanding are included: their token is known, and the controller orders
+    /// the GC read after the program on the die.
     pub fn victim_valid_pages(&self, block: BlockId, out: &mut Vec<(Ppn, Lpn)>) {
         out.clear();
         let first = self.geom.page_of_block(block, 0).0;
@@ -321,9 +323,7 @@ mod tests {
         f.unpin(pinned);
         assert!(f.erasable(v));
         f.erase_done(v);
-        // A block with a program outstanding is no candidate until the program is done:
-        // its data is not on flash yet, and a GC copy in flight into it would land, valid,
-        // after its page list was taken.
+        // An outstanding host program inside a victim also blocks its erase.
         let mut last = None;
         for l in 4..8 {
             last = Some(f.host_write(Lpn(l), P, 5).unwrap());
@@ -331,18 +331,13 @@ mod tests {
         for l in 4..8 {
             write_done(&mut f, l, 6);
         }
-        let busy = f.geometry().block_of_page(last.unwrap());
-        assert_eq!(f.valid_pages(busy), 0);
-        assert_eq!(
-            f.select_victim(P),
-            None,
-            "the only gainful block is still programming"
-        );
-        for p in f.geometry().page_of_block(busy, 0).0..f.geometry().page_of_block(busy, 4).0 {
+        let v2 = f.select_victim(P).unwrap();
+        assert_eq!(f.geometry().block_of_page(last.unwrap()), v2);
+        assert!(!f.erasable(v2), "programs outstanding");
+        for p in f.geometry().page_of_block(v2, 0).0..f.geometry().page_of_block(v2, 4).0 {
             f.program_done(ssdlab_nand::Ppn(p));
         }
-        assert_eq!(f.select_victim(P), Some(busy));
-        assert!(f.erasable(busy));
+        assert!(f.erasable(v2));
         f.check_invariants();
     }
 

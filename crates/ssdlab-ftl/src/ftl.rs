@@ -366,6 +366,32 @@ mod tests {
     }
 
     #[test]
+    fn pages_before_gc_counts_down_to_the_threshold() {
+        let mut f = ftl_one_plane(small_cfg()); // 8 blocks × 4 pages, GC below 3 free blocks
+        let p = PlaneId(0);
+        assert_eq!(f.pages_before_gc(p), 5 * 4);
+        write_done_at(&mut f, 0);
+        assert_eq!(f.pages_before_gc(p), 3 + 4 * 4);
+        for l in 1..20 {
+            write_done_at(&mut f, l % 16);
+        }
+        assert_eq!(f.pages_before_gc(p), 0);
+        assert!(
+            !f.gc_needed(p),
+            "the last block above the threshold is just full"
+        );
+        write_done_at(&mut f, 3);
+        assert!(f.gc_needed(p));
+    }
+
+    fn write_done_at(f: &mut Ftl, lpn: u32) {
+        let ppn = f
+            .host_write(Lpn(lpn), PlaneId(0), token_for(Lpn(lpn), 1))
+            .unwrap();
+        f.program_done(ppn);
+    }
+
+    #[test]
     #[should_panic(expected = "no program outstanding")]
     fn program_done_twice_panics() {
         let mut f = ftl_one_plane(small_cfg());

@@ -1,8 +1,7 @@
 //! GC victim policies. Each is one type implementing [`GcVictimPolicy`]; [`build`] picks
-//! it from the configured [`VictimPolicy`]. A policy only *chooses* among the plane's
-//! candidates — full blocks with no program outstanding (frontier, free and under-GC
-//! blocks never are) — and never returns a block without an invalid page: such a GC
-//! would move a whole block to free one.
+//! it from the configured [`VictimPolicy`]. A policy only *chooses* among the plane's full
+//! blocks (frontier, free and under-GC blocks are never candidates) and never returns a
+//! block without an invalid page: such a GC would move a whole block to free one.
 //! Static wear leveling overrides the policy before it is asked (see `collect.rs`).
 
 use ssdlab_engine::SimRng;
@@ -13,7 +12,7 @@ use crate::config::VictimPolicy;
 
 /// Chooses the next GC victim of a plane.
 pub(crate) trait GcVictimPolicy: std::fmt::Debug + Send {
-    /// A candidate block of `plane` with at least one invalid page, or `None`. `now` is the
+    /// A full block of `plane` with at least one invalid page, or `None`. `now` is the
     /// FTL's page-write stamp (the age clock of cost-benefit).
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, now: u64) -> Option<u32>;
 }
@@ -70,7 +69,7 @@ impl GcVictimPolicy for CostBenefit {
     }
 }
 
-/// Uniformly random among the plane's candidate blocks with an invalid page, drawn from the
+/// Uniformly random among the plane's full blocks with an invalid page, drawn from the
 /// FTL's own stream. Two scans of the plane per GC: count, then find the chosen one.
 #[derive(Debug)]
 pub(crate) struct Random {

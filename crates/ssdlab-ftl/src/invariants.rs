@@ -16,8 +16,8 @@ impl Ftl {
     ///   GC copies in flight equal the sum of the blocks' moves-out counters;
     /// * per block: valid, pending and written counts match its pages; pages past the write
     ///   pointer are free with token 0; state-specific rules (free blocks are empty,
-    ///   frontiers are partly written, victims have no program outstanding, full blocks
-    ///   are in the bucket of their valid count);
+    ///   frontiers are partly written, full blocks are in the bucket of their valid count,
+    ///   moves and GC copies in flight only while their plane's GC is active);
     /// * per plane: free pool = free blocks; free + open + full + under GC = blocks per plane;
     ///   at most one victim; erase-count min/max tracking; bucket lists well formed;
     /// * the sum of erase counts equals the erases performed.
@@ -133,6 +133,20 @@ impl Ftl {
             }
         }
         assert_eq!(valid, m.valid, "block {b}: valid count vs pages");
+        let pm = &self.blocks.planes[self.blocks.plane_of(b)];
+        if copies > 0 {
+            assert_ne!(
+                pm.victim, NONE,
+                "block {b} holds GC copies but its plane runs no GC"
+            );
+        }
+        if m.moving_out > 0 {
+            assert_eq!(
+                m.state,
+                BlockState::UnderGc,
+                "block {b} has moves out but is no victim"
+            );
+        }
         assert_eq!(pending, m.pending, "block {b}: pending count vs pages");
         self.check_block_state(b);
         copies
@@ -167,7 +181,6 @@ impl Ftl {
                 pm.victim, b,
                 "block {b} under GC but not its plane's victim"
             );
-            assert_eq!(m.pending, 0, "victim {b} has programs outstanding");
         }
     }
 
