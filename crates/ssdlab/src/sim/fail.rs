@@ -25,7 +25,7 @@ use super::txn::{Txn, TxnId, NONE};
 use super::{Event, Simulation};
 use crate::error::SimError;
 use ssdlab_nand::{ChipId, FlashOp, Lpn, Ppn, TxnReason};
-use ssdlab_raid::{Domain, FailAt, FailSpec, FailTarget, RaidLevel};
+use ssdlab_raid::{Domain, FailAt, FailSpec, FailTarget};
 
 /// Failure and rebuild state of a run.
 #[derive(Default)]
@@ -163,7 +163,37 @@ impl Simulation {
             }
             self.fail.dead[chip.idx()] = true;
             self.fail.any_dead = true;
+            // A dead spare is no rebuild target.
+            self.fail.spares.retain(|&s| s != chip.0);
+            self.release_parked_on(chip);
             self.start_rebuild(chip);
+        }
+    }
+
+    /// Writes parked on the planes of a chip that just died will never find space
+    /// there: host and mirror pages become dead writes, parity pages finish their job
+    /// without a program (the stripe stays degraded).
+    fn release_parked_on(&mut self, chip: ChipId) {
+        let g = self.geom;
+        for d in 0..g.dies_per_chip {
+            for p in 0..g.planes_per_die {
+                let plane = g.plane_of_die(g.die_of_chip(chip, d), p);
+                let parked = std::mem::take(&mut self.parked[plane.idx()]);
+                for w in parked {
+                    if w.job != NONE {
+                        self.finish_parked_parity(w.job as usize);
+                        continue;
+                    }
+                    if self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq) {
+                        self.held.remove(&w.lpn.0);
+                        self.raid_note_held(w.lpn, false);
+                        self.admit_done_now = 0;
+                        self.dead_write(w.lpn, w.token, w.reason);
+                        self.admit_done_now = 0;
+                    }
+                    self.sub_done(w.req, 0, 0);
+                }
+            }
         }
     }
 
@@ -231,11 +261,14 @@ impl Simulation {
             let Some(lpn) = self.raid_lpn_of_member(row, b.member) else {
                 continue;
             };
-            let Some(ppn) = self.ftl.lookup(lpn) else {
-                continue;
-            };
-            if !self.fail.is_dead(self.geom.chip_of_page(ppn)) {
-                continue; // rewritten onto the spare since the failure
+            match self.ftl.lookup(lpn) {
+                // Rewritten onto the spare since the failure.
+                Some(ppn) if !self.fail.is_dead(self.geom.chip_of_page(ppn)) => continue,
+                Some(_) => {}
+                // A parity page never written because its chip was dead when its stripe
+                // was first filled: rebuild it from the data; other pages: nothing.
+                None if !self.is_parity_lpn(lpn) => continue,
+                None => {}
             }
             let mut sources = Vec::new();
             if !self.raid_sources(lpn, &mut sources) {
@@ -298,10 +331,10 @@ impl Simulation {
                 }
                 let (lpn, token) = (rb.lpn, rb.acc);
                 // The page may have been rewritten while its sources were read.
-                let still_lost = self
-                    .ftl
-                    .lookup(lpn)
-                    .is_some_and(|p| self.fail.is_dead(self.geom.chip_of_page(p)));
+                let still_lost = match self.ftl.lookup(lpn) {
+                    Some(p) => self.fail.is_dead(self.geom.chip_of_page(p)),
+                    None => self.is_parity_lpn(lpn),
+                };
                 let plane = self.raid_static_plane(lpn);
                 match still_lost
                     .then(|| self.ftl.host_write(lpn, plane, token).ok())
@@ -400,6 +433,13 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// True for the FTL LPN of a RAID-4/5 parity page.
+    fn is_parity_lpn(&self, lpn: Lpn) -> bool {
+        self.raid
+            .as_ref()
+            .is_some_and(|r| r.level.has_parity() && u64::from(lpn.0) >= r.host_pages)
+    }
+
     /// The RAID state, mutably, for sibling modules.
     pub(super) fn raid_mut_pub(&mut self) -> &mut super::raid::RaidState {
         self.raid.as_mut().expect("RAID is configured")
@@ -462,7 +502,7 @@ impl Simulation {
             if self.reconstruct_read(id, lpn, expect) {
                 return ReadOutcome::Deferred;
             }
-            if !self.has_dead_source(lpn) {
+            if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
                 // The stripe is settling (parity update, buffer, pages in flight).
                 let i = match self.degraded_free.pop() {
                     Some(i) => {
@@ -496,31 +536,6 @@ impl Simulation {
             self.sub_done(id, 0, 0);
         }
         self.run_gc_checks();
-    }
-
-    /// True when reconstructing `lpn` would need a page on a dead chip (lost data).
-    fn has_dead_source(&self, lpn: Lpn) -> bool {
-        let Some(r) = self.raid.as_ref() else {
-            return true;
-        };
-        let dead = |l: Lpn| self.ftl.lookup(l).is_some_and(|p| self.on_dead_chip(p));
-        match r.level {
-            RaidLevel::Raid1 => {
-                let (m, _) = r.mirror_of(lpn).expect("RAID-1");
-                (dead(lpn) || self.redundant_only.contains(&lpn.0)) && dead(m)
-            }
-            RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let c = r.layout.locate(u64::from(lpn.0));
-                let parity = r.red_lpn(r.layout.parity_index(c.row, c.group));
-                let mut lpns = Vec::new();
-                r.layout.stripe_lpns(c.row, c.group, &mut lpns);
-                lpns.iter()
-                    .filter(|&&x| x != u64::from(lpn.0))
-                    .any(|&x| dead(Lpn(x as u32)) || self.redundant_only.contains(&(x as u32)))
-                    || dead(parity)
-            }
-            RaidLevel::Raid0 | RaidLevel::None => true,
-        }
     }
 
     /// A write whose page lives on a dead chip: nothing is programmed. The FTL records

@@ -606,6 +606,11 @@ impl Simulation {
         self.run_gc_checks();
     }
 
+    /// A parity page parked on a chip that died: its job ends without a program.
+    pub(super) fn finish_parked_parity(&mut self, j: usize) {
+        self.finish_job(j, 0, 0);
+    }
+
     /// The parity of job `j` is on flash: release the stripe and its request.
     fn finish_job(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
         let (stripe, req) = {
@@ -803,70 +808,103 @@ impl Simulation {
 
     /// [`Simulation::raid_sources`] without the check that the stripe is quiescent.
     pub(super) fn raid_sources_ignoring_busy(&self, lpn: Lpn, out: &mut Vec<Ppn>) -> bool {
+        self.raid_sources_with(lpn, out, false)
+    }
+
+    /// True when `lpn` can be rebuilt once pages in flight have landed (its sources
+    /// exist and none is on a dead chip): a degraded read may wait for it.
+    pub(super) fn raid_recoverable_later(&self, lpn: Lpn) -> bool {
+        self.raid_sources_with(lpn, &mut Vec::new(), true)
+    }
+
+    fn raid_sources_with(&self, lpn: Lpn, out: &mut Vec<Ppn>, allow_in_flight: bool) -> bool {
         out.clear();
         let r = self.raid();
         let x = u64::from(lpn.0);
-        if x >= r.host_pages {
-            return false;
-        }
-        let usable = |p: Ppn| !self.ftl.is_pending(p) && !self.on_dead_chip(p);
-        match r.level {
+        let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
+        let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
+            if self.redundant_only.contains(&l.0)
+                || (!allow_in_flight && self.held.contains_key(&l.0))
+            {
+                return false;
+            }
+            match self.ftl.lookup(l) {
+                Some(p) if usable(p) => {
+                    out.push(p);
+                    true
+                }
+                Some(_) => false,
+                None => true, // never written: contributes nothing
+            }
+        };
+        let ok = match r.level {
+            RaidLevel::Raid1 if x >= r.host_pages => {
+                // A mirror page is its primary.
+                take(Lpn((x - r.host_pages) as u32), out) && !out.is_empty()
+            }
             RaidLevel::Raid1 => {
                 let primary_dead = self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p));
-                let other = if primary_dead {
+                let other = if primary_dead || self.redundant_only.contains(&lpn.0) {
                     r.mirror_of(lpn).map(|(m, _)| m)
                 } else {
                     Some(lpn)
                 };
-                let Some(other) = other else { return false };
-                let Some(p) = self.ftl.lookup(other) else {
-                    return false;
-                };
-                if !usable(p) || self.held.contains_key(&other.0) {
-                    return false;
-                }
-                out.push(p);
-                true
+                other.is_some_and(|o| take(o, out)) && !out.is_empty()
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let c = r.layout.locate(x);
-                let Some(parity) = self.parity_ppn(c.row, c.group) else {
-                    return false;
+                let groups = u64::from(r.layout.groups());
+                let (row, group, pos) = if x >= r.host_pages {
+                    let i = x - r.host_pages;
+                    (i / groups, (i % groups) as u32, None)
+                } else {
+                    let c = r.layout.locate(x);
+                    (c.row, c.group, Some(c.pos))
                 };
-                for pos in 0..r.layout.group_size() {
-                    if pos == c.pos {
+                let mut ok = true;
+                for q in 0..r.layout.group_size() {
+                    if Some(q) == pos {
                         continue;
                     }
-                    let ppn = match r.layout.lpn_at(c.row, c.group, pos) {
-                        Some(y) if self.redundant_only.contains(&(y as u32)) => {
-                            out.clear();
-                            return false;
+                    let l = match r.layout.lpn_at(row, group, q) {
+                        Some(y) => Lpn(y as u32),
+                        None if pos.is_some() => {
+                            // The parity is needed to rebuild a data page.
+                            let plity = r.red_lpn(r.layout.parity_index(row, group));
+                            if self.ftl.lookup(plity).is_none() {
+                                ok = false;
+                                break;
+                            }
+                            plity
                         }
-                        Some(y) => self.ftl.lookup(Lpn(y as u32)),
-                        None => Some(parity),
+                        None => continue,
                     };
-                    if let Some(p) = ppn {
-                        if !usable(p) {
-                            out.clear();
-                            return false;
-                        }
-                        out.push(p);
+                    if !take(l, out) {
+                        ok = false;
+                        break;
                     }
                 }
-                true
+                ok
             }
             RaidLevel::Raid0 | RaidLevel::None => false,
+        };
+        if !ok {
+            out.clear();
         }
+        ok
     }
 
     /// True while `lpn`'s stripe has a parity update, open buffer or held page.
     pub(super) fn raid_stripe_busy(&self, lpn: Lpn) -> bool {
         let r = self.raid();
-        if !r.level.has_parity() || u64::from(lpn.0) >= r.host_pages {
+        if !r.level.has_parity() {
             return false;
         }
-        let c = r.layout.locate(u64::from(lpn.0));
-        let stripe = r.stripe_of(&c);
+        let x = u64::from(lpn.0);
+        let stripe = if x >= r.host_pages {
+            x - r.host_pages
+        } else {
+            r.stripe_of(&r.layout.locate(x))
+        };
         r.locks.contains_key(&stripe)
             || r.buffers.contains_key(&stripe)
             || r.parked_stripes.contains_key(&stripe)
@@ -1108,7 +1146,11 @@ impl Simulation {
                         }
                         r.layout.stripe_lpns(row, group, &mut lpns);
                         let lost = |x: u64| dead(x) || self.redundant_only.contains(&(x as u32));
-                        if dead(u64::from(r.red_lpn(i).0)) || lpns.iter().any(|&x| lost(x)) {
+                        let plity = r.red_lpn(i);
+                        let parity_lost = dead(u64::from(plity.0))
+                            || (self.ftl.lookup(plity).is_none()
+                                && self.plane_dead(r.static_plane(&self.geom, plity)));
+                        if parity_lost || lpns.iter().any(|&x| lost(x)) {
                             continue;
                         }
                         let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(x));
@@ -1180,7 +1222,10 @@ impl Simulation {
         match level {
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
                 let stripe = r.stripe_of(&chunk);
-                if r.locks.contains_key(&stripe) || r.buffers.contains_key(&stripe) {
+                if r.locks.contains_key(&stripe)
+                    || r.buffers.contains_key(&stripe)
+                    || r.parked_stripes.contains_key(&stripe)
+                {
                     return false;
                 }
                 let mut lpns = Vec::new();
