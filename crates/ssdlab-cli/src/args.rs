@@ -45,6 +45,12 @@ pub enum Cmd {
     Demo,
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
     Bench(RunArgs),
+    /// Reproduce a paper's headline experiment: CSVs, SVG figures and a summary.
+    Reproduce {
+        /// Which paper.
+        #[command(subcommand)]
+        cmd: crate::reproduce::ReproduceCmd,
+    },
 }
 
 /// `trace` subcommands.

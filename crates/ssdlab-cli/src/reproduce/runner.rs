@@ -9,7 +9,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 /// One simulation to run.
 pub struct Job {
@@ -42,8 +41,6 @@ pub struct Outcome {
     pub verified_reads: u64,
     /// Reads or audited pages that disagreed (verify runs).
     pub mismatches: u64,
-    /// Wall time of the run in seconds (not part of any result).
-    pub wall_s: f64,
 }
 
 /// Runs every job on `threads` threads; results in job order.
@@ -59,8 +56,7 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Outcome, String>> {
         ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Outcome, String>>>> =
-        Mutex::new(vec![None; jobs.len()]);
+    let results: Mutex<Vec<Option<Result<Outcome, String>>>> = Mutex::new(vec![None; jobs.len()]);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
@@ -87,7 +83,6 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Outcome, String>> {
 }
 
 fn run_one(job: &Job) -> Result<Outcome, String> {
-    let start = Instant::now();
     let src = TraceSource::File {
         path: job.trace.clone(),
         options: TraceOptions::default(),
@@ -124,6 +119,5 @@ fn run_one(job: &Job) -> Result<Outcome, String> {
         extra_reads: counter("raid-reconstruct-reads"),
         verified_reads: counter("verified-reads"),
         mismatches,
-        wall_s: start.elapsed().as_secs_f64(),
     })
 }

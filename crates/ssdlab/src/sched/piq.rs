@@ -155,11 +155,11 @@ impl Piq {
     /// Inserts `e` into its chip's order after every entry of a batch not younger.
     fn hold(&mut self, chip: ChipId, e: HeldEntry) {
         let q = &mut self.by_chip[chip.idx()];
-        if q.back().map_or(true, |b| b.seq <= e.seq) {
-            q.push_back(e);
-        } else {
+        if q.back().is_some_and(|b| b.seq > e.seq) {
             let pos = q.partition_point(|x| x.seq <= e.seq);
             q.insert(pos, e);
+        } else {
+            q.push_back(e);
         }
         self.held += 1;
     }

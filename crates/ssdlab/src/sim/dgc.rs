@@ -69,8 +69,9 @@ impl Simulation {
         let g = self.geom;
         let chip = g.chip_of_die(g.die_of_plane(home));
         let c_w = u64::from(self.dgc.pending_writes[chip.idx()]) + 1;
-        // A dead chip takes no write: redirect as from a chip about to GC.
-        if !self.fail.is_dead(chip) && self.pages_before_gc(chip) >= c_w {
+        // A dead home chip is not a GC case: its writes are degraded writes (a permanent
+        // redirection would pile its pages onto other chips beyond their share).
+        if self.fail.is_dead(chip) || self.pages_before_gc(chip) >= c_w {
             return home;
         }
         self.dgc.warned += 1;

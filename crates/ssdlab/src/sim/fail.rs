@@ -54,6 +54,8 @@ pub(crate) struct Rebuild {
     pub reads_left: u32,
     pub acc: u64,
     pub lpn: Lpn,
+    /// The lost version being rebuilt (None: a parity page never written).
+    pub lost: Option<Ppn>,
     pub row_started_ns: u64,
 }
 
@@ -222,6 +224,7 @@ impl Simulation {
             reads_left: 0,
             acc: 0,
             lpn: Lpn(u32::MAX),
+            lost: None,
             row_started_ns: now,
         });
         if self
@@ -249,6 +252,9 @@ impl Simulation {
     pub(super) fn rebuild_row(&mut self, k: usize) {
         loop {
             let b = self.fail.rebuilds[k];
+            if b.finished_ns.is_some() {
+                return; // stopped: its spare died
+            }
             if b.next_row >= b.rows {
                 self.fail.rebuilds[k].finished_ns = Some(self.now().as_ns());
                 if let Some(n) = self.active_rebuild() {
@@ -288,8 +294,13 @@ impl Simulation {
                 continue;
             }
             let now = self.now().as_ns();
+            if sources.is_empty() {
+                continue; // nothing was ever written to this stripe: nothing to rebuild
+            }
+            let lost = self.ftl.lookup(lpn);
             let rb = &mut self.fail.rebuilds[k];
             rb.lpn = lpn;
+            rb.lost = lost;
             rb.acc = 0;
             rb.reads_left = sources.len() as u32;
             rb.row_started_ns = now;
@@ -329,12 +340,11 @@ impl Simulation {
                 if rb.reads_left > 0 {
                     return;
                 }
-                let (lpn, token) = (rb.lpn, rb.acc);
-                // The page may have been rewritten while its sources were read.
-                let still_lost = match self.ftl.lookup(lpn) {
-                    Some(p) => self.fail.is_dead(self.geom.chip_of_page(p)),
-                    None => self.is_parity_lpn(lpn),
-                };
+                let (lpn, token, lost, stopped) =
+                    (rb.lpn, rb.acc, rb.lost, rb.finished_ns.is_some());
+                // The page may have been rewritten while its sources were read: only the
+                // version whose loss started this row may be replaced.
+                let still_lost = !stopped && self.ftl.lookup(lpn) == lost;
                 let plane = self.raid_static_plane(lpn);
                 match still_lost
                     .then(|| self.ftl.host_write(lpn, plane, token).ok())
@@ -549,8 +559,12 @@ impl Simulation {
                 // The dead plane has no room to record the page. If the current version
                 // lives on a live chip (DGC moved it), it is stale now: unmap it; the
                 // content exists only through redundancy.
-                if self.ftl.lookup(lpn).is_some_and(|p| !self.on_dead_chip(p)) {
-                    self.ftl.trim(lpn);
+                // The same holds for a page never written before.
+                let old = self.ftl.lookup(lpn);
+                if old.is_none_or(|p| !self.on_dead_chip(p)) {
+                    if old.is_some() {
+                        self.ftl.trim(lpn);
+                    }
                     self.redundant_only.insert(lpn.0);
                 }
             }

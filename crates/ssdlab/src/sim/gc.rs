@@ -249,6 +249,10 @@ impl Simulation {
                 None => still.push(p),
             }
         }
+        // Completing a superseded write can admit new requests that park here too:
+        // they queue behind the ones still waiting.
+        let newly = std::mem::take(&mut self.parked[plane.idx()]);
+        still.extend(newly);
         self.parked[plane.idx()] = still;
         self.maybe_start_gc(plane, false);
     }

@@ -96,9 +96,6 @@ impl Simulation {
 
     /// Puts the first requests in motion (called when the event queue is empty).
     pub(super) fn prime(&mut self) -> Result<(), SimError> {
-        if self.next_id > 0 || self.source_done {
-            return Ok(());
-        }
         self.check_fail_fractions()?;
         match self.cfg.host.mode {
             HostMode::Open => self.schedule_next_arrival(),
@@ -278,6 +275,10 @@ impl Simulation {
             }
             return ReadOutcome::Done;
         }
+        if !self.lost_lpns.is_empty() && self.lost_lpns.contains(&lpn.0) {
+            self.fail.counters.unrecoverable_reads += 1;
+            return ReadOutcome::Done;
+        }
         if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
             let expect = if self.cfg.verify {
                 self.shadow[lpn.idx()]
@@ -434,6 +435,9 @@ impl Simulation {
         }
         if !self.redundant_only.is_empty() {
             self.redundant_only.remove(&lpn.0);
+        }
+        if !self.lost_lpns.is_empty() {
+            self.lost_lpns.remove(&lpn.0);
         }
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;

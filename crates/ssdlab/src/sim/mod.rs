@@ -134,6 +134,7 @@ pub struct Simulation {
     /// Pages whose newest write waits for space: LPN → (park sequence, token).
     pub(crate) held: rustc_hash::FxHashMap<u32, (u64, u64)>,
     pub(crate) park_seq: u64,
+    pub(crate) primed: bool,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
@@ -144,6 +145,9 @@ pub struct Simulation {
     /// Host LPNs whose current content exists only through redundancy (written while
     /// their chip was dead and no page could record them there).
     pub(crate) redundant_only: rustc_hash::FxHashSet<u32>,
+    /// Host LPNs whose content was lost (two members of their group failed) until they
+    /// are written again.
+    pub(crate) lost_lpns: rustc_hash::FxHashSet<u32>,
     /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
     pub(crate) degraded_wait: Vec<(ReqId, Lpn, u64)>,
     pub(crate) degraded_free: Vec<u32>,
@@ -255,12 +259,14 @@ impl Simulation {
             parked: vec![Vec::new(); planes],
             held: rustc_hash::FxHashMap::default(),
             park_seq: 0,
+            primed: false,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
             raid,
             fail: fail::FailState::default(),
             dgc: dgc::DgcState::new(cfg.dgc.enabled, geom.chips()),
             redundant_only: rustc_hash::FxHashSet::default(),
+            lost_lpns: rustc_hash::FxHashSet::default(),
             degraded_wait: Vec::new(),
             degraded_free: Vec::new(),
             admit_done_now: 0,
@@ -320,7 +326,15 @@ impl Simulation {
 
     /// Starts idle dies of chips whose queue received work.
     pub(crate) fn wake_touched(&mut self) {
-        self.process_redirects();
+        // Starting a die can make a policy redirect reads or queue more work: keep
+        // going until neither is left.
+        while !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
+            self.process_redirects();
+            self.wake_touched_once();
+        }
+    }
+
+    fn wake_touched_once(&mut self) {
         while let Some(chip) = self.queues.touched.pop() {
             self.queues.is_touched[chip.idx()] = false;
             for n in 0..self.geom.dies_per_chip {
@@ -335,7 +349,9 @@ impl Simulation {
     /// # Errors
     /// A trace error, a verification mismatch, or an impossible device state.
     pub fn step(&mut self) -> Result<bool, SimError> {
-        if self.events.is_empty() {
+        if !self.primed {
+            // Before any other event (a timed failure, say) the first arrivals are due.
+            self.primed = true;
             self.prime()?;
         }
         let Some((_, ev)) = self.events.pop() else {
@@ -384,7 +400,7 @@ impl Simulation {
     pub fn audit(&self) -> Result<u64, SimError> {
         let mut checked = 0;
         for (lpn, &expected) in self.shadow.iter().enumerate() {
-            if expected == 0 {
+            if expected == 0 || self.lost_lpns.contains(&(lpn as u32)) {
                 continue;
             }
             let found = match self.ftl.lookup(Lpn(lpn as u32)) {

@@ -409,8 +409,11 @@ impl Simulation {
             JobKind::Rcw => (others.reads, known ^ others.known),
         };
         if !rmw_ok && !rcw_ok {
-            // Two members of the group are dead: what they held is lost.
+            // Two members of the group are dead: what they held is lost for good. The
+            // new parity covers the surviving pages only; the lost ones are recorded so
+            // that no read or rebuild takes the parity for their content.
             reads.retain(|&p| !self.on_dead_chip(p));
+            self.mark_stripe_losses(row, group);
         }
         for &p in &reads {
             self.ftl.pin(p);
@@ -478,6 +481,22 @@ impl Simulation {
             *n -= 1;
             if *n == 0 {
                 r.parked_stripes.remove(&stripe);
+            }
+        }
+    }
+
+    /// Records the data pages of stripe (row, group) whose content is gone (on a dead
+    /// chip, or known only through redundancy) as lost.
+    fn mark_stripe_losses(&mut self, row: u64, group: u32) {
+        let mut lpns = Vec::new();
+        self.raid().layout.stripe_lpns(row, group, &mut lpns);
+        for x in lpns {
+            let l = Lpn(x as u32);
+            let gone = self.redundant_only.contains(&l.0)
+                || self.ftl.lookup(l).is_some_and(|p| self.on_dead_chip(p));
+            if gone {
+                self.redundant_only.remove(&l.0);
+                self.lost_lpns.insert(l.0);
             }
         }
     }
@@ -824,6 +843,7 @@ impl Simulation {
         let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
         let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
             if self.redundant_only.contains(&l.0)
+                || self.lost_lpns.contains(&l.0)
                 || (!allow_in_flight && self.held.contains_key(&l.0))
             {
                 return false;
@@ -1200,7 +1220,8 @@ impl Simulation {
         let Some(m) = self.ftl.lookup(mlpn) else {
             return primary;
         };
-        if self.ftl.is_pending(m) {
+        // A copy that is being programmed or sits on a dead chip is not offered.
+        if self.ftl.is_pending(m) || self.on_dead_chip(m) {
             return primary;
         }
         let load = |p: Ppn| self.queues.load[self.geom.chip_of_page(p).idx()];
@@ -1221,6 +1242,10 @@ impl Simulation {
         let chunk = r.layout.locate(u64::from(lpn.0));
         match level {
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                if !self.raid_materialize_feasible(lpn) {
+                    return false;
+                }
+                let r = self.raid();
                 let stripe = r.stripe_of(&chunk);
                 if r.locks.contains_key(&stripe)
                     || r.buffers.contains_key(&stripe)
@@ -1286,6 +1311,33 @@ impl Simulation {
                 ok
             }
         }
+    }
+
+    /// True when the whole stripe of `lpn` can be materialized at once: its own page
+    /// is on a live chip and every page to write has a free page in its plane.
+    fn raid_materialize_feasible(&self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        let c = r.layout.locate(u64::from(lpn.0));
+        if self.plane_dead(self.raid_static_plane(lpn)) {
+            return false;
+        }
+        let mut lpns = Vec::new();
+        r.layout.stripe_lpns(c.row, c.group, &mut lpns);
+        let parity = r.red_lpn(r.layout.parity_index(c.row, c.group));
+        let mut planes: Vec<(PlaneId, u64)> = Vec::new();
+        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
+            let plane = self.raid_static_plane(l);
+            if self.plane_dead(plane) || (l != parity && self.ftl.lookup(l).is_some()) {
+                continue;
+            }
+            match planes.iter_mut().find(|(p, _)| *p == plane) {
+                Some((_, n)) => *n += 1,
+                None => planes.push((plane, 1)),
+            }
+        }
+        planes
+            .iter()
+            .all(|&(p, n)| self.ftl.free_pages_in_plane(p) >= n)
     }
 
     /// RAID counters for the report.

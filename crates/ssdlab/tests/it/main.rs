@@ -1,6 +1,7 @@
 //! Integration tests of the simulator: real-trace replays with GC active, determinism,
 //! interleaved simulations, hand-worked timing, scheduler behaviour.
 
+mod adversarial;
 mod dgc;
 mod fail;
 mod raid;

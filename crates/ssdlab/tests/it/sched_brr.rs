@@ -82,34 +82,48 @@ fn sync_fifo_needs_more_slots_than_piq_and_async_fifo() {
 
 #[test]
 fn piq_batches_reorder_a_full_chip_queue() {
-    // Queue depth 1. R0 = c0 c1 (LPN 0, 1); R1 = c1 c2 (LPN 7, 8); R2 = c0 (LPN 6);
-    // R3 = c1 (LPN 19). Arrival order R0..R3, each at 0.
-    // Async_FIFO: c1 serves R0, R1, R3 in arrival order; c0 R0, R2: R1 ends at slot 2,
-    //   R3 at slot 3.
-    // PIQ: B0 = {R0}, B1 = {R1} (c1 with R0), R2 → B0 (c0 shared with R0 → B1? R0 is
-    //   in B0 on c0: conflict; B1 has c1 c2: no conflict → B1), R3 (c1) conflicts with
-    //   B0 and B1 → B2. Per chip the order is the batch order, which here is arrival
-    //   order too: the same 3 slots. Batching changes nothing without a conflict-free
-    //   older batch to join — the point of this case is that nothing is lost or
-    //   reordered across the same chip.
-    let q = [reads(0, 2), reads(7, 2), reads(6, 1), reads(19, 1)];
-    let (fifo, _) = last_done("async-fifo", 1, &q);
-    let (piq, r) = last_done("piq", 1, &q);
-    assert_eq!(fifo, 3 * SLOT);
-    assert_eq!(piq, 3 * SLOT);
-    assert_eq!(r.counters["verified-reads"], 6);
+    // Chip queue depth 1. R0 = c0 (LPN 0), R1 = c0 (LPN 6), R2 = c0 (LPN 18),
+    // R3 = c0 c1 (LPN 0, 1), R4 = c0 c1 (LPN 6, 7), R5 = c0 c1 (LPN 18, 19),
+    // R6 = c1 (LPN 25), all at 0, in this order.
+    // c0 serves R0, R1, R2, R3, R4, R5 in slots 1..6 under every policy.
+    // Async_FIFO: c1 serves R3, R4, R5, R6 in arrival order: R6 ends in slot 4.
+    //   Completions R0..R6 = 1, 2, 3, 4, 5, 6, 4 slots: sum 25.
+    // PIQ: R0 and R1 reach their queue at once (their batches close); R2 is held in
+    //   batch B3 = {c0}; R3, R4, R5 open B4, B5, B6 (each shares c0 or c1); R5's c1 page
+    //   is held. R6 shares nothing with B3 and joins it, so on c1 it overtakes R5:
+    //   c1 serves R3, R4, R6, R5. Completions 1, 2, 3, 4, 5, 6, 3: sum 24.
+    let q = [
+        reads(0, 1),
+        reads(6, 1),
+        reads(18, 1),
+        reads(0, 2),
+        reads(6, 2),
+        reads(18, 2),
+        reads(25, 1),
+    ];
+    let (fifo, f) = last_done("async-fifo", 1, &q);
+    let (piq, p) = last_done("piq", 1, &q);
+    assert_eq!(fifo, 6 * SLOT);
+    assert_eq!(piq, 6 * SLOT);
+    let sum = |r: &ssdlab::Report| (r.response.read.mean_ns * 7.0).round() as u64;
+    assert_eq!(sum(&f), 25 * SLOT);
+    assert_eq!(sum(&p), 24 * SLOT);
+    assert_eq!(p.counters["verified-reads"], 10);
 }
 
 #[test]
 fn brr_redirects_reads_off_a_busy_chip_and_finishes_in_fewer_slots() {
     // Four single-page reads of c0: LPN 0 (row 0), 6 (row 1), 18 (row 3), 24 (row 4).
     // PIQ (and Async_FIFO): c0 serves all four: 4 slots.
-    // BRR, L_r = t_read: R0 finds c0's queue empty (WT = 0): direct, starts at once.
-    //   R1: queue empty again (R0 runs): direct, queued. R2 (row 3, G0: c3 data LPN 21,
-    //   c6 parity): WT_c0 = L_r (R1 queued), WT_c3 = WT_c6 = 0, no later arrival:
-    //   0 + L_r ≤ L_r → redirected; c3 and c6 read in slot 1. R3 (row 4, G0: c3 parity,
-    //   c6 data LPN 27): WT_c0 = L_r, c3 and c6 are running R2's reads with empty
-    //   queues (WT = 0) → redirected, read in slot 2. c0 serves R0, R1: 2 slots.
+    // BRR, L_r = one slot, WT counting queued and running operations:
+    //   R0: c0 idle (WT 0): direct, starts at once.
+    //   R1 (row 1, G0: c3 parity, c6 LPN 9): WT_c0 = 1 (R0 runs), WT_c3 = WT_c6 = 0,
+    //     no later arrival: 0 + 1 ≤ 1 → redirected; c3 and c6 read in slot 1.
+    //   R2 (row 3, G0: c3 LPN 21, c6 parity): WT_c0 = 1, WT_c3 = 1 (R1's read runs):
+    //     1 + 1 > 1 → direct, queued on c0 behind R0: slot 2.
+    //   R3 (row 4, G0: c3 parity, c6 LPN 27): WT_c0 = 2, WT_c3 = WT_c6 = 1:
+    //     1 + 1 ≤ 2 → redirected; c3 and c6 read it in slot 2.
+    // BRR: 2 slots, 2 redirected reads, 4 extra reads.
     let q = [reads(0, 1), reads(6, 1), reads(18, 1), reads(24, 1)];
     let (piq, _) = last_done("piq", 64, &q);
     let (brr, r) = last_done("brr", 64, &q);
@@ -123,11 +137,9 @@ fn brr_redirects_reads_off_a_busy_chip_and_finishes_in_fewer_slots() {
 
 #[test]
 fn brr_does_not_redirect_onto_chips_a_later_request_needs() {
-    // As above, but R4 = c3 (LPN 3) arrives 1 ns after R3. At R2's dispatch (t = 0)
-    // R4 has not arrived: R2 is redirected as before. R3 is dispatched at 0 too, before
-    // R4 exists, so it is redirected. Then R4 queues on c3 behind R3's member read.
-    // What this checks: AT_j is taken from requests held in the batch lists, which a
-    // request not yet arrived cannot be; the run verifies and redirects 2 reads.
+    // As above, then R4 = c3 (LPN 3) arrives 1 ns later. R1 and R3 are decided at 0,
+    // before R4 exists, so both are redirected as above; R4 then queues on c3 behind
+    // the member reads. AT_j only counts requests held in the batch lists.
     let mut q = vec![reads(0, 1), reads(6, 1), reads(18, 1), reads(24, 1)];
     q.push(page(1, Op::Read, 3));
     let (_, r) = last_done("brr", 64, &q);
@@ -137,20 +149,22 @@ fn brr_does_not_redirect_onto_chips_a_later_request_needs() {
 
 #[test]
 fn write_behind_read_serves_queued_reads_before_a_program() {
-    // c0: a write of LPN 0 (program, 10 240 + 200 000 ns) then a read of LPN 6 (row 1)
-    // queued behind it, both at 0, depth 64. The write's parity and buffering aside,
-    // with write-behind-read the read does not wait for the program.
-    let q = vec![page(0, Op::Write, 0), page(0, Op::Read, 6)];
+    // c0: R0 reads LPN 18 and starts at once; W writes LPN 0 (program: 10 240 ns on the
+    // bus + 200 000 ns) and queues; R1 reads LPN 6 and queues behind W. All at 0.
+    // Plain PIQ: R1 waits for R0 and W: SLOT + 210 240 + SLOT.
+    // Write-behind-read: when W reaches the head, R1 is already queued: R1 goes first
+    // and ends at 2 SLOT; W follows.
+    let q = vec![
+        page(0, Op::Read, 18),
+        page(0, Op::Write, 0),
+        page(0, Op::Read, 6),
+    ];
     let plain = vec_sim(nine_chips("piq", 64), q.clone()).run().unwrap();
     let mut cfg = nine_chips("piq", 64);
     cfg.scheduler.write_behind_read = true;
     let wbr = vec_sim(cfg, q).run().unwrap();
-    assert!(
-        plain.response.read.max_ns > 200_000,
-        "{}",
-        plain.response.read.max_ns
-    );
-    assert!(wbr.response.read.max_ns < plain.response.read.max_ns);
+    assert_eq!(plain.response.read.max_ns, 2 * SLOT + 210_240);
+    assert_eq!(wbr.response.read.max_ns, 2 * SLOT);
 }
 
 #[test]

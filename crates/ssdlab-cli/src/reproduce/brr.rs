@@ -1,0 +1,474 @@
+//! `ssdlab reproduce brr`: the experiment of the BRR paper's §IV on the `brr` preset.
+//!
+//! ```text
+//!  traces ──► Async-FIFO, PIQ, BRR (queue 64, group 8) ─► brr-main.csv, fig10/11/12-*.svg
+//!        └──► BRR, chip queue 1 … 256 (group 8)         ─► brr-queue.csv, fig13-*.svg
+//!        └──► BRR, parity group 4, 8, 16 (queue 64)     ─► brr-group.csv, fig14-*.svg
+//!                                                          brr-summary.md (headline numbers)
+//! ```
+//!
+//! Every run uses the `brr` preset with the chosen bus reading ([`BusModel`]); runs that
+//! appear in two experiments (BRR at queue 64 and group 8) run once. The BRR runs of the
+//! main experiment run with `verify = true` and the summary reports their mismatches.
+//!
+//! Read-waiting ratios are only meaningful where reads wait: a trace enters the
+//! read-waiting averages and figures when its Async-FIFO mean read waiting is at least
+//! [`CONTENDED_NS`] (the CSVs keep every trace, with a `contended` column).
+
+use super::plot::{self, Bars, Lines};
+use super::runner::{self, Job, Outcome};
+use super::{BrrArgs, BusModel};
+use crate::Failure;
+use anyhow::anyhow;
+use ssdlab::ConfigBuilder;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const SCHEDULERS: [&str; 3] = ["async-fifo", "piq", "brr"];
+const DEPTH: u32 = 64;
+const GROUP: u32 = 8;
+const GROUPS: [u32; 3] = [4, 8, 16];
+/// Async-FIFO mean read waiting from which a trace counts as read-contended.
+pub(super) const CONTENDED_NS: f64 = 1_000.0;
+
+/// A metric of one run.
+type Metric = fn(&Outcome) -> f64;
+
+/// One run of the experiment: trace index, scheduler, chip queue depth, group size.
+type Key = (usize, &'static str, u32, u32);
+
+/// The traces: files given, and the files directly inside directories given, whose
+/// format is recognized; sorted by path inside each directory.
+fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for p in args {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Failure::input(anyhow!("{}: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file())
+                .collect();
+            files.sort();
+            for f in files {
+                match ssdlab_trace::detect_format(&f) {
+                    Ok(_) => out.push(f),
+                    Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
+                }
+            }
+        } else {
+            ssdlab_trace::detect_format(p).map_err(Failure::input)?;
+            out.push(p.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure::input(anyhow!("no trace found in --traces")));
+    }
+    Ok(out)
+}
+
+/// A short name for a trace file: its name without extensions.
+fn trace_name(p: &Path) -> String {
+    let name = p
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    name.split('.').next().unwrap_or(&name).to_string()
+}
+
+fn depths(quick: bool) -> Vec<u32> {
+    if quick {
+        vec![1, 4, 16, 64, 256]
+    } else {
+        (0..=8).map(|i| 1 << i).collect()
+    }
+}
+
+fn keys(a: &BrrArgs, traces: usize) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for t in 0..traces {
+        for s in SCHEDULERS {
+            keys.push((t, s, DEPTH, GROUP));
+        }
+        if !a.no_sweeps {
+            keys.extend(depths(a.quick).into_iter().map(|d| (t, "brr", d, GROUP)));
+            keys.extend(GROUPS.iter().map(|&g| (t, "brr", DEPTH, g)));
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn job(a: &BrrArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
+    let (t, sched, depth, group) = key;
+    let mut b = ConfigBuilder::new().preset("brr").map_err(Failure::input)?;
+    let mut sets: Vec<String> = a.bus.sets().iter().map(|s| s.to_string()).collect();
+    sets.extend(a.set.iter().cloned());
+    sets.push(format!("scheduler.name={sched}"));
+    sets.push(format!("scheduler.chip_queue_depth={depth}"));
+    sets.push(format!("raid.group_size={group}"));
+    if (sched, depth, group) == ("brr", DEPTH, GROUP) {
+        sets.push("verify=true".into());
+    }
+    for s in &sets {
+        b = b.set(s).map_err(Failure::input)?;
+    }
+    let cfg = b.build().map_err(Failure::input)?;
+    Ok(Job {
+        label: format!("{} {sched} q{depth} g{group}", trace_name(&traces[t])),
+        cfg,
+        trace: traces[t].clone(),
+    })
+}
+
+/// Runs the experiment.
+pub fn run(a: &BrrArgs) -> Result<(), Failure> {
+    let traces = find_traces(&a.traces)?;
+    let keys = keys(a, traces.len());
+    let jobs = keys
+        .iter()
+        .map(|&k| job(a, &traces, k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let threads = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    eprintln!(
+        "reproduce brr: {} traces, {} runs on {threads} threads, bus {}",
+        traces.len(),
+        jobs.len(),
+        a.bus.name()
+    );
+    let start = Instant::now();
+    let outcomes = runner::run_all(&jobs, threads);
+    let wall_s = start.elapsed().as_secs_f64();
+    let mut results: BTreeMap<Key, Outcome> = BTreeMap::new();
+    for (k, o) in keys.iter().zip(outcomes) {
+        results.insert(*k, o.map_err(|e| Failure::internal(anyhow!(e)))?);
+    }
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| Failure::input(anyhow!("{}: {e}", a.out.display())))?;
+    let names: Vec<String> = traces.iter().map(|p| trace_name(p)).collect();
+    let ex = Experiment {
+        names: &names,
+        results: &results,
+        bus: a.bus,
+        depths: depths(a.quick),
+        sweeps: !a.no_sweeps,
+    };
+    ex.write_all(&a.out, wall_s, threads)
+        .map_err(|e| Failure::internal(anyhow!(e)))?;
+    print!("{}", ex.summary(wall_s, threads));
+    Ok(())
+}
+
+/// The finished runs and what is written from them.
+struct Experiment<'a> {
+    names: &'a [String],
+    results: &'a BTreeMap<Key, Outcome>,
+    bus: BusModel,
+    depths: Vec<u32>,
+    sweeps: bool,
+}
+
+/// `a / b`, or None when `b` is zero (e.g. a trace without reads).
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn cell(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| format!("{x:.4}"))
+}
+
+impl Experiment<'_> {
+    fn main(&self, t: usize, s: &'static str) -> &Outcome {
+        &self.results[&(t, s, DEPTH, GROUP)]
+    }
+
+    /// True if reads wait on trace `t` under Async-FIFO (see [`CONTENDED_NS`]).
+    fn contended(&self, t: usize) -> bool {
+        self.main(t, "async-fifo").read_wait_ns >= CONTENDED_NS
+    }
+
+    /// The read-contended traces.
+    fn contended_traces(&self) -> Vec<usize> {
+        (0..self.names.len())
+            .filter(|&t| self.contended(t))
+            .collect()
+    }
+
+    /// Metric `f` of scheduler `s` over Async-FIFO's, per read-contended trace.
+    fn normalized(&self, s: &'static str, f: Metric) -> Vec<Option<f64>> {
+        self.contended_traces()
+            .into_iter()
+            .map(|t| ratio(f(self.main(t, s)), f(self.main(t, "async-fifo"))))
+            .collect()
+    }
+
+    fn write_all(&self, out: &Path, wall_s: f64, threads: usize) -> Result<(), String> {
+        let w = |name: &str, text: String| {
+            std::fs::write(out.join(name), text).map_err(|e| format!("{name}: {e}"))
+        };
+        w("brr-main.csv", self.main_csv())?;
+        self.main_figures(out)?;
+        if self.sweeps {
+            w(
+                "brr-queue.csv",
+                self.sweep_csv("chip_queue_depth", &self.depths, true),
+            )?;
+            w(
+                "brr-group.csv",
+                self.sweep_csv("group_size", &GROUPS, false),
+            )?;
+            self.sweep_figures(out)?;
+        }
+        w("brr-summary.md", self.summary(wall_s, threads))
+    }
+
+    fn main_csv(&self) -> String {
+        let mut s = String::from(
+            "trace,bus,scheduler,requests,read_wait_us,write_wait_us,read_response_us,\
+             chip_util,redirected_ratio,extra_reads,read_wait_norm,write_wait_norm,chip_util_norm,\
+             contended,verified_reads,mismatches\n",
+        );
+        for (t, name) in self.names.iter().enumerate() {
+            let fifo = self.main(t, "async-fifo");
+            for sched in SCHEDULERS {
+                let o = self.main(t, sched);
+                let _ = writeln!(
+                    s,
+                    "{name},{},{sched},{},{:.3},{:.3},{:.3},{:.5},{:.5},{},{},{},{},{},{},{}",
+                    self.bus.name(),
+                    o.requests,
+                    o.read_wait_ns / 1e3,
+                    o.write_wait_ns / 1e3,
+                    o.read_response_ns / 1e3,
+                    o.chip_util,
+                    o.redirected_ratio,
+                    o.extra_reads,
+                    cell(ratio(o.read_wait_ns, fifo.read_wait_ns)),
+                    cell(ratio(o.write_wait_ns, fifo.write_wait_ns)),
+                    cell(ratio(o.chip_util, fifo.chip_util)),
+                    self.contended(t),
+                    o.verified_reads,
+                    o.mismatches,
+                );
+            }
+        }
+        s
+    }
+
+    fn main_figures(&self, out: &Path) -> Result<(), String> {
+        let figs: [(&str, &str, Metric); 3] = [
+            (
+                "fig10-read-waiting.svg",
+                "Normalized read waiting time",
+                |o| o.read_wait_ns,
+            ),
+            (
+                "fig11-write-waiting.svg",
+                "Normalized write waiting time",
+                |o| o.write_wait_ns,
+            ),
+            (
+                "fig12-chip-utilization.svg",
+                "Normalized chip utilization",
+                |o| o.chip_util,
+            ),
+        ];
+        for (file, title, f) in figs {
+            let mut groups: Vec<String> = self
+                .contended_traces()
+                .into_iter()
+                .map(|t| self.names[t].clone())
+                .collect();
+            groups.push("average".into());
+            let series: Vec<(String, Vec<f64>)> = SCHEDULERS
+                .iter()
+                .map(|&s| {
+                    let v = self.normalized(s, f);
+                    let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());
+                    let mut vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(0.0)).collect();
+                    vals.push(avg);
+                    (s.to_string(), vals)
+                })
+                .collect();
+            let b = Bars {
+                title,
+                y_label: "normalized to Async-FIFO",
+                groups: &groups,
+                series: &series,
+            };
+            plot::bars(&out.join(file), &b)?;
+        }
+        Ok(())
+    }
+
+    /// BRR's read waiting per trace at each sweep value, over the first value's (None
+    /// for traces without read contention).
+    fn sweep(&self, values: &[u32], queue: bool) -> Vec<Vec<Option<f64>>> {
+        (0..self.names.len())
+            .map(|t| {
+                if !self.contended(t) {
+                    return vec![None; values.len()];
+                }
+                let at = |v: u32| {
+                    let k = if queue {
+                        (t, "brr", v, GROUP)
+                    } else {
+                        (t, "brr", DEPTH, v)
+                    };
+                    self.results[&k].read_wait_ns
+                };
+                values
+                    .iter()
+                    .map(|&v| ratio(at(v), at(values[0])))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn sweep_csv(&self, column: &str, values: &[u32], queue: bool) -> String {
+        let mut s = format!("trace,bus,{column},read_wait_us,read_wait_norm\n");
+        let norm = self.sweep(values, queue);
+        for (t, name) in self.names.iter().enumerate() {
+            for (i, &v) in values.iter().enumerate() {
+                let k = if queue {
+                    (t, "brr", v, GROUP)
+                } else {
+                    (t, "brr", DEPTH, v)
+                };
+                let o = &self.results[&k];
+                let _ = writeln!(
+                    s,
+                    "{name},{},{v},{:.3},{}",
+                    self.bus.name(),
+                    o.read_wait_ns / 1e3,
+                    cell(norm[t][i])
+                );
+            }
+        }
+        s
+    }
+
+    /// Per-value averages over the traces with reads.
+    fn sweep_average(&self, values: &[u32], queue: bool) -> Vec<f64> {
+        let norm = self.sweep(values, queue);
+        (0..values.len())
+            .map(|i| mean(&norm.iter().filter_map(|row| row[i]).collect::<Vec<_>>()))
+            .collect()
+    }
+
+    fn sweep_figures(&self, out: &Path) -> Result<(), String> {
+        for (queue, values, file, title, x_label) in [
+            (
+                true,
+                self.depths.clone(),
+                "fig13-queue-length.svg",
+                "BRR read waiting vs chip queue length",
+                "chip queue length",
+            ),
+            (
+                false,
+                GROUPS.to_vec(),
+                "fig14-group-size.svg",
+                "BRR read waiting vs parity group size",
+                "parity group size",
+            ),
+        ] {
+            let norm = self.sweep(&values, queue);
+            let mut series: Vec<(String, Vec<f64>)> = self
+                .names
+                .iter()
+                .zip(&norm)
+                .filter(|(_, row)| row.iter().all(Option::is_some))
+                .map(|(n, row)| (n.clone(), row.iter().flatten().copied().collect()))
+                .collect();
+            series.push(("average".into(), self.sweep_average(&values, queue)));
+            let xs: Vec<String> = values.iter().map(u32::to_string).collect();
+            let y_label = format!("normalized to {x_label} {}", values[0]);
+            let l = Lines {
+                title,
+                x_label,
+                y_label: &y_label,
+                xs: &xs,
+                series: &series,
+            };
+            plot::lines(&out.join(file), &l)?;
+        }
+        Ok(())
+    }
+}
+
+#[path = "brr_summary.rs"]
+mod summary;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(quick: bool, no_sweeps: bool) -> BrrArgs {
+        BrrArgs {
+            traces: Vec::new(),
+            out: PathBuf::new(),
+            jobs: None,
+            quick,
+            bus: BusModel::Private,
+            no_sweeps,
+            set: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn runs_shared_by_two_experiments_run_once() {
+        // 3 schedulers + 9 queue lengths + 3 group sizes, BRR at (64, 8) counted once.
+        assert_eq!(keys(&args(false, false), 2).len(), 2 * (3 + 9 + 3 - 2));
+        assert_eq!(keys(&args(true, false), 2).len(), 2 * (3 + 5 + 3 - 2));
+        assert_eq!(keys(&args(false, true), 2).len(), 2 * 3);
+    }
+
+    #[test]
+    fn trace_names_drop_extensions() {
+        assert_eq!(
+            trace_name(Path::new("a/hm_0-slice7016.csv.gz")),
+            "hm_0-slice7016"
+        );
+    }
+
+    #[test]
+    fn figures_are_written_without_system_fonts() {
+        let dir = std::env::temp_dir().join(format!("ssdlab-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let series = vec![
+            ("a".to_string(), vec![1.0, 0.5]),
+            ("b".into(), vec![0.8, 0.7]),
+        ];
+        let groups = vec!["t1".to_string(), "t2".to_string()];
+        let b = Bars {
+            title: "t",
+            y_label: "y",
+            groups: &groups,
+            series: &series,
+        };
+        plot::bars(&dir.join("b.svg"), &b).unwrap();
+        let l = Lines {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            xs: &groups,
+            series: &series,
+        };
+        plot::lines(&dir.join("l.svg"), &l).unwrap();
+        let svg = std::fs::read_to_string(dir.join("b.svg")).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("t1"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
