@@ -266,7 +266,7 @@ impl Simulation {
     /// A read page: a flash read, an answer from the write buffer, or (RAID) a
     /// reconstruction from the page's parity group.
     fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
-        if let Some(&(_, token)) = self.held.get(&lpn.0) {
+        if let Some(&(_, token)) = self.held_get(lpn) {
             // The page's newest content waits for space in the controller.
             self.counters.buffer_hits += 1;
             self.reqs[id].buffer_hits += 1;
@@ -430,7 +430,7 @@ impl Simulation {
         let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
         self.dgc_alloc(plane);
         // A version that waited for space is superseded by this one.
-        if self.held.remove(&lpn.0).is_some() {
+        if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
             self.raid_note_held(lpn, false);
         }
         if !self.redundant_only.is_empty() {

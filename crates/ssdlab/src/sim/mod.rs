@@ -324,6 +324,16 @@ impl Simulation {
         &self.ftl
     }
 
+    /// The content held for `lpn` while its write waits for space, if any.
+    #[inline]
+    pub(crate) fn held_get(&self, lpn: Lpn) -> Option<&(u64, u64)> {
+        if self.held.is_empty() {
+            None
+        } else {
+            self.held.get(&lpn.0)
+        }
+    }
+
     /// Starts idle dies of chips whose queue received work.
     pub(crate) fn wake_touched(&mut self) {
         // Starting a die can make a policy redirect reads or queue more work: keep

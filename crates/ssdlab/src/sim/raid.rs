@@ -122,6 +122,8 @@ pub(crate) struct RaidState {
     pub recon: Vec<ReconJob>,
     pub recon_free: Vec<usize>,
     pub counters: RaidCounters,
+    /// Spare page lists, so that stripe jobs allocate nothing in steady state.
+    pub vec_pool: Vec<Vec<Ppn>>,
 }
 
 /// Counters the report shows.
@@ -164,6 +166,28 @@ impl RaidState {
     #[inline]
     pub fn stripe_of(&self, c: &Chunk) -> u64 {
         self.layout.parity_index(c.row, c.group)
+    }
+
+    /// An empty page list from the pool.
+    pub fn take_vec(&mut self) -> Vec<Ppn> {
+        self.vec_pool.pop().unwrap_or_default()
+    }
+
+    /// Returns a page list to the pool.
+    pub fn give_vec(&mut self, mut v: Vec<Ppn>) {
+        v.clear();
+        if self.vec_pool.len() < 1024 {
+            self.vec_pool.push(v);
+        }
+    }
+
+    /// An empty capture with a pooled page list.
+    pub fn new_capture(&mut self) -> Captured {
+        Captured {
+            reads: self.take_vec(),
+            known: 0,
+            lost: false,
+        }
     }
 
     fn alloc_job(&mut self, job: StripeJob) -> usize {
@@ -335,7 +359,7 @@ impl Simulation {
         let d = self.raid().layout.group_size();
         let mut written: u64 = 0;
         let mut known = 0u64;
-        let mut old_w = Captured::default();
+        let mut old_w = self.raid_mut().new_capture();
         for w in ws {
             if written & (1 << w.pos) == 0 {
                 self.capture(w.lpn, &mut old_w);
@@ -353,7 +377,7 @@ impl Simulation {
                 known ^= last.token;
             }
         }
-        let mut others = Captured::default();
+        let mut others = self.raid_mut().new_capture();
         let parity_pos = self.raid().layout.parity(row, group).map(|c| c.pos);
         for pos in 0..d {
             if Some(pos) == parity_pos || written & (1 << pos) != 0 {
@@ -404,10 +428,11 @@ impl Simulation {
         } else {
             JobKind::Rmw
         };
-        let (mut reads, known) = match kind {
-            JobKind::Rmw => (old_w.reads, known ^ old_w.known),
-            JobKind::Rcw => (others.reads, known ^ others.known),
+        let (mut reads, known, unused) = match kind {
+            JobKind::Rmw => (old_w.reads, known ^ old_w.known, others.reads),
+            JobKind::Rcw => (others.reads, known ^ others.known, old_w.reads),
         };
+        self.raid_mut().give_vec(unused);
         if !rmw_ok && !rcw_ok {
             // Two members of the group are dead: what they held is lost for good. The
             // new parity covers the surviving pages only; the lost ones are recorded so
@@ -441,9 +466,9 @@ impl Simulation {
     /// Records the current version of `lpn` into `into`: a page to read, or (for a
     /// write waiting for space) content the controller holds.
     fn capture(&self, lpn: Lpn, into: &mut Captured) {
-        if let Some(&(_, t)) = self.held.get(&lpn.0) {
+        if let Some(&(_, t)) = self.held_get(lpn) {
             into.known ^= t;
-        } else if self.redundant_only.contains(&lpn.0) {
+        } else if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
             into.lost = true;
         } else if let Some(p) = self.ftl.lookup(lpn) {
             into.reads.push(p);
@@ -637,6 +662,8 @@ impl Simulation {
             (job.stripe, job.req)
         };
         let r = self.raid_mut();
+        let reads = std::mem::take(&mut r.jobs[j].reads);
+        r.give_vec(reads);
         r.job_free.push(j);
         let q = r
             .locks
@@ -756,7 +783,7 @@ impl Simulation {
         let generation = b.generation;
         let g = self.raid().layout.group_size();
         let parity_pos = self.raid().layout.parity(row, group).map(|c| c.pos);
-        let mut others = Captured::default();
+        let mut others = self.raid_mut().new_capture();
         for pos in 0..g {
             if Some(pos) == parity_pos || b.positions & (1 << pos) != 0 {
                 continue;
@@ -842,9 +869,9 @@ impl Simulation {
         let x = u64::from(lpn.0);
         let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
         let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
-            if self.redundant_only.contains(&l.0)
-                || self.lost_lpns.contains(&l.0)
-                || (!allow_in_flight && self.held.contains_key(&l.0))
+            if (!self.redundant_only.is_empty() && self.redundant_only.contains(&l.0))
+                || (!self.lost_lpns.is_empty() && self.lost_lpns.contains(&l.0))
+                || (!allow_in_flight && self.held_get(l).is_some())
             {
                 return false;
             }
@@ -1060,6 +1087,7 @@ impl RaidState {
             recon: Vec::new(),
             recon_free: Vec::new(),
             counters: RaidCounters::default(),
+            vec_pool: Vec::new(),
             layout,
         };
         Ok(Some((state, (host_pages + redundancy) as u32)))
