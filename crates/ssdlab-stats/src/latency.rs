@@ -129,6 +129,20 @@ impl LatencyAcc {
         self.max_ns = self.max_ns.max(ns);
     }
 
+    /// Adds every value of `other` (the `all` class is the merge of read and write).
+    fn merge(&mut self, other: &LatencyAcc) {
+        if other.count == 0 {
+            return;
+        }
+        self.hist
+            .add(&other.hist)
+            .expect("auto-resizing histograms always merge");
+        self.sum_ns += other.sum_ns;
+        self.count += other.count;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
     /// Number of values recorded so far.
     #[inline]
     pub(crate) fn count(&self) -> u64 {
@@ -173,15 +187,26 @@ impl ClassLatency {
         })
     }
 
-    /// Adds `ns` to the `all` distribution and to the one of `op`.
+    /// Adds `ns` to the distribution of `op`; `all` is their merge, built when a
+    /// summary is taken (one histogram update per value on the hot path).
     #[inline]
     pub(crate) fn record(&mut self, op: OpClass, ns: u64) {
-        self.0.all.record(ns);
         self.0.class_mut(op).record(ns);
     }
 
+    /// Values recorded over both classes.
+    pub(crate) fn count_all(&self) -> u64 {
+        self.0.read.count() + self.0.write.count()
+    }
+
     pub(crate) fn summary(&self) -> ClassStats<Latency> {
-        self.0.map(LatencyAcc::summary)
+        let mut all = self.0.read.clone();
+        all.merge(&self.0.write);
+        ClassStats {
+            all: all.summary(),
+            read: self.0.read.summary(),
+            write: self.0.write.summary(),
+        }
     }
 }
 

@@ -238,19 +238,16 @@ impl Recorder {
     /// Checks the recorder's internal consistency; panics with a message if broken.
     pub fn check_invariants(&self) {
         let counts = self.response.0.map(|l| l.count());
+        assert_eq!(counts.all, 0, "the all class is derived, never recorded");
+        let counts_all = self.response.count_all();
         assert_eq!(
-            counts.all,
-            counts.read + counts.write,
-            "class counts disagree"
-        );
-        assert_eq!(
-            self.waiting.0.all.count(),
-            counts.all,
+            self.waiting.count_all(),
+            counts_all,
             "waiting count disagrees"
         );
         assert_eq!(
-            self.host_queue_wait.0.all.count(),
-            counts.all,
+            self.host_queue_wait.count_all(),
+            counts_all,
             "host-queue count disagrees"
         );
         let work = &self.work;
@@ -329,7 +326,7 @@ impl std::fmt::Debug for Recorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Recorder")
             .field("shape", &self.shape)
-            .field("requests", &self.response.0.all.count())
+            .field("requests", &self.response.count_all())
             .field("util_samples", &self.util_samples)
             .field("counters", &self.counters)
             .field("csv", &self.sink.is_some())

@@ -471,7 +471,13 @@ impl Simulation {
         } else if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
             into.lost = true;
         } else if let Some(p) = self.ftl.lookup(lpn) {
-            into.reads.push(p);
+            if self.ftl.is_pending(p) && !self.on_dead_chip(p) {
+                // Still being programmed: its content is in the controller's write
+                // buffer, as for a host read of it (a buffer hit, no flash read).
+                into.known ^= self.ftl.token(p);
+            } else {
+                into.reads.push(p);
+            }
         }
     }
 
