@@ -233,6 +233,7 @@ impl Simulation {
                             pos: c.pos,
                             lpn,
                             token,
+                            chunk: c,
                         });
                     } else {
                         self.admit_write(id, lpn, token, &mut txns);

@@ -115,8 +115,10 @@ pub(crate) struct RaidState {
     pub member_chip: Vec<u32>,
     /// Parked data pages per stripe (such a stripe cannot reconstruct).
     pub parked_stripes: HashMap<u64, u32>,
-    /// Stripe locks: jobs waiting behind the running one, by stripe.
-    pub locks: HashMap<u64, VecDeque<usize>>,
+    /// Stripe locks: the job running on each locked stripe.
+    pub locks: HashMap<u64, usize>,
+    /// Jobs waiting behind a stripe's running job (only stripes with waiters).
+    pub lock_waiters: HashMap<u64, VecDeque<usize>>,
     pub jobs: Vec<StripeJob>,
     pub job_free: Vec<usize>,
     pub recon: Vec<ReconJob>,
@@ -265,8 +267,13 @@ impl RaidState {
         Self::plane_in_chip(g, chip, row_in_chip)
     }
 
+    #[inline]
     fn plane_in_chip(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
         let per_chip = u64::from(g.dies_per_chip * g.planes_per_die);
+        if per_chip == 1 {
+            // One die of one plane (the BRR/DGC chips): no division on the hot path.
+            return g.plane_of_die(g.die_of_chip(chip, 0), 0);
+        }
         let n = (row_in_chip % per_chip) as u32;
         let die = g.die_of_chip(chip, n % g.dies_per_chip);
         g.plane_of_die(die, n / g.dies_per_chip)
@@ -303,6 +310,8 @@ pub(crate) struct StripeWrite {
     pub pos: u32,
     pub lpn: Lpn,
     pub token: u64,
+    /// The page's chunk, located once at admission.
+    pub chunk: Chunk,
 }
 
 impl Simulation {
@@ -483,7 +492,7 @@ impl Simulation {
 
     /// Places one data page of a RAID-4/5 write, or parks it with its content held.
     fn raid_place_data(&mut self, id: ReqId, w: &StripeWrite, txns: &mut Vec<TxnId>) {
-        let home = self.chunk_plane(&self.raid().layout.locate(u64::from(w.lpn.0)));
+        let home = self.chunk_plane(&w.chunk);
         let plane = self.dgc_place(w.lpn, home);
         self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
     }
@@ -542,10 +551,15 @@ impl Simulation {
     /// Queues job `j` behind the stripe's running job, or starts it.
     fn enqueue_job(&mut self, j: usize) {
         let stripe = self.raid().jobs[j].stripe;
-        let q = self.raid_mut().locks.entry(stripe).or_default();
-        q.push_back(j);
-        if q.len() == 1 {
-            self.start_job(j);
+        let r = self.raid_mut();
+        match r.locks.entry(stripe) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                r.lock_waiters.entry(stripe).or_default().push_back(j);
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(j);
+                self.start_job(j);
+            }
         }
     }
 
@@ -671,15 +685,28 @@ impl Simulation {
         let reads = std::mem::take(&mut r.jobs[j].reads);
         r.give_vec(reads);
         r.job_free.push(j);
-        let q = r
-            .locks
-            .get_mut(&stripe)
-            .expect("a running job holds its stripe");
-        debug_assert_eq!(q.front(), Some(&j));
-        q.pop_front();
-        let next = q.front().copied();
-        if next.is_none() {
-            r.locks.remove(&stripe);
+        debug_assert_eq!(
+            r.locks.get(&stripe),
+            Some(&j),
+            "a running job holds its stripe"
+        );
+        let next = match r.lock_waiters.get_mut(&stripe) {
+            Some(q) => {
+                let n = q.pop_front();
+                if q.is_empty() {
+                    r.lock_waiters.remove(&stripe);
+                }
+                n
+            }
+            None => None,
+        };
+        match next {
+            Some(n) => {
+                r.locks.insert(stripe, n);
+            }
+            None => {
+                r.locks.remove(&stripe);
+            }
         }
         if req != NONE {
             self.sub_done(req, service_ns, gc_wait_ns);
@@ -1088,6 +1115,7 @@ impl RaidState {
             parked_stripes: HashMap::default(),
             member_chip: (0..members).collect(),
             locks: HashMap::default(),
+            lock_waiters: HashMap::default(),
             jobs: Vec::new(),
             job_free: Vec::new(),
             recon: Vec::new(),
