@@ -2,6 +2,7 @@
 //! SVG figures (ARCHITECTURE §9).
 
 mod brr;
+mod dgc;
 mod plot;
 mod runner;
 
@@ -15,6 +16,9 @@ pub enum ReproduceCmd {
     /// BRR (Liang et al., NAS 2016): Async-FIFO, PIQ and BRR on every trace, figures
     /// 10-12, and the queue-length and parity-group sweeps of figures 13 and 14.
     Brr(BrrArgs),
+    /// DGC (Liang et al.): RAID-5, RAID-5+DGC, BRR and BRR+DGC on every trace, figures
+    /// 4 and 8-10, and the parity-group sweep of figure 11.
+    Dgc(DgcArgs),
 }
 
 /// How the brr preset's channel bus is read (docs/reproductions/brr.md).
@@ -76,9 +80,31 @@ pub struct BrrArgs {
     pub set: Vec<String>,
 }
 
+/// `reproduce dgc` arguments.
+#[derive(Args, Debug)]
+pub struct DgcArgs {
+    /// Trace files, or directories whose files (not subdirectories) are traces in any
+    /// supported format; files whose format is not recognized are skipped. Repeatable.
+    #[arg(long, value_name = "DIR|FILE", required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Output directory for the CSVs, figures and summary.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Only the four main variants at group 8: skip the group-size sweep (figure 11).
+    #[arg(long)]
+    pub quick: bool,
+    /// Extra config overrides applied to every run, e.g. --set raid.group_size=4.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
 /// Runs a `reproduce` subcommand.
 pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
     match cmd {
         ReproduceCmd::Brr(a) => brr::run(a),
+        ReproduceCmd::Dgc(a) => dgc::run(a),
     }
 }

@@ -8,6 +8,7 @@ mod bad_config;
 mod bad_traces;
 mod commands;
 mod regressions;
+mod reproduce_dgc;
 mod runs;
 mod verify;
 
