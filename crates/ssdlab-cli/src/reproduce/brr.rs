@@ -15,6 +15,7 @@
 //! read-waiting averages and figures when its Async-FIFO mean read waiting is at least
 //! [`CONTENDED_NS`] (the CSVs keep every trace, with a `contended` column).
 
+use super::common::{cell, find_traces, mean, ratio, trace_name};
 use super::plot::{self, Bars, Lines};
 use super::runner::{self, Job, Outcome};
 use super::{BrrArgs, BusModel};
@@ -38,43 +39,6 @@ type Metric = fn(&Outcome) -> f64;
 
 /// One run of the experiment: trace index, scheduler, chip queue depth, group size.
 type Key = (usize, &'static str, u32, u32);
-
-/// The traces: files given, and the files directly inside directories given, whose
-/// format is recognized; sorted by path inside each directory.
-fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let mut out = Vec::new();
-    for p in args {
-        if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", p.display())))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file())
-                .collect();
-            files.sort();
-            for f in files {
-                match ssdlab_trace::detect_format(&f) {
-                    Ok(_) => out.push(f),
-                    Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
-                }
-            }
-        } else {
-            ssdlab_trace::detect_format(p).map_err(Failure::input)?;
-            out.push(p.clone());
-        }
-    }
-    if out.is_empty() {
-        return Err(Failure::input(anyhow!("no trace found in --traces")));
-    }
-    Ok(out)
-}
-
-/// A short name for a trace file: its name without extensions.
-fn trace_name(p: &Path) -> String {
-    let name = p
-        .file_name()
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    name.split('.').next().unwrap_or(&name).to_string()
-}
 
 fn depths(quick: bool) -> Vec<u32> {
     if quick {
@@ -169,23 +133,6 @@ struct Experiment<'a> {
     bus: BusModel,
     depths: Vec<u32>,
     sweeps: bool,
-}
-
-/// `a / b`, or None when `b` is zero (e.g. a trace without reads).
-fn ratio(a: f64, b: f64) -> Option<f64> {
-    (b > 0.0).then(|| a / b)
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-fn cell(v: Option<f64>) -> String {
-    v.map_or(String::new(), |x| format!("{x:.4}"))
 }
 
 impl Experiment<'_> {

@@ -12,6 +12,7 @@
 //! The shared runner ([`super::runner`]) keeps only the BRR metrics, so this module
 //! runs its simulations with its own small thread pool and keeps the DGC metrics.
 
+use super::common::{cell, find_traces, mean, ratio, trace_name};
 use super::plot::{self, Bars, Lines};
 use super::DgcArgs;
 use crate::Failure;
@@ -56,40 +57,6 @@ struct Row {
     t_wait: f64,
     verified_reads: u64,
     mismatches: u64,
-}
-
-fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let mut out = Vec::new();
-    for p in args {
-        if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", p.display())))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file())
-                .collect();
-            files.sort();
-            for f in files {
-                match ssdlab_trace::detect_format(&f) {
-                    Ok(_) => out.push(f),
-                    Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
-                }
-            }
-        } else {
-            ssdlab_trace::detect_format(p).map_err(Failure::input)?;
-            out.push(p.clone());
-        }
-    }
-    if out.is_empty() {
-        return Err(Failure::input(anyhow!("no trace found in --traces")));
-    }
-    Ok(out)
-}
-
-fn trace_name(p: &Path) -> String {
-    let name = p
-        .file_name()
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    name.split('.').next().unwrap_or(&name).to_string()
 }
 
 fn keys(quick: bool, traces: usize) -> Vec<Key> {
@@ -240,23 +207,6 @@ struct Experiment<'a> {
     results: &'a BTreeMap<Key, Row>,
     sweep: bool,
     sets: &'a [String],
-}
-
-/// `a / b`, or None when `b` is zero.
-fn ratio(a: f64, b: f64) -> Option<f64> {
-    (b > 0.0).then(|| a / b)
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-fn cell(v: Option<f64>) -> String {
-    v.map_or(String::new(), |x| format!("{x:.4}"))
 }
 
 /// Reduction in percent (positive = faster), or "n/a".

@@ -2,6 +2,7 @@
 //! SVG figures (ARCHITECTURE §9).
 
 mod brr;
+mod common;
 mod dgc;
 mod plot;
 mod runner;

@@ -1,0 +1,61 @@
+//! Helpers every reproduction shares: finding traces and summarizing ratios.
+
+use crate::Failure;
+use anyhow::anyhow;
+use std::path::{Path, PathBuf};
+
+/// The traces: files given, and the files directly inside directories given, whose
+/// format is recognized; sorted by path inside each directory.
+pub(super) fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for p in args {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Failure::input(anyhow!("{}: {e}", p.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file())
+                .collect();
+            files.sort();
+            for f in files {
+                match ssdlab_trace::detect_format(&f) {
+                    Ok(_) => out.push(f),
+                    Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
+                }
+            }
+        } else {
+            ssdlab_trace::detect_format(p).map_err(Failure::input)?;
+            out.push(p.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err(Failure::input(anyhow!("no trace found in --traces")));
+    }
+    Ok(out)
+}
+
+/// A short name for a trace file: its name without extensions.
+pub(super) fn trace_name(p: &Path) -> String {
+    let name = p
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    name.split('.').next().unwrap_or(&name).to_string()
+}
+
+/// `a / b`, or None when `b` is zero (e.g. a trace without reads).
+pub(super) fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
+}
+
+/// The mean of `v`; NaN when empty.
+pub(super) fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// A ratio as a CSV cell (empty when undefined).
+pub(super) fn cell(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| format!("{x:.4}"))
+}
