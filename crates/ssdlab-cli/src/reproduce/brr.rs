@@ -17,7 +17,7 @@
 
 use super::common::{cell, find_traces, mean, ratio, trace_name};
 use super::plot::{self, Bars, Lines};
-use super::runner::{self, Job, Outcome};
+use super::runner::{self, Job, Run};
 use super::{BrrArgs, BusModel};
 use crate::Failure;
 use anyhow::anyhow;
@@ -39,6 +39,46 @@ type Metric = fn(&Outcome) -> f64;
 
 /// One run of the experiment: trace index, scheduler, chip queue depth, group size.
 type Key = (usize, &'static str, u32, u32);
+
+/// What the experiment keeps of one run.
+#[derive(Clone, Debug, Default)]
+struct Outcome {
+    /// Host requests completed.
+    requests: u64,
+    /// Mean waiting time of reads and writes (BRR's T_w).
+    read_wait_ns: f64,
+    /// See `read_wait_ns`.
+    write_wait_ns: f64,
+    /// Mean response time of reads.
+    read_response_ns: f64,
+    /// BRR's chip utilization: busy-chip fraction sampled at each arrival.
+    chip_util: f64,
+    /// Redirected reads / host read pages.
+    redirected_ratio: f64,
+    /// Flash reads issued by reconstructions (BRR's extra reads).
+    extra_reads: u64,
+    /// Host reads checked against the content last written (verify runs).
+    verified_reads: u64,
+    /// Reads or audited pages that disagreed (verify runs).
+    mismatches: u64,
+}
+
+impl From<&Run> for Outcome {
+    fn from(run: &Run) -> Self {
+        let r = &run.report;
+        Outcome {
+            requests: r.requests.all,
+            read_wait_ns: r.waiting.read.mean_ns,
+            write_wait_ns: r.waiting.write.mean_ns,
+            read_response_ns: r.response.read.mean_ns,
+            chip_util: r.utilization.sampled_chip,
+            redirected_ratio: r.redirected_read_ratio,
+            extra_reads: run.counter("raid-reconstruct-reads"),
+            verified_reads: run.counter("verified-reads"),
+            mismatches: run.mismatches,
+        }
+    }
+}
 
 fn depths(quick: bool) -> Vec<u32> {
     if quick {
@@ -81,6 +121,7 @@ fn job(a: &BrrArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
     let cfg = b.build().map_err(Failure::input)?;
     Ok(Job {
         label: format!("{} {sched} q{depth} g{group}", trace_name(&traces[t])),
+        preset: "brr",
         cfg,
         trace: traces[t].clone(),
     })
@@ -104,11 +145,12 @@ pub fn run(a: &BrrArgs) -> Result<(), Failure> {
         a.bus.name()
     );
     let start = Instant::now();
-    let outcomes = runner::run_all(&jobs, threads);
+    let runs = runner::run_all(&jobs, threads);
     let wall_s = start.elapsed().as_secs_f64();
     let mut results: BTreeMap<Key, Outcome> = BTreeMap::new();
-    for (k, o) in keys.iter().zip(outcomes) {
-        results.insert(*k, o.map_err(|e| Failure::internal(anyhow!(e)))?);
+    for (k, run) in keys.iter().zip(runs) {
+        let run = run.map_err(|e| Failure::internal(anyhow!(e)))?;
+        results.insert(*k, Outcome::from(&run));
     }
     std::fs::create_dir_all(&a.out)
         .map_err(|e| Failure::input(anyhow!("{}: {e}", a.out.display())))?;

@@ -7,23 +7,19 @@
 //! ```
 //!
 //! The RAID-5+DGC runs at group 8 run with `verify = true`; the summary reports their
-//! mismatches. `--quick` skips the group-size sweep.
-//!
-//! The shared runner ([`super::runner`]) keeps only the BRR metrics, so this module
-//! runs its simulations with its own small thread pool and keeps the DGC metrics.
+//! mismatches. `--quick` skips the group-size sweep. `--bus` picks the reading of the
+//! channel bus ([`BusModel`]), per-chip links by default as in DiskSim's ssdmodel.
 
 use super::common::{cell, find_traces, mean, ratio, trace_name};
 use super::plot::{self, Bars, Lines};
-use super::DgcArgs;
+use super::runner::{self, Job, Run};
+use super::{BusModel, DgcArgs};
 use crate::Failure;
 use anyhow::anyhow;
-use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
-use ssdlab_trace::{TraceOptions, TraceSource};
+use ssdlab::ConfigBuilder;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// (name, scheduler, DGC enabled).
@@ -74,11 +70,33 @@ fn keys(quick: bool, traces: usize) -> Vec<Key> {
     keys
 }
 
-fn config(a: &DgcArgs, key: Key) -> Result<SimConfig, Failure> {
-    let (_, v, group) = key;
-    let (_, sched, dgc) = VARIANTS[v];
+impl From<&Run> for Row {
+    fn from(run: &Run) -> Self {
+        let r = &run.report;
+        let (all, read, write) = (&r.response.all, &r.response.read, &r.response.write);
+        let bd = &r.breakdown.all;
+        Row {
+            requests: r.requests.all,
+            mean: [all.mean_ns, read.mean_ns, write.mean_ns],
+            p99: [all.p99_ns, read.p99_ns, write.p99_ns],
+            deferred_gc: run.counter("deferred-gc"),
+            redirected_write_ratio: r.redirected_write_ratio,
+            gc_runs: r.gc_runs,
+            t_chip: bd.service_ns_mean,
+            t_gc: bd.gc_wait_ns_mean,
+            t_wait: bd.other_wait_ns_mean,
+            verified_reads: run.counter("verified-reads"),
+            mismatches: run.mismatches,
+        }
+    }
+}
+
+fn job(a: &DgcArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
+    let (t, v, group) = key;
+    let (vname, sched, dgc) = VARIANTS[v];
     let mut b = ConfigBuilder::new().preset("dgc").map_err(Failure::input)?;
-    let mut sets: Vec<String> = EXPERIMENT_SETS.iter().map(|s| s.to_string()).collect();
+    let mut sets: Vec<String> = a.bus.sets().iter().map(|s| s.to_string()).collect();
+    sets.extend(EXPERIMENT_SETS.iter().map(|s| s.to_string()));
     sets.extend(a.set.iter().cloned());
     sets.push(format!("scheduler.name={sched}"));
     sets.push(format!("dgc.enabled={dgc}"));
@@ -89,76 +107,12 @@ fn config(a: &DgcArgs, key: Key) -> Result<SimConfig, Failure> {
     for s in &sets {
         b = b.set(s).map_err(Failure::input)?;
     }
-    b.build().map_err(Failure::input)
-}
-
-fn run_one(cfg: &SimConfig, trace: &Path) -> Result<Row, String> {
-    let src = TraceSource::File {
-        path: trace.to_path_buf(),
-        options: TraceOptions::default(),
-    };
-    let stream = src.open().map_err(|e| e.to_string())?;
-    let verify = cfg.verify;
-    let mut sim =
-        Simulation::new(cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
-    sim.set_preset_name("dgc");
-    let mut mismatches = 0;
-    match sim.run_to_end() {
-        Ok(()) => {}
-        Err(SimError::VerifyMismatch { .. }) => mismatches += 1,
-        Err(e) => return Err(e.to_string()),
-    }
-    if verify && mismatches == 0 && sim.audit().is_err() {
-        mismatches += 1;
-    }
-    if mismatches > 0 {
-        return Ok(Row {
-            mismatches,
-            ..Row::default()
-        });
-    }
-    let r = sim.into_report().map_err(|e| e.to_string())?;
-    let counter = |k: &str| r.counters.get(k).copied().unwrap_or(0);
-    let (all, read, write) = (&r.response.all, &r.response.read, &r.response.write);
-    let bd = &r.breakdown.all;
-    Ok(Row {
-        requests: r.requests.all,
-        mean: [all.mean_ns, read.mean_ns, write.mean_ns],
-        p99: [all.p99_ns, read.p99_ns, write.p99_ns],
-        deferred_gc: counter("deferred-gc"),
-        redirected_write_ratio: r.redirected_write_ratio,
-        gc_runs: r.gc_runs,
-        t_chip: bd.service_ns_mean,
-        t_gc: bd.gc_wait_ns_mean,
-        t_wait: bd.other_wait_ns_mean,
-        verified_reads: counter("verified-reads"),
-        mismatches,
+    Ok(Job {
+        label: format!("{} {vname} g{group}", trace_name(&traces[t])),
+        preset: "dgc",
+        cfg: b.build().map_err(Failure::input)?,
+        trace: traces[t].clone(),
     })
-}
-
-/// Runs every job on `threads` threads; results in job order.
-fn run_all(jobs: &[(String, SimConfig, PathBuf)], threads: usize) -> Vec<Result<Row, String>> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Row, String>>>> = Mutex::new(vec![None; jobs.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((label, cfg, trace)) = jobs.get(i) else {
-                    break;
-                };
-                let out = run_one(cfg, trace).map_err(|e| format!("{label}: {e}"));
-                eprintln!("[{}/{}] {label}", i + 1, jobs.len());
-                results.lock().expect("no thread panicked")[i] = Some(out);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no thread panicked")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
 }
 
 /// Runs the experiment.
@@ -168,31 +122,31 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
     let keys = keys(a.quick, traces.len());
     let jobs = keys
         .iter()
-        .map(|&k| {
-            let label = format!("{} {} g{}", names[k.0], VARIANTS[k.1].0, k.2);
-            Ok((label, config(a, k)?, traces[k.0].clone()))
-        })
-        .collect::<Result<Vec<_>, Failure>>()?;
+        .map(|&k| job(a, &traces, k))
+        .collect::<Result<Vec<_>, _>>()?;
     let threads = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     eprintln!(
-        "reproduce dgc: {} traces, {} runs on {threads} threads",
+        "reproduce dgc: {} traces, {} runs on {threads} threads, bus {}",
         traces.len(),
-        jobs.len()
+        jobs.len(),
+        a.bus.name()
     );
     let start = Instant::now();
-    let outcomes = run_all(&jobs, threads);
+    let runs = runner::run_all(&jobs, threads);
     let wall_s = start.elapsed().as_secs_f64();
     let mut results = BTreeMap::new();
-    for (k, o) in keys.iter().zip(outcomes) {
-        results.insert(*k, o.map_err(|e| Failure::internal(anyhow!(e)))?);
+    for (k, run) in keys.iter().zip(runs) {
+        let run = run.map_err(|e| Failure::internal(anyhow!(e)))?;
+        results.insert(*k, Row::from(&run));
     }
     std::fs::create_dir_all(&a.out)
         .map_err(|e| Failure::input(anyhow!("{}: {e}", a.out.display())))?;
     let ex = Experiment {
         names: &names,
         results: &results,
+        bus: a.bus,
         sweep: !a.quick,
         sets: &a.set,
     };
@@ -205,6 +159,7 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
 struct Experiment<'a> {
     names: &'a [String],
     results: &'a BTreeMap<Key, Row>,
+    bus: BusModel,
     sweep: bool,
     sets: &'a [String],
 }
@@ -257,12 +212,12 @@ impl Experiment<'_> {
 
     fn main_csv(&self) -> String {
         let mut s = String::from(
-            "trace,variant,group_size,experiment_sets,requests,mean_us,read_mean_us,write_mean_us,\
-             p99_us,read_p99_us,write_p99_us,deferred_gc,redirected_write_ratio,gc_runs,\
-             t_chip_us,t_gc_us,t_wait_us,mean_norm,read_mean_norm,write_mean_norm,p99_norm,\
-             read_p99_norm,write_p99_norm,verified_reads,mismatches\n",
+            "trace,bus,variant,group_size,experiment_sets,requests,mean_us,read_mean_us,\
+             write_mean_us,p99_us,read_p99_us,write_p99_us,deferred_gc,redirected_write_ratio,\
+             gc_runs,t_chip_us,t_gc_us,t_wait_us,mean_norm,read_mean_norm,write_mean_norm,\
+             p99_norm,read_p99_norm,write_p99_norm,verified_reads,mismatches\n",
         );
-        let sets = EXPERIMENT_SETS.join(" ");
+        let (bus, sets) = (self.bus.name(), EXPERIMENT_SETS.join(" "));
         for (t, name) in self.names.iter().enumerate() {
             for (v, (vname, _, _)) in VARIANTS.iter().enumerate() {
                 let o = self.at(t, v, GROUP);
@@ -272,7 +227,7 @@ impl Experiment<'_> {
                     .collect();
                 let _ = writeln!(
                     s,
-                    "{name},{vname},{GROUP},{sets},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{:.5},{},{:.3},{:.3},{:.3},{},{},{}",
+                    "{name},{bus},{vname},{GROUP},{sets},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{:.5},{},{:.3},{:.3},{:.3},{},{},{}",
                     o.requests,
                     o.mean[0] / 1e3,
                     o.mean[1] / 1e3,
@@ -297,15 +252,16 @@ impl Experiment<'_> {
 
     fn group_csv(&self) -> String {
         let mut s = String::from(
-            "trace,variant,group_size,mean_us,p99_us,deferred_gc,gc_runs,mean_norm,p99_norm\n",
+            "trace,bus,variant,group_size,mean_us,p99_us,deferred_gc,gc_runs,mean_norm,p99_norm\n",
         );
+        let bus = self.bus.name();
         for (t, name) in self.names.iter().enumerate() {
             for g in GROUPS {
                 for v in [0, 1] {
                     let o = self.at(t, v, g);
                     let _ = writeln!(
                         s,
-                        "{name},{},{g},{:.3},{:.3},{},{},{},{}",
+                        "{name},{bus},{},{g},{:.3},{:.3},{},{},{},{}",
                         VARIANTS[v].0,
                         o.mean[0] / 1e3,
                         o.p99[0] as f64 / 1e3,
@@ -436,10 +392,11 @@ impl Experiment<'_> {
         let mut s = String::from("# reproduce dgc: summary\n\n");
         let _ = writeln!(
             s,
-            "{} traces, {} runs, {wall_s:.1} s on {threads} threads; preset dgc, group {GROUP}; \
-             experiment overrides: [{}]; user overrides: [{}]\n",
+            "{} traces, {} runs, {wall_s:.1} s on {threads} threads; preset dgc, bus {}, \
+             group {GROUP}; experiment overrides: [{}]; user overrides: [{}]\n",
             self.names.len(),
             self.results.len(),
+            self.bus.name(),
             EXPERIMENT_SETS.join(", "),
             self.sets.join(", ")
         );

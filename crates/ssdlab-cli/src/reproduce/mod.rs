@@ -22,7 +22,8 @@ pub enum ReproduceCmd {
     Dgc(DgcArgs),
 }
 
-/// How the brr preset's channel bus is read (docs/reproductions/brr.md).
+/// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
+/// read (docs/reproductions/brr.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BusModel {
     /// DiskSim ssdmodel's link: every chip has its own 25 ns/byte link (64 channels of
@@ -97,6 +98,9 @@ pub struct DgcArgs {
     /// Only the four main variants at group 8: skip the group-size sweep (figure 11).
     #[arg(long)]
     pub quick: bool,
+    /// How the channel bus is modelled.
+    #[arg(long, value_enum, default_value_t = BusModel::Private)]
+    pub bus: BusModel,
     /// Extra config overrides applied to every run, e.g. --set raid.group_size=4.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,

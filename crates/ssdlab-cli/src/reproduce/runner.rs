@@ -3,7 +3,7 @@
 //! results do not depend on the number of threads or their interleaving.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ssdlab::{SimConfig, SimError, Simulation};
+use ssdlab::{Report, SimConfig, SimError, Simulation};
 use ssdlab_trace::{TraceOptions, TraceSource};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -12,39 +12,34 @@ use std::sync::Mutex;
 
 /// One simulation to run.
 pub struct Job {
-    /// Shown in the progress display.
+    /// Shown in the progress display and in errors.
     pub label: String,
+    /// The preset `cfg` was built from, for the report.
+    pub preset: &'static str,
     /// The configuration.
     pub cfg: SimConfig,
     /// The trace file.
     pub trace: PathBuf,
 }
 
-/// What the experiment keeps of one run.
+/// One finished run.
 #[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    /// Host requests completed.
-    pub requests: u64,
-    /// Mean waiting time of reads and writes (BRR's T_w).
-    pub read_wait_ns: f64,
-    /// See `read_wait_ns`.
-    pub write_wait_ns: f64,
-    /// Mean response time of reads.
-    pub read_response_ns: f64,
-    /// BRR's chip utilization: busy-chip fraction sampled at each arrival.
-    pub chip_util: f64,
-    /// Redirected reads / host read pages.
-    pub redirected_ratio: f64,
-    /// Flash reads issued by reconstructions (BRR's extra reads).
-    pub extra_reads: u64,
-    /// Host reads checked against the content last written (verify runs).
-    pub verified_reads: u64,
-    /// Reads or audited pages that disagreed (verify runs).
+pub struct Run {
+    /// Everything the run measured; all zero when a mismatch stopped a verify run.
+    pub report: Report,
+    /// Reads or audited pages that disagreed with the content last written (verify runs).
     pub mismatches: u64,
 }
 
+impl Run {
+    /// Counter `name` of the report, 0 when it never counted.
+    pub fn counter(&self, name: &str) -> u64 {
+        self.report.counters.get(name).copied().unwrap_or(0)
+    }
+}
+
 /// Runs every job on `threads` threads; results in job order.
-pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Outcome, String>> {
+pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(jobs.len() as u64);
         b.set_style(
@@ -56,13 +51,13 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Outcome, String>> {
         ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Outcome, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    let results: Mutex<Vec<Option<Result<Run, String>>>> = Mutex::new(vec![None; jobs.len()]);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let out = run_one(job);
+                let out = run_one(job).map_err(|e| format!("{}: {e}", job.label));
                 if bar.is_hidden() {
                     eprintln!("[{}/{}] {}", i + 1, jobs.len(), job.label);
                 } else {
@@ -82,7 +77,7 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Outcome, String>> {
         .collect()
 }
 
-fn run_one(job: &Job) -> Result<Outcome, String> {
+fn run_one(job: &Job) -> Result<Run, String> {
     let src = TraceSource::File {
         path: job.trace.clone(),
         options: TraceOptions::default(),
@@ -91,33 +86,25 @@ fn run_one(job: &Job) -> Result<Outcome, String> {
     let verify = job.cfg.verify;
     let mut sim =
         Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
-    sim.set_preset_name("brr");
+    sim.set_preset_name(job.preset);
     let mut mismatches = 0;
     match sim.run_to_end() {
         Ok(()) => {}
         Err(SimError::VerifyMismatch { .. }) => mismatches += 1,
-        Err(e) => return Err(format!("{}: {e}", job.label)),
+        Err(e) => return Err(e.to_string()),
     }
     if verify && mismatches == 0 && sim.audit().is_err() {
         mismatches += 1;
     }
     if mismatches > 0 {
-        return Ok(Outcome {
+        return Ok(Run {
             mismatches,
-            ..Outcome::default()
+            ..Run::default()
         });
     }
-    let r = sim.into_report().map_err(|e| e.to_string())?;
-    let counter = |k: &str| r.counters.get(k).copied().unwrap_or(0);
-    Ok(Outcome {
-        requests: r.requests.all,
-        read_wait_ns: r.waiting.read.mean_ns,
-        write_wait_ns: r.waiting.write.mean_ns,
-        read_response_ns: r.response.read.mean_ns,
-        chip_util: r.utilization.sampled_chip,
-        redirected_ratio: r.redirected_read_ratio,
-        extra_reads: counter("raid-reconstruct-reads"),
-        verified_reads: counter("verified-reads"),
-        mismatches,
+    let report = sim.into_report().map_err(|e| e.to_string())?;
+    Ok(Run {
+        report,
+        mismatches: 0,
     })
 }

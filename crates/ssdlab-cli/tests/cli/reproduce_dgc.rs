@@ -1,14 +1,16 @@
 //! `ssdlab reproduce dgc --quick` end to end on one small trace and a small device.
 
-use crate::{ssdlab, tmp_dir, trace};
+use crate::{ssdlab, tmp_dir, trace, Run};
+use std::path::PathBuf;
 
-#[test]
-fn reproduce_dgc_quick_writes_four_variants_and_verifies() {
+/// Runs `reproduce dgc --quick` on wdev_3 into a fresh directory named `dir`, with
+/// 64 blocks per plane and the extra arguments `args`.
+fn reproduce_quick(dir: &str, args: &[&str]) -> (Run, PathBuf) {
     let t = trace("msr/wdev_3.csv.gz");
-    let out = tmp_dir().join("reproduce-dgc-quick");
+    let out = tmp_dir().join(dir);
     let _ = std::fs::remove_dir_all(&out);
     let out_s = out.display().to_string();
-    let r = ssdlab([
+    let mut argv = vec![
         "reproduce",
         "dgc",
         "--traces",
@@ -18,18 +20,38 @@ fn reproduce_dgc_quick_writes_four_variants_and_verifies() {
         "--quick",
         "--set",
         "geometry.blocks_per_plane=64",
-        "--set",
-        "geometry.chips_per_channel=2",
+    ];
+    argv.extend_from_slice(args);
+    (ssdlab(argv), out)
+}
+
+/// Column `name` of every data row of the CSV `text`.
+fn column<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header");
+    let i = header
+        .split(',')
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header}"));
+    lines.map(|l| l.split(',').nth(i).unwrap()).collect()
+}
+
+#[test]
+fn reproduce_dgc_quick_writes_four_variants_and_verifies() {
+    // 16 chips, each on its own link (the default private bus).
+    let (r, out) = reproduce_quick("reproduce-dgc-quick", &["--set", "geometry.channels=16"]);
+    r.assert_ok().assert_stdout_has(&[
+        "preset dgc, bus private,",
+        "verify (raid5+dgc, group 8):",
+        " 0 mismatches",
     ]);
-    r.assert_ok()
-        .assert_stdout_has(&["verify (raid5+dgc, group 8):", " 0 mismatches"]);
     let csv = std::fs::read_to_string(out.join("dgc-main.csv")).expect("dgc-main.csv");
-    let variants: Vec<&str> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap())
-        .collect();
-    assert_eq!(variants, ["raid5", "raid5+dgc", "brr", "brr+dgc"], "{csv}");
+    assert_eq!(
+        column(&csv, "variant"),
+        ["raid5", "raid5+dgc", "brr", "brr+dgc"],
+        "{csv}"
+    );
+    assert_eq!(column(&csv, "bus"), ["private"; 4], "{csv}");
     for f in [
         "dgc-summary.md",
         "fig4-breakdown.svg",
@@ -39,4 +61,18 @@ fn reproduce_dgc_quick_writes_four_variants_and_verifies() {
     ] {
         assert!(out.join(f).is_file(), "missing {f}");
     }
+}
+
+#[test]
+fn reproduce_dgc_records_a_shared_bus() {
+    // 8 channels of 2 chips sharing each channel.
+    let (r, out) = reproduce_quick(
+        "reproduce-dgc-shared-bus",
+        &["--bus", "shared", "--set", "geometry.chips_per_channel=2"],
+    );
+    r.assert_ok()
+        .assert_stdout_has(&["preset dgc, bus shared,", " 0 mismatches"]);
+    let csv = std::fs::read_to_string(out.join("dgc-main.csv")).expect("dgc-main.csv");
+    assert!(csv.starts_with("trace,bus,variant,"), "{csv}");
+    assert_eq!(column(&csv, "bus"), ["shared"; 4], "{csv}");
 }
