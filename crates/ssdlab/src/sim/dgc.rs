@@ -1,33 +1,51 @@
 //! DGC: deferring garbage collection on chip-level RAID-5 (the DGC paper, §4).
 //!
-//! * **Predict GC** (§4.3): for each chip, `C_r` = host pages its planes can still take
-//!   before a write starts foreground GC, `C_w` = programs allocated on it and not yet
-//!   done. A data write that would make `C_w` exceed `C_r` is *warned*.
+//! * **Predict GC** (§4.3): the paper warns a chip when its free pages `C_r` are fewer
+//!   than the writes pending on it, `C_w`. Here a page is allocated when its write is
+//!   admitted, so the pages of pending writes are already gone from the plane's count:
+//!   with `C_r'` = pages the write's home plane can still take before it crosses the GC
+//!   threshold ([`ssdlab_ftl::Ftl::pages_before_gc`]), `C_r < C_w + 1` reads
+//!   `C_r' = 0` — this write would start foreground GC. A write whose home plane is
+//!   already collecting is warned too: it would wait behind that GC just the same.
 //! * **Redirect**: a warned write goes to a chip of *another* parity group (never the
-//!   stripe's own group, and never a chip already holding a page of the same stripe, so
-//!   one chip failure still costs at most one page per stripe), the one with the
-//!   smallest estimated completion time `CT` (`t_read × queued reads + t_prog × queued
-//!   programs`) among those not themselves close to GC, provided `CT + t_prog ≤ AT`. The
-//!   chunk keeps its stripe: parity, reads and reconstruction follow the FTL's mapping,
-//!   which records the chip it went to (the paper's extra bit plus log2 N bits).
-//!   `AT` is the arrival time of the next request queued for that chip in the
-//!   controller; with FIFO schedulers every admitted transaction is already in a chip
-//!   queue, so no such request is known and `AT` is unbounded (documented reading).
-//! * **Deferred GC**: a chip spared by redirection does not start foreground GC while it
-//!   has work (unless a plane is down to its reserve); it collects when its queue is
-//!   empty (idle detection), counted as `deferred-gc`.
+//!   stripe's own group, never a chip already holding a page of the same stripe, so one
+//!   chip failure still costs at most one page per stripe, never a dead chip, never one
+//!   about to collect or collecting itself), the one with the smallest estimated
+//!   completion time `CT`, provided `CT + L_w ≤ AT − now`. `CT` counts the chip's queued
+//!   reads at `L_r` and every other outstanding operation at `L_w` (`L` = array time plus
+//!   one page on the bus). `AT` follows `dgc.arrival_estimate`: `now` plus the chip's
+//!   mean gap between request arrivals, or unbounded. The chunk keeps its stripe: parity,
+//!   reads and reconstruction follow the FTL's mapping, which records the chip it went
+//!   to (the paper's extra bit plus log2 N bits).
+//! * **Deferred GC**: a chip spared by redirection is marked; when its queue is empty
+//!   (idle detection) it collects, one victim at a time, until every plane has
+//!   `dgc.idle_gc_blocks` free blocks above the threshold (`deferred-gc` counts these
+//!   GCs). GC itself is unchanged: a write that does go home and crosses the threshold
+//!   starts foreground GC as without DGC.
 
 use super::Simulation;
-use ssdlab_nand::{ChipId, PlaneId};
+use crate::config::{ArrivalEstimate, DgcConfig};
+use ssdlab_nand::{ChipId, Lpn, PlaneId};
+
+/// No time known yet.
+const UNKNOWN: u64 = u64::MAX;
 
 /// DGC state of a run.
 #[derive(Default)]
 pub(crate) struct DgcState {
     pub enabled: bool,
-    /// Programs allocated per chip and not yet done (`C_w`).
-    pub pending_writes: Vec<u32>,
+    /// `AT` from the mean arrival gap (else unbounded).
+    mean_gap: bool,
+    /// Free blocks above the threshold idle GC restores.
+    idle_gc_blocks: u32,
+    /// Per chip: time of the last request arrival.
+    last_arrival: Vec<u64>,
+    /// Per chip: mean gap between arrivals (exponentially weighted).
+    gap: Vec<u64>,
     /// Chips whose GC is deferred to their next idle period.
     pub deferred: Vec<bool>,
+    /// Chips newly spared, to collect at once if they are idle already.
+    spared: Vec<ChipId>,
     pub redirected: u64,
     pub deferred_runs: u64,
     pub warned: u64,
@@ -35,62 +53,100 @@ pub(crate) struct DgcState {
 
 impl DgcState {
     /// DGC for a device of `chips` chips.
-    pub fn new(enabled: bool, chips: u32) -> Self {
+    pub fn new(cfg: &DgcConfig, chips: u32) -> Self {
+        let n = if cfg.enabled { chips as usize } else { 0 };
         DgcState {
-            enabled,
-            pending_writes: vec![0; chips as usize],
-            deferred: vec![false; chips as usize],
+            enabled: cfg.enabled,
+            mean_gap: cfg.arrival_estimate == ArrivalEstimate::MeanGap,
+            idle_gc_blocks: cfg.idle_gc_blocks,
+            last_arrival: vec![UNKNOWN; n],
+            gap: vec![UNKNOWN; n],
+            deferred: vec![false; n],
             ..DgcState::default()
+        }
+    }
+
+    /// Time from now to the expected next arrival at `chip` (`AT − now`).
+    fn arrival_room(&self, chip: ChipId) -> u64 {
+        if self.mean_gap {
+            self.gap[chip.idx()]
+        } else {
+            UNKNOWN
         }
     }
 }
 
 impl Simulation {
-    /// `C_r` of `chip`: host pages its planes take before one of them starts GC.
-    fn pages_before_gc(&self, chip: ChipId) -> u64 {
-        let g = &self.geom;
-        let mut total = 0;
-        for d in 0..g.dies_per_chip {
-            let die = g.die_of_chip(chip, d);
-            for p in 0..g.planes_per_die {
-                total += self.ftl.pages_before_gc(g.plane_of_die(die, p));
-            }
+    /// A request's transaction arrives at `chip` now (transactions of one request that
+    /// arrive together count once).
+    #[inline]
+    pub(super) fn dgc_arrival(&mut self, chip: ChipId) {
+        if !self.dgc.enabled {
+            return;
         }
-        total
+        let now = self.now().as_ns();
+        let d = &mut self.dgc;
+        let last = d.last_arrival[chip.idx()];
+        if last == now {
+            return;
+        }
+        if last != UNKNOWN {
+            let gap = now - last;
+            let g = &mut d.gap[chip.idx()];
+            *g = if *g == UNKNOWN {
+                gap
+            } else {
+                *g - *g / 8 + gap / 8
+            };
+        }
+        d.last_arrival[chip.idx()] = now;
     }
 
-    /// The plane a RAID data write of `lpn` (stripe position in `row`, `group`) should
-    /// go to: its own, or with DGC a plane of another group's chip when its own chip is
-    /// about to start GC.
-    pub(super) fn dgc_place(&mut self, lpn: ssdlab_nand::Lpn, home: PlaneId) -> PlaneId {
-        if !self.dgc.enabled {
+    /// True if a write to `plane` would start foreground GC there or wait behind one.
+    fn dgc_gc_ahead(&self, plane: PlaneId) -> bool {
+        self.ftl.pages_before_gc(plane) == 0 || self.gc_jobs[plane.idx()].active()
+    }
+
+    /// The plane a RAID data write of `lpn` whose home is `home` goes to: its home, or
+    /// with DGC a plane of another group's chip when the home is about to collect.
+    pub(super) fn dgc_place(&mut self, lpn: Lpn, home: PlaneId) -> PlaneId {
+        if !self.dgc.enabled || !self.dgc_gc_ahead(home) {
             return home;
         }
         let g = self.geom;
         let chip = g.chip_of_die(g.die_of_plane(home));
-        let c_w = u64::from(self.dgc.pending_writes[chip.idx()]) + 1;
         // A dead home chip is not a GC case: its writes are degraded writes (a permanent
         // redirection would pile its pages onto other chips beyond their share).
-        if self.fail.is_dead(chip) || self.pages_before_gc(chip) >= c_w {
+        if self.fail.is_dead(chip) {
             return home;
         }
         self.dgc.warned += 1;
-        let Some(target) = self.dgc_target(lpn, chip) else {
+        let Some(plane) = self.dgc_target(lpn, chip) else {
             return home;
         };
-        let c = self.raid_chunk(lpn);
-        let plane = crate::sim::raid::RaidState::plane_in_chip_pub(&g, target, c.row);
-        if self.ftl.free_pages_in_plane(plane) == 0 {
-            return home;
-        }
         self.dgc.redirected += 1;
-        self.dgc.deferred[chip.idx()] = true;
+        if !self.dgc.deferred[chip.idx()] {
+            self.dgc.deferred[chip.idx()] = true;
+            self.dgc.spared.push(chip);
+        }
         plane
     }
 
-    /// The best chip of another parity group for a warned write of `lpn` now on `home`.
-    fn dgc_target(&self, lpn: ssdlab_nand::Lpn, home: ChipId) -> Option<ChipId> {
+    /// Chips spared while idle (no work queued or running) collect now; called once the
+    /// transactions being admitted are queued.
+    pub(super) fn dgc_collect_idle_spared(&mut self) {
+        while let Some(chip) = self.dgc.spared.pop() {
+            if self.queues.load[chip.idx()] == 0 {
+                self.dgc_on_idle(chip);
+            }
+        }
+    }
+
+    /// The plane of the best chip of another parity group for a warned write of `lpn`
+    /// whose home chip is `home`.
+    fn dgc_target(&self, lpn: Lpn, home: ChipId) -> Option<PlaneId> {
         let r = self.raid.as_ref()?;
+        let g = &self.geom;
         let chunk = r.layout.locate(u64::from(lpn.0));
         // Chips already holding a page of this stripe (data or parity), wherever DGC
         // put them.
@@ -98,17 +154,14 @@ impl Simulation {
         let mut lpns = Vec::new();
         r.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
         let parity = r.red_lpn(r.layout.parity_index(chunk.row, chunk.group));
-        for l in lpns
-            .iter()
-            .map(|&x| ssdlab_nand::Lpn(x as u32))
-            .chain([parity])
-        {
+        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
             if let Some(p) = self.ftl.lookup(l) {
-                taken.push(self.geom.chip_of_page(p));
+                taken.push(g.chip_of_page(p));
             }
         }
-        let (t_read, t_prog) = (self.t_read.as_ns(), self.t_prog.as_ns());
-        let mut best: Option<(u64, ChipId)> = None;
+        let l_r = self.t_read.as_ns() + self.xfer.as_ns();
+        let l_w = self.t_prog.as_ns() + self.xfer.as_ns();
+        let mut best: Option<(u64, PlaneId)> = None;
         for (member, &chip_idx) in r.member_chip.iter().enumerate() {
             let chip = ChipId(chip_idx);
             if r.layout.group_of(member as u32) == chunk.group
@@ -117,66 +170,48 @@ impl Simulation {
             {
                 continue;
             }
-            let c_w = u64::from(self.dgc.pending_writes[chip.idx()]) + 1;
-            if self.pages_before_gc(chip) < c_w {
-                continue; // the candidate is close to GC itself
+            let plane = crate::sim::raid::RaidState::plane_in_chip_pub(g, chip, chunk.row);
+            if self.dgc_gc_ahead(plane) {
+                continue; // the candidate is about to collect itself
             }
-            let ct = t_read * u64::from(self.queues.queued_reads[chip.idx()])
-                + t_prog * u64::from(self.queues.queued_writes[chip.idx()]);
-            // CT + L_w <= AT holds: no later arrival is known for the chip (see above).
+            let reads = u64::from(self.queues.queued_reads[chip.idx()]);
+            let others = u64::from(self.queues.load[chip.idx()]).saturating_sub(reads);
+            let ct = l_r * reads + l_w * others;
+            if ct.saturating_add(l_w) > self.dgc.arrival_room(chip) {
+                continue; // it would still be busy when its next request arrives
+            }
             if best.is_none_or(|(b, _)| ct < b) {
-                best = Some((ct, chip));
+                best = Some((ct, plane));
             }
         }
-        best.map(|(_, c)| c)
+        best.map(|(_, p)| p)
     }
 
-    /// A program was allocated on the chip of `plane` (C_w + 1).
-    #[inline]
-    pub(super) fn dgc_alloc(&mut self, plane: PlaneId) {
-        if self.dgc.enabled {
-            let chip = self.geom.chip_of_die(self.geom.die_of_plane(plane));
-            self.dgc.pending_writes[chip.idx()] += 1;
-        }
-    }
-
-    /// A program finished on `chip` (C_w − 1).
-    #[inline]
-    pub(super) fn dgc_done(&mut self, chip: ChipId) {
-        if self.dgc.enabled {
-            self.dgc.pending_writes[chip.idx()] -= 1;
-        }
-    }
-
-    /// True when foreground GC of `plane` is deferred: its chip was spared by
-    /// redirection, has work queued, and the plane still has free blocks beyond its
-    /// reserve.
-    pub(super) fn dgc_defers(&self, plane: PlaneId) -> bool {
-        if !self.dgc.enabled {
-            return false;
-        }
-        let chip = self.geom.chip_of_die(self.geom.die_of_plane(plane));
-        self.dgc.deferred[chip.idx()]
-            && self.queues.load[chip.idx()] > 0
-            && self.ftl.free_blocks(plane) > self.cfg.ftl.gc.reserve_blocks
-    }
-
-    /// An idle die of a chip whose GC was deferred: collect now.
+    /// An idle chip whose GC was deferred collects, one victim per plane at a time,
+    /// until each plane has `dgc.idle_gc_blocks` free blocks above the GC threshold.
     pub(super) fn dgc_on_idle(&mut self, chip: ChipId) {
         if !self.dgc.enabled || !self.dgc.deferred[chip.idx()] {
             return;
         }
-        self.dgc.deferred[chip.idx()] = false;
         let g = self.geom;
+        let want = u64::from(self.dgc.idle_gc_blocks) * u64::from(g.pages_per_block);
+        let mut busy = false;
         for d in 0..g.dies_per_chip {
             for p in 0..g.planes_per_die {
                 let plane = g.plane_of_die(g.die_of_chip(chip, d), p);
-                if self.ftl.gc_needed(plane) {
+                if self.plane_dead(plane) {
+                    continue;
+                }
+                if self.gc_jobs[plane.idx()].active() {
+                    busy = true;
+                } else if self.ftl.pages_before_gc(plane) < want && self.start_gc(plane, false) {
                     self.dgc.deferred_runs += 1;
-                    self.maybe_start_gc(plane, false);
+                    busy = true;
                 }
             }
         }
+        // Marked until the chip has its room back (or nothing left to collect).
+        self.dgc.deferred[chip.idx()] = busy;
     }
 
     /// DGC counters for the report.
@@ -192,5 +227,179 @@ impl Simulation {
             (ssdlab_stats::counter::DEFERRED_GC, self.dgc.deferred_runs),
             ("dgc-warned-writes", self.dgc.warned),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The DGC paper's figures 3 and 5: 8 chips in two parity groups of 4 (chips 0–3 and
+    //! 4–7), three pending writes W0, W1, W2, chip 0 about to collect.
+    //!
+    //! Pages are allocated when a write is admitted here, and a write that crosses the
+    //! GC threshold is served before the GC it starts; so "chip 0 about to GC" is chip 0
+    //! with no page left before the threshold, and it is W0 (the first write to chip 0)
+    //! that would start the GC. In the paper chip 0 still has one page: W0 is warned and
+    //! redirected, and W2 takes that last page. Here W2 finds chip 0 at the threshold too
+    //! and goes to the other idle chip of group 1 (chip 5): the same two slots.
+
+    use crate::config::{ConfigBuilder, SimConfig};
+    use crate::sim::stream::VecStream;
+    use crate::sim::Simulation;
+    use ssdlab_nand::{ChipId, Lpn};
+    use ssdlab_trace::{IoRequest, Op};
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    /// 8 channels of one chip (no bus sharing), 16 blocks of 4 pages per chip, GC below
+    /// 4 free blocks; chip RAID-5 in adjacent groups of 4, no write buffering.
+    fn config(dgc: bool) -> SimConfig {
+        let text = "[geometry]\nchannels = 8\nchips_per_channel = 1\ndies_per_chip = 1\n\
+                    planes_per_die = 1\nblocks_per_plane = 16\npages_per_block = 4\n\
+                    page_size_bytes = 4096\n\
+                    [ftl]\nover_provisioning = 0.25\n\
+                    [ftl.gc]\nthreshold_free_ratio = 0.25\nbackground_free_ratio = 0.25\n\
+                    reserve_blocks = 1\n\
+                    [raid]\nlevel = 5\ndomain = \"chip\"\ngroup_size = 4\nlayout = \"adjacent\"\n\
+                    buffer_new_writes = false\n\
+                    [scheduler]\nname = \"async-fifo\"\n";
+        ConfigBuilder::new()
+            .text(text, "figure 3")
+            .unwrap()
+            .set(&format!("dgc.enabled={dgc}"))
+            .unwrap()
+            .build()
+            .unwrap()
+    }
+
+    /// A writer the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn write(lpn: u32) -> IoRequest {
+        IoRequest {
+            arrival_ns: 0,
+            op: Op::Write,
+            offset_bytes: u64::from(lpn) * 4096,
+            size_bytes: 4096,
+            content: None,
+        }
+    }
+
+    struct Outcome {
+        /// Response time of W0, W1, W2 (ns).
+        response: [u64; 3],
+        /// Chip holding W0's and W2's page at the end.
+        chip_w0: ChipId,
+        chip_w2: ChipId,
+        deferred_gc: u64,
+        erases: u64,
+    }
+
+    fn replay(dgc: bool) -> Outcome {
+        let cfg = config(dgc);
+        // W0 and W2: data chunks homed on chip 0 (rows a ≠ b); W1: a chunk of group 1 on
+        // chip 6 whose parity is on chip 7, so chips 4 and 5 stay idle; a filler page on
+        // chip 0 that ages it.
+        let probe = Simulation::new(cfg.clone(), Box::new(VecStream::new(vec![])), "-").unwrap();
+        let r = probe.raid.as_ref().unwrap();
+        let chip_of = |lpn: u32| {
+            let c = r.layout.locate(u64::from(lpn));
+            (r.member_chip[c.member as usize], c)
+        };
+        let on_chip0: Vec<u32> = (0..r.host_pages as u32)
+            .filter(|&l| chip_of(l).0 == 0)
+            .take(3)
+            .collect();
+        let (w0, w2, filler) = (on_chip0[0], on_chip0[1], on_chip0[2]);
+        assert_ne!(chip_of(w0).1.row, chip_of(w2).1.row);
+        let w1 = (0..r.host_pages as u32)
+            .find(|&l| {
+                let (chip, c) = chip_of(l);
+                let p = r.layout.parity(c.row, c.group).unwrap();
+                chip == 6 && r.member_chip[p.member as usize] == 7
+            })
+            .unwrap();
+        drop(probe);
+
+        let reqs = vec![write(w0), write(w1), write(w2)];
+        let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "figure 3").unwrap();
+        let csv = Shared::default();
+        sim.set_per_request_csv(Box::new(csv.clone()));
+        // Age chip 0: overwrite one page until no page is left before the GC threshold.
+        let plane0 = sim.geom.plane_of_die(sim.geom.die_of_chip(ChipId(0), 0), 0);
+        let mut token = 1;
+        while sim.ftl.pages_before_gc(plane0) > 0 {
+            let ppn = sim.ftl.host_write(Lpn(filler), plane0, token).unwrap();
+            sim.ftl.program_done(ppn);
+            token += 1;
+        }
+        assert!(
+            !sim.ftl.gc_needed(plane0),
+            "chip 0 is at the threshold, not below"
+        );
+        sim.run_to_end().unwrap();
+        let chip = |lpn: u32| sim.geom.chip_of_page(sim.ftl.lookup(Lpn(lpn)).unwrap());
+        let (chip_w0, chip_w2) = (chip(w0), chip(w2));
+        let deferred_gc = sim.dgc.deferred_runs;
+        let report = sim.into_report().unwrap();
+        let text = String::from_utf8(csv.0.lock().unwrap().clone()).unwrap();
+        let mut response = [0; 3];
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let id: usize = f[0].parse().unwrap();
+            response[id] = f[7].parse().unwrap();
+        }
+        Outcome {
+            response,
+            chip_w0,
+            chip_w2,
+            deferred_gc,
+            erases: report.erases,
+        }
+    }
+
+    /// One slot: a page over the bus and its program (default timing).
+    const SLOT: u64 = 10_240 + 200_000;
+    const ERASE: u64 = 1_500_000;
+
+    #[test]
+    fn without_dgc_w2_waits_behind_the_gc_that_w0_starts() {
+        let o = replay(false);
+        assert_eq!(o.chip_w0, ChipId(0));
+        assert_eq!(o.chip_w2, ChipId(0));
+        assert_eq!(o.response[0], SLOT, "W0 is served before the GC it starts");
+        assert_eq!(o.response[1], SLOT);
+        assert!(
+            o.response[2] >= SLOT + ERASE + SLOT,
+            "W2 waits behind W0 and the GC: {} ns",
+            o.response[2]
+        );
+        assert_eq!(o.erases, 1);
+    }
+
+    #[test]
+    fn with_dgc_w0_goes_to_chip_4_and_three_writes_take_two_slots() {
+        let o = replay(true);
+        assert_eq!(
+            o.chip_w0,
+            ChipId(4),
+            "W0 redirected to the idle chip 4 of group 1"
+        );
+        assert_eq!(o.chip_w2, ChipId(5), "W2 to the other idle chip of group 1");
+        let last = *o.response.iter().max().unwrap();
+        assert!(last <= 2 * SLOT, "three writes in two slots: {last} ns");
+        assert!(o.response.iter().all(|&r| r < ERASE), "{:?}", o.response);
+        // Chip 0's GC ran afterwards, when it was idle.
+        assert!(o.deferred_gc >= 1);
+        assert!(o.erases >= 1);
     }
 }

@@ -33,7 +33,7 @@ impl GcJob {
             erasing: false,
         }
     }
-    fn active(&self) -> bool {
+    pub fn active(&self) -> bool {
         self.block.0 != u32::MAX
     }
 }
@@ -57,15 +57,18 @@ impl Simulation {
         if self.gc_jobs[plane.idx()].active() || self.plane_dead(plane) {
             return;
         }
-        if !background && self.dgc_defers(plane) {
-            return; // DGC: collected when the chip is idle
-        }
         let wanted = self.ftl.gc_needed(plane) || (background && self.ftl.bg_gc_wanted(plane));
-        if !wanted {
-            return;
+        if wanted {
+            self.start_gc(plane, background);
         }
+    }
+
+    /// Starts a GC job in `plane` (no job running there, plane alive) on the victim the
+    /// FTL chooses; false if there is none.
+    pub(super) fn start_gc(&mut self, plane: PlaneId, background: bool) -> bool {
+        debug_assert!(!self.gc_jobs[plane.idx()].active() && !self.plane_dead(plane));
         let Some(block) = self.ftl.select_victim(plane) else {
-            return;
+            return false;
         };
         if background && !self.ftl.gc_needed(plane) {
             self.counters.background_gc_runs += 1;
@@ -84,6 +87,7 @@ impl Simulation {
         }
         self.gc_pages = pages;
         self.try_erase(plane);
+        true
     }
 
     /// Hands a background transaction to the scheduler.

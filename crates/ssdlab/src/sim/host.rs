@@ -251,6 +251,7 @@ impl Simulation {
             for &t in &txns {
                 let chip = self.geom.chip_of_die(self.txns[t].die);
                 self.queues.load[chip.idx()] += 1;
+                self.dgc_arrival(chip);
             }
             self.sched.submit_request(id, &txns, &mut sched_ctx!(self));
         }
@@ -429,7 +430,6 @@ impl Simulation {
         reason: TxnReason,
     ) -> Option<TxnId> {
         let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
-        self.dgc_alloc(plane);
         // A version that waited for space is superseded by this one.
         if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
             self.raid_note_held(lpn, false);
@@ -492,7 +492,6 @@ impl Simulation {
             }
             TxnReason::HostWrite => {
                 self.ftl.program_done(txn.ppn);
-                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
             }
             r => unreachable!("{r:?} is not host traffic"),

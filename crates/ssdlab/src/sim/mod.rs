@@ -264,7 +264,7 @@ impl Simulation {
             gc_check: Vec::new(),
             raid,
             fail: fail::FailState::default(),
-            dgc: dgc::DgcState::new(cfg.dgc.enabled, geom.chips()),
+            dgc: dgc::DgcState::new(&cfg.dgc, geom.chips()),
             redundant_only: rustc_hash::FxHashSet::default(),
             lost_lpns: rustc_hash::FxHashSet::default(),
             degraded_wait: Vec::new(),

@@ -325,6 +325,7 @@ impl Simulation {
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
+        self.dgc_arrival(chip);
         self.sched.submit_background(id, &mut sched_ctx!(self));
         id
     }
@@ -497,11 +498,6 @@ impl Simulation {
         self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
     }
 
-    /// The data chunk of host LPN `lpn`.
-    pub(super) fn raid_chunk(&self, lpn: Lpn) -> Chunk {
-        self.raid().layout.locate(u64::from(lpn.0))
-    }
-
     /// Bookkeeping when a host page of `lpn` starts or stops waiting for space: stripes
     /// with waiting pages cannot reconstruct.
     pub(super) fn raid_note_held(&mut self, lpn: Lpn, held: bool) {
@@ -611,7 +607,6 @@ impl Simulation {
         }
         match self.ftl.host_write(plity, plane, token) {
             Ok(ppn) => {
-                self.dgc_alloc(plane);
                 self.raid_mut().counters.parity_writes += 1;
                 self.raid_txn(
                     FlashOp::Program,
@@ -634,6 +629,9 @@ impl Simulation {
         }
         planes.clear();
         self.gc_check = planes;
+        if self.dgc.enabled {
+            self.dgc_collect_idle_spared();
+        }
     }
 
     /// A RAID transaction finished.
@@ -654,13 +652,11 @@ impl Simulation {
             }
             TxnReason::ParityWrite => {
                 self.ftl.program_done(txn.ppn);
-                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
                 self.finish_job(txn.aux as usize, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
             }
             TxnReason::MirrorWrite => {
                 self.ftl.program_done(txn.ppn);
-                self.dgc_done(self.geom.chip_of_die(txn.die));
                 self.gc_page_released(txn.ppn);
                 self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
             }
@@ -869,7 +865,6 @@ impl Simulation {
     pub(super) fn unpark_parity(&mut self, j: u32, lpn: Lpn, plane: PlaneId, token: u64) -> bool {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
-                self.dgc_alloc(plane);
                 self.raid_mut().counters.parity_writes += 1;
                 self.raid_txn(FlashOp::Program, TxnReason::ParityWrite, ppn, lpn, j);
                 true
