@@ -214,6 +214,33 @@ impl Simulation {
         self.dgc.deferred[chip.idx()] = busy;
     }
 
+    /// DGC's placement invariant (for tests): the pages of a stripe, wherever DGC put
+    /// them, sit on distinct chips, so one chip failure costs a stripe at most one page.
+    pub(super) fn dgc_check_invariants(&self) {
+        let Some(r) = self.raid.as_ref().filter(|_| self.dgc.enabled) else {
+            return;
+        };
+        let mut lpns = Vec::new();
+        let mut chips = Vec::new();
+        for row in 0..r.layout.rows_for(r.host_pages) {
+            for group in 0..r.layout.groups() {
+                r.layout.stripe_lpns(row, group, &mut lpns);
+                let parity = r.red_lpn(r.layout.parity_index(row, group));
+                chips.clear();
+                for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
+                    if let Some(p) = self.ftl.lookup(l) {
+                        chips.push(self.geom.chip_of_page(p));
+                    }
+                }
+                chips.sort_unstable();
+                assert!(
+                    chips.windows(2).all(|w| w[0] != w[1]),
+                    "stripe (row {row}, group {group}) has two pages on one chip: {chips:?}"
+                );
+            }
+        }
+    }
+
     /// DGC counters for the report.
     pub(super) fn dgc_counters(&self) -> Vec<(&'static str, u64)> {
         if !self.dgc.enabled {

@@ -462,6 +462,7 @@ impl Simulation {
         }
         let busy = self.chip_busy_dies.iter().filter(|&&d| d > 0).count() as u32;
         assert_eq!(busy, self.busy_chips, "busy chip count");
+        self.dgc_check_invariants();
     }
 
     /// The report of a finished run.

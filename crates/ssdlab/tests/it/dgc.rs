@@ -51,8 +51,47 @@ fn dgc_with_a_chip_failure_never_answers_wrong() {
         sim.set_trace_requests(13_069);
         sim.run_to_end()
             .unwrap_or_else(|e| panic!("fail at {at}: {e}"));
+        sim.check_invariants();
         sim.audit().unwrap_or_else(|e| panic!("fail at {at}: {e}"));
         let r = sim.into_report().unwrap();
         assert_eq!(counter(&r, "unrecoverable-pages"), 0, "fail at {at}");
     }
+}
+
+#[test]
+fn dgc_cuts_the_time_writes_spend_behind_gc() {
+    let run = |dgc: bool| {
+        let cfg = small_config(&[
+            "ftl.precondition.enabled=true",
+            "ftl.precondition.overwrite_ratio=0.5",
+            "raid.level=5",
+            "raid.group_size=4",
+            &format!("dgc.enabled={dgc}"),
+        ]);
+        let mut sim = trace_sim(cfg, "msr/hm_1-writes13069.csv.gz");
+        sim.run_to_end().unwrap();
+        sim.into_report().unwrap()
+    };
+    let (plain, dgc) = (run(false), run(true));
+    let gc_wait = |r: &ssdlab::Report| r.breakdown.all.gc_wait_ns_mean;
+    assert!(gc_wait(&plain) > 0.0);
+    assert!(
+        gc_wait(&dgc) < gc_wait(&plain),
+        "T_GC {} with DGC vs {} without",
+        gc_wait(&dgc),
+        gc_wait(&plain)
+    );
+    assert!(counter(&dgc, "deferred-gc") > 0, "{:?}", dgc.counters);
+}
+
+#[test]
+fn dgc_keys_are_checked() {
+    let build = |set: &str| match ssdlab::ConfigBuilder::new().set(set) {
+        Err(e) => e.to_string(),
+        Ok(b) => b.build().unwrap_err().to_string(),
+    };
+    let e = build("dgc.idle_gc_blocks=0");
+    assert!(e.contains("dgc.idle_gc_blocks"), "{e}");
+    let e = build("dgc.arrival_estimate=\"tomorrow\"");
+    assert!(e.contains("dgc.arrival_estimate"), "{e}");
 }
