@@ -175,6 +175,12 @@ impl Geometry {
     pub fn die_of_chip(&self, chip: ChipId, n: u32) -> DieId {
         DieId(chip.0 * self.dies_per_chip + n)
     }
+    /// The planes of `chip`, die by die (they are numbered consecutively).
+    #[inline]
+    pub fn planes_of_chip(&self, chip: ChipId) -> impl Iterator<Item = PlaneId> {
+        let per_chip = self.dies_per_chip * self.planes_per_die;
+        (chip.0 * per_chip..(chip.0 + 1) * per_chip).map(PlaneId)
+    }
     /// The die a plane belongs to.
     #[inline]
     pub fn die_of_plane(&self, plane: PlaneId) -> DieId {
@@ -285,6 +291,23 @@ mod tests {
         assert_eq!(g.channel_of_chip(ChipId(2)), ChannelId(0));
         assert_eq!(g.way_of_chip(ChipId(5)), 2);
         assert_eq!(g.chip_at(ChannelId(1), 2), ChipId(5));
+    }
+
+    #[test]
+    fn planes_of_chip_are_its_dies_planes_in_order() {
+        let g = tiny();
+        for c in 0..g.chips() {
+            let chip = ChipId(c);
+            let nested: Vec<PlaneId> = (0..g.dies_per_chip)
+                .flat_map(|d| (0..g.planes_per_die).map(move |p| (d, p)))
+                .map(|(d, p)| g.plane_of_die(g.die_of_chip(chip, d), p))
+                .collect();
+            let planes: Vec<PlaneId> = g.planes_of_chip(chip).collect();
+            assert_eq!(planes, nested, "chip {c}");
+            assert!(planes
+                .iter()
+                .all(|&p| g.chip_of_die(g.die_of_plane(p)) == chip));
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //!   GCs). GC itself is unchanged: a write that does go home and crosses the threshold
 //!   starts foreground GC as without DGC.
 
+use super::raid::RaidState;
 use super::Simulation;
 use crate::config::{ArrivalEstimate, DgcConfig};
 use ssdlab_nand::{ChipId, Lpn, PlaneId};
@@ -148,17 +149,8 @@ impl Simulation {
         let r = self.raid.as_ref()?;
         let g = &self.geom;
         let chunk = r.layout.locate(u64::from(lpn.0));
-        // Chips already holding a page of this stripe (data or parity), wherever DGC
-        // put them.
-        let mut taken: Vec<ChipId> = vec![home];
-        let mut lpns = Vec::new();
-        r.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
-        let parity = r.red_lpn(r.layout.parity_index(chunk.row, chunk.group));
-        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-            if let Some(p) = self.ftl.lookup(l) {
-                taken.push(g.chip_of_page(p));
-            }
-        }
+        let mut taken = vec![home];
+        self.stripe_chips(chunk.row, chunk.group, &mut taken);
         let l_r = self.t_read.as_ns() + self.xfer.as_ns();
         let l_w = self.t_prog.as_ns() + self.xfer.as_ns();
         let mut best: Option<(u64, PlaneId)> = None;
@@ -170,7 +162,7 @@ impl Simulation {
             {
                 continue;
             }
-            let plane = crate::sim::raid::RaidState::plane_in_chip_pub(g, chip, chunk.row);
+            let plane = RaidState::plane_in_chip(g, chip, chunk.row);
             if self.dgc_gc_ahead(plane) {
                 continue; // the candidate is about to collect itself
             }
@@ -187,27 +179,37 @@ impl Simulation {
         best.map(|(_, p)| p)
     }
 
+    /// Appends to `out` the chip of every mapped page (data or parity) of stripe
+    /// (`row`, `group`), wherever DGC put it.
+    fn stripe_chips(&self, row: u64, group: u32, out: &mut Vec<ChipId>) {
+        let r = self.raid();
+        let mut lpns = Vec::new();
+        r.layout.stripe_lpns(row, group, &mut lpns);
+        let parity = r.red_lpn(r.layout.parity_index(row, group));
+        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
+            if let Some(p) = self.ftl.lookup(l) {
+                out.push(self.geom.chip_of_page(p));
+            }
+        }
+    }
+
     /// An idle chip whose GC was deferred collects, one victim per plane at a time,
     /// until each plane has `dgc.idle_gc_blocks` free blocks above the GC threshold.
     pub(super) fn dgc_on_idle(&mut self, chip: ChipId) {
         if !self.dgc.enabled || !self.dgc.deferred[chip.idx()] {
             return;
         }
-        let g = self.geom;
-        let want = u64::from(self.dgc.idle_gc_blocks) * u64::from(g.pages_per_block);
+        let want = u64::from(self.dgc.idle_gc_blocks) * u64::from(self.geom.pages_per_block);
         let mut busy = false;
-        for d in 0..g.dies_per_chip {
-            for p in 0..g.planes_per_die {
-                let plane = g.plane_of_die(g.die_of_chip(chip, d), p);
-                if self.plane_dead(plane) {
-                    continue;
-                }
-                if self.gc_jobs[plane.idx()].active() {
-                    busy = true;
-                } else if self.ftl.pages_before_gc(plane) < want && self.start_gc(plane, false) {
-                    self.dgc.deferred_runs += 1;
-                    busy = true;
-                }
+        for plane in self.geom.planes_of_chip(chip) {
+            if self.plane_dead(plane) {
+                continue;
+            }
+            if self.gc_jobs[plane.idx()].active() {
+                busy = true;
+            } else if self.ftl.pages_before_gc(plane) < want && self.start_gc(plane, false) {
+                self.dgc.deferred_runs += 1;
+                busy = true;
             }
         }
         // Marked until the chip has its room back (or nothing left to collect).
@@ -220,18 +222,11 @@ impl Simulation {
         let Some(r) = self.raid.as_ref().filter(|_| self.dgc.enabled) else {
             return;
         };
-        let mut lpns = Vec::new();
         let mut chips = Vec::new();
         for row in 0..r.layout.rows_for(r.host_pages) {
             for group in 0..r.layout.groups() {
-                r.layout.stripe_lpns(row, group, &mut lpns);
-                let parity = r.red_lpn(r.layout.parity_index(row, group));
                 chips.clear();
-                for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-                    if let Some(p) = self.ftl.lookup(l) {
-                        chips.push(self.geom.chip_of_page(p));
-                    }
-                }
+                self.stripe_chips(row, group, &mut chips);
                 chips.sort_unstable();
                 assert!(
                     chips.windows(2).all(|w| w[0] != w[1]),
@@ -362,7 +357,7 @@ mod tests {
         let csv = Shared::default();
         sim.set_per_request_csv(Box::new(csv.clone()));
         // Age chip 0: overwrite one page until no page is left before the GC threshold.
-        let plane0 = sim.geom.plane_of_die(sim.geom.die_of_chip(ChipId(0), 0), 0);
+        let plane0 = sim.geom.planes_of_chip(ChipId(0)).next().unwrap();
         let mut token = 1;
         while sim.ftl.pages_before_gc(plane0) > 0 {
             let ppn = sim.ftl.host_write(Lpn(filler), plane0, token).unwrap();

@@ -176,25 +176,21 @@ impl Simulation {
     /// there: host and mirror pages become dead writes, parity pages finish their job
     /// without a program (the stripe stays degraded).
     fn release_parked_on(&mut self, chip: ChipId) {
-        let g = self.geom;
-        for d in 0..g.dies_per_chip {
-            for p in 0..g.planes_per_die {
-                let plane = g.plane_of_die(g.die_of_chip(chip, d), p);
-                let parked = std::mem::take(&mut self.parked[plane.idx()]);
-                for w in parked {
-                    if w.job != NONE {
-                        self.finish_parked_parity(w.job as usize);
-                        continue;
-                    }
-                    if self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq) {
-                        self.held.remove(&w.lpn.0);
-                        self.raid_note_held(w.lpn, false);
-                        self.admit_done_now = 0;
-                        self.dead_write(w.lpn, w.token, w.reason);
-                        self.admit_done_now = 0;
-                    }
-                    self.sub_done(w.req, 0, 0);
+        for plane in self.geom.planes_of_chip(chip) {
+            let parked = std::mem::take(&mut self.parked[plane.idx()]);
+            for w in parked {
+                if w.job != NONE {
+                    self.finish_parked_parity(w.job as usize);
+                    continue;
                 }
+                if self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq) {
+                    self.held.remove(&w.lpn.0);
+                    self.raid_note_held(w.lpn, false);
+                    self.admit_done_now = 0;
+                    self.dead_write(w.lpn, w.token, w.reason);
+                    self.admit_done_now = 0;
+                }
+                self.sub_done(w.req, 0, 0);
             }
         }
     }

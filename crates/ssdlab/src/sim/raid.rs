@@ -208,7 +208,7 @@ impl RaidState {
 
 impl Simulation {
     #[inline]
-    fn raid(&self) -> &RaidState {
+    pub(super) fn raid(&self) -> &RaidState {
         self.raid.as_ref().expect("RAID is configured")
     }
 
@@ -262,13 +262,10 @@ impl RaidState {
         Self::plane_in_chip(g, chip, row_in_chip)
     }
 
-    /// Rows rotate over the dies, then the planes, of a chip.
-    pub(crate) fn plane_in_chip_pub(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
-        Self::plane_in_chip(g, chip, row_in_chip)
-    }
-
+    /// The plane of `chip` that row `row_in_chip` uses: rows rotate over the dies, then
+    /// the planes, of a chip.
     #[inline]
-    fn plane_in_chip(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
+    pub(crate) fn plane_in_chip(g: &Geometry, chip: ChipId, row_in_chip: u64) -> PlaneId {
         let per_chip = u64::from(g.dies_per_chip * g.planes_per_die);
         if per_chip == 1 {
             // One die of one plane (the BRR/DGC chips): no division on the hot path.
