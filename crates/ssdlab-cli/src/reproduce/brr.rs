@@ -15,7 +15,7 @@
 //! read-waiting averages and figures when its Async-FIFO mean read waiting is at least
 //! [`CONTENDED_NS`] (the CSVs keep every trace, with a `contended` column).
 
-use super::common::{cell, find_traces, mean, ratio, trace_name};
+use super::common::{cell, create_out_dir, find_traces, mean, ratio, trace_name, write_out};
 use super::plot::{self, Bars, Lines};
 use super::runner::{self, Job, Run};
 use super::{BrrArgs, BusModel};
@@ -25,7 +25,6 @@ use ssdlab::ConfigBuilder;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 const SCHEDULERS: [&str; 3] = ["async-fifo", "piq", "brr"];
 const DEPTH: u32 = 64;
@@ -130,41 +129,25 @@ fn job(a: &BrrArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
 /// Runs the experiment.
 pub fn run(a: &BrrArgs) -> Result<(), Failure> {
     let traces = find_traces(&a.traces)?;
-    let keys = keys(a, traces.len());
-    let jobs = keys
-        .iter()
-        .map(|&k| job(a, &traces, k))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    eprintln!(
-        "reproduce brr: {} traces, {} runs on {threads} threads, bus {}",
-        traces.len(),
-        jobs.len(),
-        a.bus.name()
-    );
-    let start = Instant::now();
-    let runs = runner::run_all(&jobs, threads);
-    let wall_s = start.elapsed().as_secs_f64();
-    let mut results: BTreeMap<Key, Outcome> = BTreeMap::new();
-    for (k, run) in keys.iter().zip(runs) {
-        let run = run.map_err(|e| Failure::internal(anyhow!(e)))?;
-        results.insert(*k, Outcome::from(&run));
-    }
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| Failure::input(anyhow!("{}: {e}", a.out.display())))?;
+    let jobs = keys(a, traces.len())
+        .into_iter()
+        .map(|k| Ok((k, job(a, &traces, k)?)))
+        .collect::<Result<Vec<_>, Failure>>()?;
+    let done = runner::run_keyed("reproduce brr", traces.len(), a.bus, jobs, a.jobs, |r| {
+        Outcome::from(r)
+    })?;
+    create_out_dir(&a.out)?;
     let names: Vec<String> = traces.iter().map(|p| trace_name(p)).collect();
     let ex = Experiment {
         names: &names,
-        results: &results,
+        results: &done.results,
         bus: a.bus,
         depths: depths(a.quick),
         sweeps: !a.no_sweeps,
     };
-    ex.write_all(&a.out, wall_s, threads)
+    ex.write_all(&a.out, done.wall_s, done.threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
-    print!("{}", ex.summary(wall_s, threads));
+    print!("{}", ex.summary(done.wall_s, done.threads));
     Ok(())
 }
 
@@ -203,9 +186,7 @@ impl Experiment<'_> {
     }
 
     fn write_all(&self, out: &Path, wall_s: f64, threads: usize) -> Result<(), String> {
-        let w = |name: &str, text: String| {
-            std::fs::write(out.join(name), text).map_err(|e| format!("{name}: {e}"))
-        };
+        let w = |name: &str, text: String| write_out(out, name, text);
         w("brr-main.csv", self.main_csv())?;
         self.main_figures(out)?;
         if self.sweeps {

@@ -33,6 +33,16 @@ pub(super) fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     Ok(out)
 }
 
+/// Creates the output directory `out` (and its parents).
+pub(super) fn create_out_dir(out: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(out).map_err(|e| Failure::input(anyhow!("{}: {e}", out.display())))
+}
+
+/// Writes output file `name` into `out`; the error names the file.
+pub(super) fn write_out(out: &Path, name: &str, text: String) -> Result<(), String> {
+    std::fs::write(out.join(name), text).map_err(|e| format!("{name}: {e}"))
+}
+
 /// A short name for a trace file: its name without extensions.
 pub(super) fn trace_name(p: &Path) -> String {
     let name = p

@@ -10,7 +10,7 @@
 //! mismatches. `--quick` skips the group-size sweep. `--bus` picks the reading of the
 //! channel bus ([`BusModel`]), per-chip links by default as in DiskSim's ssdmodel.
 
-use super::common::{cell, find_traces, mean, ratio, trace_name};
+use super::common::{cell, create_out_dir, find_traces, mean, ratio, trace_name, write_out};
 use super::plot::{self, Bars, Lines};
 use super::runner::{self, Job, Run};
 use super::{BusModel, DgcArgs};
@@ -20,7 +20,6 @@ use ssdlab::ConfigBuilder;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// (name, scheduler, DGC enabled).
 const VARIANTS: [(&str, &str, bool); 4] = [
@@ -119,40 +118,24 @@ fn job(a: &DgcArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
 pub fn run(a: &DgcArgs) -> Result<(), Failure> {
     let traces = find_traces(&a.traces)?;
     let names: Vec<String> = traces.iter().map(|p| trace_name(p)).collect();
-    let keys = keys(a.quick, traces.len());
-    let jobs = keys
-        .iter()
-        .map(|&k| job(a, &traces, k))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    eprintln!(
-        "reproduce dgc: {} traces, {} runs on {threads} threads, bus {}",
-        traces.len(),
-        jobs.len(),
-        a.bus.name()
-    );
-    let start = Instant::now();
-    let runs = runner::run_all(&jobs, threads);
-    let wall_s = start.elapsed().as_secs_f64();
-    let mut results = BTreeMap::new();
-    for (k, run) in keys.iter().zip(runs) {
-        let run = run.map_err(|e| Failure::internal(anyhow!(e)))?;
-        results.insert(*k, Row::from(&run));
-    }
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| Failure::input(anyhow!("{}: {e}", a.out.display())))?;
+    let jobs = keys(a.quick, traces.len())
+        .into_iter()
+        .map(|k| Ok((k, job(a, &traces, k)?)))
+        .collect::<Result<Vec<_>, Failure>>()?;
+    let done = runner::run_keyed("reproduce dgc", traces.len(), a.bus, jobs, a.jobs, |r| {
+        Row::from(r)
+    })?;
+    create_out_dir(&a.out)?;
     let ex = Experiment {
         names: &names,
-        results: &results,
+        results: &done.results,
         bus: a.bus,
         sweep: !a.quick,
         sets: &a.set,
     };
-    ex.write_all(&a.out, wall_s, threads)
+    ex.write_all(&a.out, done.wall_s, done.threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
-    print!("{}", ex.summary(wall_s, threads));
+    print!("{}", ex.summary(done.wall_s, done.threads));
     Ok(())
 }
 
@@ -198,9 +181,7 @@ impl Experiment<'_> {
     }
 
     fn write_all(&self, out: &Path, wall_s: f64, threads: usize) -> Result<(), String> {
-        let w = |name: &str, text: String| {
-            std::fs::write(out.join(name), text).map_err(|e| format!("{name}: {e}"))
-        };
+        let w = |name: &str, text: String| write_out(out, name, text);
         w("dgc-main.csv", self.main_csv())?;
         self.main_figures(out)?;
         if self.sweep {

@@ -2,13 +2,18 @@
 //! one job list) with a progress bar on stderr. Each run is deterministic, so the
 //! results do not depend on the number of threads or their interleaving.
 
+use super::BusModel;
+use crate::Failure;
+use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use ssdlab::{Report, SimConfig, SimError, Simulation};
 use ssdlab_trace::{TraceOptions, TraceSource};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// One simulation to run.
 pub struct Job {
@@ -36,6 +41,50 @@ impl Run {
     pub fn counter(&self, name: &str) -> u64 {
         self.report.counters.get(name).copied().unwrap_or(0)
     }
+}
+
+/// The runs of an experiment, keyed as its jobs were, and what they took.
+pub struct Finished<K, T> {
+    /// What the experiment keeps of each run.
+    pub results: BTreeMap<K, T>,
+    /// Wall time of all runs, in seconds.
+    pub wall_s: f64,
+    /// Threads they ran on.
+    pub threads: usize,
+}
+
+/// Runs an experiment's keyed jobs on `threads` threads (default: the machine's cores)
+/// after announcing it on stderr as `what` over `traces` traces with `bus`, and keeps
+/// what `keep` takes of each run. A run that fails is an internal error.
+pub fn run_keyed<K: Ord + Copy, T>(
+    what: &str,
+    traces: usize,
+    bus: BusModel,
+    jobs: Vec<(K, Job)>,
+    threads: Option<usize>,
+    keep: impl Fn(&Run) -> T,
+) -> Result<Finished<K, T>, Failure> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    eprintln!(
+        "{what}: {traces} traces, {} runs on {threads} threads, bus {}",
+        jobs.len(),
+        bus.name()
+    );
+    let (keys, jobs): (Vec<K>, Vec<Job>) = jobs.into_iter().unzip();
+    let start = Instant::now();
+    let runs = run_all(&jobs, threads);
+    let wall_s = start.elapsed().as_secs_f64();
+    let mut results = BTreeMap::new();
+    for (k, run) in keys.into_iter().zip(runs) {
+        let run = run.map_err(|e| Failure::internal(anyhow!(e)))?;
+        results.insert(k, keep(&run));
+    }
+    Ok(Finished {
+        results,
+        wall_s,
+        threads,
+    })
 }
 
 /// Runs every job on `threads` threads; results in job order.
