@@ -277,3 +277,18 @@ impl Simulation {
         }
     }
 }
+
+impl Simulation {
+    /// Runs the GC checks collected while queueing work.
+    pub(super) fn run_gc_checks(&mut self) {
+        let mut planes = std::mem::take(&mut self.gc_check);
+        for &plane in &planes {
+            self.maybe_start_gc(plane, false);
+        }
+        planes.clear();
+        self.gc_check = planes;
+        if self.dgc.enabled {
+            self.dgc_collect_idle_spared();
+        }
+    }
+}

@@ -29,25 +29,28 @@ macro_rules! sched_ctx {
 }
 
 mod backend;
+mod build;
 mod dgc;
 mod fail;
 mod gc;
 mod host;
 pub(crate) mod raid;
+mod report;
 mod stream;
 pub(crate) mod txn;
+mod verify;
 
 use crate::config::SimConfig;
 use crate::error::SimError;
 use crate::placement::Placement;
-use crate::sched::{self, IoScheduler, Queues};
+use crate::sched::{IoScheduler, Queues};
 use backend::{ChannelState, DieState};
 use gc::{GcJob, Parked};
 use host::ReqSlab;
-use ssdlab_engine::{EventQueue, SimDuration, SimRng, SimTime};
+use ssdlab_engine::{EventQueue, SimDuration, SimTime};
 use ssdlab_ftl::Ftl;
 use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn, TxnReason};
-use ssdlab_stats::{Recorder, Report, RunMeta, Shape};
+use ssdlab_stats::{Recorder, Report, RunMeta};
 use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
@@ -165,139 +168,6 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds a simulation of `cfg` fed by `source`; `trace` describes the source in the report.
-    ///
-    /// # Errors
-    /// [`SimError::Config`] if the configuration is inconsistent.
-    pub fn new(
-        cfg: SimConfig,
-        source: Box<dyn RequestStream>,
-        trace: &str,
-    ) -> Result<Simulation, SimError> {
-        cfg.validate()?;
-        let geom = cfg.geometry;
-        let rng = SimRng::new(cfg.seed);
-        let raid = raid::RaidState::new(&cfg)?;
-        let (raid, map_entries, logical_pages) = match raid {
-            Some((r, entries)) => {
-                let host = r.host_pages as u32;
-                (Some(r), entries, host)
-            }
-            None => {
-                let n = cfg.ftl.logical_pages(&geom);
-                (None, n, n)
-            }
-        };
-        let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
-            .map_err(|e| SimError::config("ftl", e.to_string()))?;
-        if cfg.ftl.precondition.enabled {
-            // Preconditioning lays data out with the static order (or the RAID layout);
-            // dynamic placement applies the order to a write counter, as it does at
-            // run time.
-            let order = cfg.ftl.static_order;
-            let planes = geom.planes();
-            let is_static = matches!(cfg.ftl.allocation, ssdlab_ftl::Allocation::Static);
-            let mut k: u32 = 0;
-            let mut place = |lpn: Lpn| match &raid {
-                Some(r) => r.static_plane(&geom, lpn),
-                None if is_static => order.plane_of(lpn, &geom),
-                None => {
-                    k = k.wrapping_add(1);
-                    order.plane_of(Lpn(k % planes), &geom)
-                }
-            };
-            let mut prng = rng.fork("precondition");
-            ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
-        }
-        let placement = Placement::new(&cfg.ftl);
-        let timing = cfg.timing;
-        let shadow = if cfg.verify {
-            vec![0u64; logical_pages as usize]
-        } else {
-            Vec::new()
-        };
-        let planes = geom.planes() as usize;
-        let chips = geom.chips() as usize;
-        let meta = RunMeta {
-            seed: cfg.seed,
-            config_hash: cfg.hash_hex(),
-            git_rev: crate::GIT_REV.to_string(),
-            trace: trace.to_string(),
-            scheduler: cfg.scheduler.name.name().to_string(),
-            preset: None,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        };
-        let mut sim = Simulation {
-            events: EventQueue::new(),
-            sched: sched::build(&cfg.scheduler, &geom, &cfg.timing),
-            queues: Queues::new(&geom, cfg.scheduler.chip_queue_depth),
-            txns: TxnSlab::default(),
-            t_read: SimDuration(timing.t_read_ns),
-            t_prog: SimDuration(timing.t_prog_ns),
-            t_erase: SimDuration(timing.t_erase_ns),
-            xfer: SimDuration(timing.page_transfer_ns(geom.page_size_bytes)),
-            source,
-            lookahead: None,
-            source_done: false,
-            reqs: ReqSlab::default(),
-            host_queue: VecDeque::new(),
-            outstanding: 0,
-            next_id: 0,
-            completed: 0,
-            last_completion_ns: 0,
-            logical_pages: u64::from(logical_pages),
-            write_seq: 0,
-            shadow,
-            dies: vec![DieState::idle(); geom.dies() as usize],
-            channels: vec![ChannelState::free(); geom.channels as usize],
-            chip_busy_dies: vec![0; chips],
-            chip_busy_since: vec![0; chips],
-            chip_busy_ns: vec![0; chips],
-            busy_chips: 0,
-            die_gc_ns: vec![0; geom.dies() as usize],
-            gc_jobs: vec![GcJob::none(); planes],
-            parked: vec![Vec::new(); planes],
-            held: rustc_hash::FxHashMap::default(),
-            park_seq: 0,
-            primed: false,
-            gc_pages: Vec::new(),
-            gc_check: Vec::new(),
-            raid,
-            fail: fail::FailState::default(),
-            dgc: dgc::DgcState::new(&cfg.dgc, geom.chips()),
-            redundant_only: rustc_hash::FxHashSet::default(),
-            lost_lpns: rustc_hash::FxHashSet::default(),
-            degraded_wait: Vec::new(),
-            degraded_free: Vec::new(),
-            admit_done_now: 0,
-            stripe_writes: Vec::new(),
-            scratch: Vec::new(),
-            group: Vec::with_capacity(8),
-            counters: SimCounters::default(),
-            rec: Recorder::new(Shape {
-                channels: geom.channels,
-                chips: geom.chips(),
-                dies: geom.dies(),
-                page_size_bytes: geom.page_size_bytes,
-            }),
-            error: None,
-            progress: None,
-            meta,
-            ftl,
-            placement,
-            geom,
-            cfg,
-        };
-        if sim.cfg.ftl.precondition.enabled {
-            sim.raid_fix_redundancy();
-        }
-        sim.init_failures()?;
-        if sim.cfg.verify {
-            sim.seed_shadow_from_ftl();
-        }
-        Ok(sim)
-    }
-
     /// Names the preset the configuration came from, for the report.
     pub fn set_preset_name(&mut self, name: &str) {
         self.meta.preset = Some(name.to_string());
@@ -399,110 +269,6 @@ impl Simulation {
     pub fn run_to_end(&mut self) -> Result<(), SimError> {
         while self.step()? {}
         Ok(())
-    }
-
-    /// Checks that every LPN written (or preconditioned) is mapped to a page holding the
-    /// token last written to it. Needs `verify = true` (the shadow of expected tokens).
-    /// Returns the number of pages checked.
-    ///
-    /// # Errors
-    /// [`SimError::VerifyMismatch`] for the first page that disagrees.
-    pub fn audit(&self) -> Result<u64, SimError> {
-        let mut checked = 0;
-        for (lpn, &expected) in self.shadow.iter().enumerate() {
-            if expected == 0 || self.lost_lpns.contains(&(lpn as u32)) {
-                continue;
-            }
-            let found = match self.ftl.lookup(Lpn(lpn as u32)) {
-                // A page on a dead chip is checked through its redundancy, if any.
-                Some(p) if self.on_dead_chip(p) => {
-                    let mut sources = Vec::new();
-                    if !self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
-                        || !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources)
-                    {
-                        continue;
-                    }
-                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
-                }
-                Some(p) => self.ftl.token(p),
-                None if self.redundant_only.contains(&(lpn as u32)) => {
-                    let mut sources = Vec::new();
-                    if !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources) {
-                        continue;
-                    }
-                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
-                }
-                None => 0,
-            };
-            if found != expected {
-                return Err(SimError::VerifyMismatch {
-                    lpn: lpn as u32,
-                    expected,
-                    found,
-                    at_ns: self.now().as_ns(),
-                });
-            }
-            checked += 1;
-        }
-        self.raid_audit().map_err(SimError::Redundancy)?;
-        Ok(checked)
-    }
-
-    /// Full consistency checks of every component (slow; for tests).
-    pub fn check_invariants(&self) {
-        self.ftl.check_invariants();
-        let queued: usize = self.queues.chip.iter().map(VecDeque::len).sum();
-        let loads: u64 = self.queues.load.iter().map(|&l| u64::from(l)).sum();
-        assert!(
-            queued as u64 <= loads,
-            "chip queues hold {queued} but loads sum to {loads}"
-        );
-        for (chip, q) in self.queues.chip.iter().enumerate() {
-            assert!(q.len() <= self.queues.depth, "chip {chip} queue over depth");
-        }
-        let busy = self.chip_busy_dies.iter().filter(|&&d| d > 0).count() as u32;
-        assert_eq!(busy, self.busy_chips, "busy chip count");
-        self.dgc_check_invariants();
-    }
-
-    /// The report of a finished run.
-    ///
-    /// # Errors
-    /// [`SimError::Stuck`] if requests remain that can never complete.
-    pub fn into_report(mut self) -> Result<Report, SimError> {
-        let unfinished = u64::from(self.outstanding) + self.host_queue.len() as u64;
-        if unfinished > 0 {
-            let parked: usize = self.parked.iter().map(Vec::len).sum();
-            return Err(SimError::Stuck {
-                unfinished,
-                parked_writes: parked as u64,
-            });
-        }
-        let c = self.counters;
-        for (name, v) in [
-            ("buffer-hits", c.buffer_hits),
-            ("materialized-reads", c.materialized_reads),
-            ("unwritten-zero-reads", c.zero_reads),
-            ("verified-reads", c.verified_reads),
-            ("parked-writes", c.parked_writes),
-            ("background-gc-runs", c.background_gc_runs),
-            ("multi-plane-ops", c.multi_plane_ops),
-            (ssdlab_stats::counter::REDIRECTED_READS, c.redirected_reads),
-            ("trace-skipped-lines", self.source.skipped_lines()),
-            ("trace-ignored-lines", self.source.ignored_lines()),
-            ("trace-clamped-timestamps", self.source.clamped_timestamps()),
-        ] {
-            self.rec.count(name, v);
-        }
-        let design = self.raid_counters().into_iter().chain(self.fail_counters());
-        for (name, v) in design.chain(self.dgc_counters()) {
-            self.rec.count(name, v);
-        }
-        let end = self.last_completion_ns.max(self.now().as_ns());
-        let end_state = self.end_state(end);
-        self.rec
-            .finish(end_state)
-            .map_err(|e| SimError::Io(e.to_string()))
     }
 }
 

@@ -1,14 +1,17 @@
 //! The host side and the controller's request path: arrivals, the device queue,
 //! translation and allocation of each page, and request completion (ARCHITECTURE §4).
 
+mod read;
+mod write;
+
 use super::raid::StripeWrite;
-use super::txn::{ReqId, Txn, TxnId, NONE};
+use super::txn::{ReqId, TxnId, NONE};
 use super::{Event, Simulation};
-use crate::config::{HostMode, UnwrittenReads};
+use crate::config::HostMode;
 use crate::error::SimError;
-use ssdlab_ftl::{token_for, AddressFold};
-use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
-use ssdlab_stats::{EndState, OpClass, RequestRecord};
+use ssdlab_ftl::AddressFold;
+use ssdlab_nand::{Lpn, TxnReason};
+use ssdlab_stats::{OpClass, RequestRecord};
 use ssdlab_trace::{page_token, IoRequest, Op, MAX_ARRIVAL_NS};
 
 /// What admitting one read page produced.
@@ -95,7 +98,7 @@ impl Simulation {
     }
 
     /// Puts the first requests in motion (called when the event queue is empty).
-    pub(super) fn prime(&mut self) -> Result<(), SimError> {
+    pub(in crate::sim) fn prime(&mut self) -> Result<(), SimError> {
         self.check_fail_fractions()?;
         match self.cfg.host.mode {
             HostMode::Open => self.schedule_next_arrival(),
@@ -144,7 +147,7 @@ impl Simulation {
     }
 
     /// The open-loop arrival event.
-    pub(super) fn on_arrival(&mut self) {
+    pub(in crate::sim) fn on_arrival(&mut self) {
         let io = self.lookahead.take().expect("an arrival has its request");
         self.arrive(io);
         self.schedule_next_arrival();
@@ -265,220 +268,8 @@ impl Simulation {
         }
     }
 
-    /// A read page: a flash read, an answer from the write buffer, or (RAID) a
-    /// reconstruction from the page's parity group.
-    fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
-        if let Some(&(_, token)) = self.held_get(lpn) {
-            // The page's newest content waits for space in the controller.
-            self.counters.buffer_hits += 1;
-            self.reqs[id].buffer_hits += 1;
-            if self.cfg.verify {
-                self.check_token(lpn, self.shadow[lpn.idx()], token);
-            }
-            return ReadOutcome::Done;
-        }
-        if !self.lost_lpns.is_empty() && self.lost_lpns.contains(&lpn.0) {
-            self.fail.counters.unrecoverable_reads += 1;
-            return ReadOutcome::Done;
-        }
-        if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
-            let expect = if self.cfg.verify {
-                self.shadow[lpn.idx()]
-            } else {
-                0
-            };
-            return self.degraded_read(id, lpn, expect);
-        }
-        let ppn = match self.ftl.lookup(lpn) {
-            Some(p) => p,
-            None => match self.materialize(lpn) {
-                Some(p) => p,
-                None => return ReadOutcome::Done,
-            },
-        };
-        let expect = if self.cfg.verify {
-            self.shadow[lpn.idx()]
-        } else {
-            0
-        };
-        if self.ftl.is_pending(ppn) {
-            self.counters.buffer_hits += 1;
-            self.reqs[id].buffer_hits += 1;
-            if self.cfg.verify {
-                self.check_token(lpn, expect, self.ftl.token(ppn));
-            }
-            return ReadOutcome::Done;
-        }
-        if self.fail.any_dead && self.on_dead_chip(ppn) {
-            return self.degraded_read(id, lpn, expect);
-        }
-        let mut ppn = ppn;
-        if let Some(level) = self.raid.as_ref().map(|x| x.level) {
-            match level {
-                ssdlab_raid::RaidLevel::Raid1 => ppn = self.pick_mirror_copy(lpn, ppn),
-                ssdlab_raid::RaidLevel::Raid4 | ssdlab_raid::RaidLevel::Raid5
-                    if self.raid.as_ref().is_some_and(|x| x.force_reconstruct)
-                        && self.reconstruct_read(id, lpn, expect) =>
-                {
-                    return ReadOutcome::Deferred;
-                }
-                _ => {}
-            }
-        }
-        self.ftl.pin(ppn);
-        let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
-        t.expect = expect;
-        ReadOutcome::Txn(self.txns.insert(t))
-    }
-
-    /// A never-written page that a read asks for (see `host.unwritten_reads`). Under
-    /// RAID the whole stripe (or both copies) is materialized with its redundancy.
-    fn materialize(&mut self, lpn: Lpn) -> Option<Ppn> {
-        if self.cfg.host.unwritten_reads == UnwrittenReads::Zero {
-            self.counters.zero_reads += 1;
-            return None;
-        }
-        let placed = if self.raid.is_some() {
-            self.raid_materialize(lpn)
-        } else {
-            let plane = self
-                .placement
-                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load);
-            let token = token_for(lpn, 0);
-            let ok = self.materialize_page(lpn, plane, token);
-            if ok && self.cfg.verify {
-                self.shadow[lpn.idx()] = token;
-            }
-            ok
-        };
-        if !placed {
-            self.counters.zero_reads += 1;
-            return None;
-        }
-        self.counters.materialized_reads += 1;
-        self.ftl.lookup(lpn)
-    }
-
-    /// Writes `lpn` with `token` in zero time; false if its plane has no free page.
-    pub(super) fn materialize_page(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> bool {
-        match self.ftl.host_write(lpn, plane, token) {
-            Ok(ppn) => {
-                self.ftl.program_done(ppn);
-                self.gc_check.push(plane);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// The content token of a host write of `lpn`.
-    fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
-        self.write_seq = self.write_seq.wrapping_add(1);
-        content.unwrap_or_else(|| token_for(lpn, self.write_seq))
-    }
-
-    /// A written page without parity: allocated now (with its RAID-1 mirror), or
-    /// parked until GC frees space in its plane.
-    fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
-        let plane = match self.raid.as_ref() {
-            Some(x) => self.chunk_plane(&x.layout.locate(u64::from(lpn.0))),
-            None => self
-                .placement
-                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load),
-        };
-        self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
-        if let Some(m) = self.raid.as_ref().and_then(|x| x.mirror_of(lpn)) {
-            let (mlpn, chunk) = m;
-            let mplane = self.chunk_plane(&chunk);
-            self.reqs[id].pending += 1;
-            self.write_or_park(id, mlpn, mplane, token, TxnReason::MirrorWrite, txns);
-        }
-    }
-
-    pub(super) fn write_or_park(
-        &mut self,
-        id: ReqId,
-        lpn: Lpn,
-        plane: PlaneId,
-        token: u64,
-        reason: TxnReason,
-        txns: &mut Vec<TxnId>,
-    ) {
-        if self.plane_dead(plane) {
-            self.dead_write(lpn, token, reason);
-        } else {
-            match self.place_write(id, lpn, plane, token, reason) {
-                Some(t) => txns.push(t),
-                None => self.park(id, lpn, plane, token, reason),
-            }
-        }
-        if self.gc_check.last() != Some(&plane) {
-            self.gc_check.push(plane);
-        }
-    }
-
-    /// Allocates `lpn` in `plane` and builds its program transaction.
-    pub(super) fn place_write(
-        &mut self,
-        id: ReqId,
-        lpn: Lpn,
-        plane: PlaneId,
-        token: u64,
-        reason: TxnReason,
-    ) -> Option<TxnId> {
-        let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
-        // A version that waited for space is superseded by this one.
-        if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
-            self.raid_note_held(lpn, false);
-        }
-        if !self.redundant_only.is_empty() {
-            self.redundant_only.remove(&lpn.0);
-        }
-        if !self.lost_lpns.is_empty() {
-            self.lost_lpns.remove(&lpn.0);
-        }
-        if reason == TxnReason::HostWrite {
-            self.counters.host_pages_programmed += 1;
-            if self.cfg.verify {
-                self.shadow[lpn.idx()] = token;
-            }
-        } else if let Some(x) = self.raid.as_mut() {
-            x.counters.mirror_writes += 1;
-        }
-        let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(FlashOp::Program, reason, ppn, die, lpn, id);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
-        Some(self.txns.insert(t))
-    }
-
-    /// Compares a read's token with the one last written; a mismatch stops the run.
-    pub(super) fn check_token(&mut self, lpn: Lpn, expected: u64, found: u64) {
-        self.counters.verified_reads += 1;
-        if expected != found && self.error.is_none() {
-            self.error = Some(SimError::VerifyMismatch {
-                lpn: lpn.0,
-                expected,
-                found,
-                at_ns: self.now().as_ns(),
-            });
-        }
-    }
-
-    /// Fills the verify shadow from a preconditioned FTL.
-    pub(super) fn seed_shadow_from_ftl(&mut self) {
-        for lpn in 0..self.logical_pages as u32 {
-            if let Some(ppn) = self.ftl.lookup(Lpn(lpn)) {
-                self.shadow[lpn as usize] = self.ftl.token(ppn);
-            }
-        }
-    }
-
     /// A host transaction finished (the FTL and verify bookkeeping is done by the caller).
-    pub(super) fn host_txn_done(&mut self, t: TxnId) {
+    pub(in crate::sim) fn host_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
         debug_assert_ne!(txn.req, NONE);
         match txn.reason {
@@ -501,7 +292,7 @@ impl Simulation {
 
     /// One page of request `id` is done; `service_ns` is its bus + array time and
     /// `gc_wait_ns` the GC time its die spent while it was queued.
-    pub(super) fn sub_done(&mut self, id: ReqId, service_ns: u64, gc_wait_ns: u64) {
+    pub(in crate::sim) fn sub_done(&mut self, id: ReqId, service_ns: u64, gc_wait_ns: u64) {
         let r = &mut self.reqs[id];
         debug_assert!(r.pending > 0);
         r.pending -= 1;
@@ -553,32 +344,6 @@ impl Simulation {
                 break;
             };
             self.admit(next);
-        }
-    }
-
-    /// What the recorder needs at the end of the run.
-    pub(super) fn end_state(&self, end_ns: u64) -> EndState {
-        let c = self.ftl.counters();
-        let wear = self.ftl.erase_count_summary();
-        EndState {
-            end_ns,
-            die_busy_ns: self.dies.iter().map(|d| d.busy_ns).collect(),
-            chip_busy_ns: self.chip_busy_ns.clone(),
-            channel_busy_ns: self.channels.iter().map(|c| c.busy_ns).collect(),
-            ftl: ssdlab_stats::FtlSummary {
-                host_pages_written: self.counters.host_pages_programmed,
-                gc_pages_moved: c.gc_pages_moved,
-                erases: c.erases,
-                gc_runs: c.gc_victims,
-                wear: ssdlab_stats::CountSpread {
-                    min: u64::from(wear.min),
-                    mean: wear.mean,
-                    max: u64::from(wear.max),
-                },
-            },
-            meta: self.meta.clone(),
-            wall_time_ns: None,
-            events: self.events.popped(),
         }
     }
 }

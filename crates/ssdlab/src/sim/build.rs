@@ -1,0 +1,151 @@
+//! Building a simulation: configuration, the FTL (preconditioned if asked), the RAID
+//! layer, queues and the scheduler.
+
+use super::backend::{ChannelState, DieState};
+use super::txn::TxnSlab;
+use super::{dgc, fail, gc::GcJob, host::ReqSlab, raid, SimCounters, Simulation};
+use crate::config::SimConfig;
+use crate::error::SimError;
+use crate::placement::Placement;
+use crate::sched::{self, Queues};
+use ssdlab_engine::{EventQueue, SimDuration, SimRng};
+use ssdlab_ftl::Ftl;
+use ssdlab_nand::Lpn;
+use ssdlab_stats::{Recorder, RunMeta, Shape};
+use ssdlab_trace::RequestStream;
+use std::collections::VecDeque;
+
+impl Simulation {
+    /// Builds a simulation of `cfg` fed by `source`; `trace` describes the source in the report.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] if the configuration is inconsistent.
+    pub fn new(
+        cfg: SimConfig,
+        source: Box<dyn RequestStream>,
+        trace: &str,
+    ) -> Result<Simulation, SimError> {
+        cfg.validate()?;
+        let geom = cfg.geometry;
+        let rng = SimRng::new(cfg.seed);
+        let raid = raid::RaidState::new(&cfg)?;
+        let (raid, map_entries, logical_pages) = match raid {
+            Some((r, entries)) => {
+                let host = r.host_pages as u32;
+                (Some(r), entries, host)
+            }
+            None => {
+                let n = cfg.ftl.logical_pages(&geom);
+                (None, n, n)
+            }
+        };
+        let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
+            .map_err(|e| SimError::config("ftl", e.to_string()))?;
+        if cfg.ftl.precondition.enabled {
+            // Preconditioning lays data out with the static order (or the RAID layout);
+            // dynamic placement applies the order to a write counter, as it does at
+            // run time.
+            let order = cfg.ftl.static_order;
+            let planes = geom.planes();
+            let is_static = matches!(cfg.ftl.allocation, ssdlab_ftl::Allocation::Static);
+            let mut k: u32 = 0;
+            let mut place = |lpn: Lpn| match &raid {
+                Some(r) => r.static_plane(&geom, lpn),
+                None if is_static => order.plane_of(lpn, &geom),
+                None => {
+                    k = k.wrapping_add(1);
+                    order.plane_of(Lpn(k % planes), &geom)
+                }
+            };
+            let mut prng = rng.fork("precondition");
+            ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
+        }
+        let placement = Placement::new(&cfg.ftl);
+        let timing = cfg.timing;
+        let shadow = if cfg.verify {
+            vec![0u64; logical_pages as usize]
+        } else {
+            Vec::new()
+        };
+        let planes = geom.planes() as usize;
+        let chips = geom.chips() as usize;
+        let meta = RunMeta {
+            seed: cfg.seed,
+            config_hash: cfg.hash_hex(),
+            git_rev: crate::GIT_REV.to_string(),
+            trace: trace.to_string(),
+            scheduler: cfg.scheduler.name.name().to_string(),
+            preset: None,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        let mut sim = Simulation {
+            events: EventQueue::new(),
+            sched: sched::build(&cfg.scheduler, &geom, &cfg.timing),
+            queues: Queues::new(&geom, cfg.scheduler.chip_queue_depth),
+            txns: TxnSlab::default(),
+            t_read: SimDuration(timing.t_read_ns),
+            t_prog: SimDuration(timing.t_prog_ns),
+            t_erase: SimDuration(timing.t_erase_ns),
+            xfer: SimDuration(timing.page_transfer_ns(geom.page_size_bytes)),
+            source,
+            lookahead: None,
+            source_done: false,
+            reqs: ReqSlab::default(),
+            host_queue: VecDeque::new(),
+            outstanding: 0,
+            next_id: 0,
+            completed: 0,
+            last_completion_ns: 0,
+            logical_pages: u64::from(logical_pages),
+            write_seq: 0,
+            shadow,
+            dies: vec![DieState::idle(); geom.dies() as usize],
+            channels: vec![ChannelState::free(); geom.channels as usize],
+            chip_busy_dies: vec![0; chips],
+            chip_busy_since: vec![0; chips],
+            chip_busy_ns: vec![0; chips],
+            busy_chips: 0,
+            die_gc_ns: vec![0; geom.dies() as usize],
+            gc_jobs: vec![GcJob::none(); planes],
+            parked: vec![Vec::new(); planes],
+            held: rustc_hash::FxHashMap::default(),
+            park_seq: 0,
+            primed: false,
+            gc_pages: Vec::new(),
+            gc_check: Vec::new(),
+            raid,
+            fail: fail::FailState::default(),
+            dgc: dgc::DgcState::new(&cfg.dgc, geom.chips()),
+            redundant_only: rustc_hash::FxHashSet::default(),
+            lost_lpns: rustc_hash::FxHashSet::default(),
+            degraded_wait: Vec::new(),
+            degraded_free: Vec::new(),
+            admit_done_now: 0,
+            stripe_writes: Vec::new(),
+            scratch: Vec::new(),
+            group: Vec::with_capacity(8),
+            counters: SimCounters::default(),
+            rec: Recorder::new(Shape {
+                channels: geom.channels,
+                chips: geom.chips(),
+                dies: geom.dies(),
+                page_size_bytes: geom.page_size_bytes,
+            }),
+            error: None,
+            progress: None,
+            meta,
+            ftl,
+            placement,
+            geom,
+            cfg,
+        };
+        if sim.cfg.ftl.precondition.enabled {
+            sim.raid_fix_redundancy();
+        }
+        sim.init_failures()?;
+        if sim.cfg.verify {
+            sim.seed_shadow_from_ftl();
+        }
+        Ok(sim)
+    }
+}

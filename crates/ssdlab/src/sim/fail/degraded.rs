@@ -1,0 +1,109 @@
+//! Reads and writes of pages on dead chips.
+
+use crate::sim::Event;
+use crate::sim::Simulation;
+use ssdlab_nand::{Lpn, TxnReason};
+
+impl Simulation {
+    /// A host read of a page on a dead chip.
+    pub(in crate::sim) fn degraded_read(
+        &mut self,
+        id: crate::sim::txn::ReqId,
+        lpn: Lpn,
+        expect: u64,
+    ) -> crate::sim::host::ReadOutcome {
+        self.fail.counters.degraded_reads += 1;
+        self.serve_degraded(id, lpn, expect)
+    }
+
+    fn serve_degraded(
+        &mut self,
+        id: crate::sim::txn::ReqId,
+        lpn: Lpn,
+        expect: u64,
+    ) -> crate::sim::host::ReadOutcome {
+        use crate::sim::host::ReadOutcome;
+        let redundant = self.raid.as_ref().is_some_and(|r| r.level.is_redundant());
+        if redundant {
+            if self.reconstruct_read(id, lpn, expect) {
+                return ReadOutcome::Deferred;
+            }
+            if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
+                // The stripe is settling (parity update, buffer, pages in flight).
+                let i = match self.degraded_free.pop() {
+                    Some(i) => {
+                        self.degraded_wait[i as usize] = (id, lpn, expect);
+                        i
+                    }
+                    None => {
+                        self.degraded_wait.push((id, lpn, expect));
+                        (self.degraded_wait.len() - 1) as u32
+                    }
+                };
+                let wait = ssdlab_engine::SimDuration(self.t_read.as_ns().max(1_000));
+                self.events.schedule_in(wait, Event::DegradedRetry(i));
+                return ReadOutcome::Deferred;
+            }
+        }
+        self.fail.counters.unrecoverable_reads += 1;
+        ReadOutcome::Done
+    }
+
+    /// A degraded read that waited tries again; it returns the content current now.
+    pub(in crate::sim) fn retry_degraded(&mut self, i: u32) {
+        let (id, lpn, _) = self.degraded_wait[i as usize];
+        self.degraded_free.push(i);
+        let expect = if self.cfg.verify {
+            self.shadow[lpn.idx()]
+        } else {
+            0
+        };
+        if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {
+            self.sub_done(id, 0, 0);
+        }
+        self.run_gc_checks();
+    }
+
+    /// A write whose page lives on a dead chip: nothing is programmed. The FTL records
+    /// the page as being on the dead member (its data is gone), so reads of it are
+    /// degraded; RAID-4/5 parity already carries its content, RAID-1 the other copy.
+    pub(in crate::sim) fn dead_write(&mut self, lpn: Lpn, token: u64, reason: TxnReason) {
+        let plane = self.raid_static_plane_or_placement(lpn);
+        match self.ftl.host_write(lpn, plane, token) {
+            Ok(p) => self.ftl.program_done(p),
+            Err(_) => {
+                // The dead plane has no room to record the page. If the current version
+                // lives on a live chip (DGC moved it), it is stale now: unmap it; the
+                // content exists only through redundancy.
+                // The same holds for a page never written before.
+                let old = self.ftl.lookup(lpn);
+                if old.is_none_or(|p| !self.on_dead_chip(p)) {
+                    if old.is_some() {
+                        self.ftl.trim(lpn);
+                    }
+                    self.redundant_only.insert(lpn.0);
+                }
+            }
+        }
+        if self.raid.as_ref().is_some_and(|r| r.level.is_redundant()) {
+            self.fail.counters.degraded_writes += 1;
+        } else {
+            self.fail.counters.lost_writes += 1;
+        }
+        if reason == TxnReason::HostWrite {
+            self.counters.host_pages_programmed += 1;
+            if self.cfg.verify {
+                self.shadow[lpn.idx()] = token;
+            }
+        }
+        self.admit_done_now += 1;
+    }
+
+    /// The plane a page of `lpn` belongs to by layout (RAID) or static order.
+    fn raid_static_plane_or_placement(&self, lpn: Lpn) -> ssdlab_nand::PlaneId {
+        match self.raid.as_ref() {
+            Some(r) => r.static_plane(&self.geom, lpn),
+            None => self.cfg.ftl.static_order.plane_of(lpn, &self.geom),
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! Failure injection and rebuild (ARCHITECTURE §6).
+//!
+//! A failure (`raid.fail = ["chip:3@150ms", "channel:1@0.25"]`) marks chips dead at a
+//! simulated time, or when the given fraction of the trace's requests has arrived.
+//! Operations already queued on a chip when it dies still complete (the failure takes
+//! effect for work issued afterwards); from then on:
+//!
+//! * a read of a page on a dead chip is a *degraded read*: reconstructed from the rest
+//!   of its stripe (RAID-4/5) or read from the other copy (RAID-1); when that is not
+//!   possible (no redundancy, or a second failure in the same group) the page is
+//!   *unrecoverable*: counted, never answered with wrong data;
+//! * a write whose page lives on a dead chip is not programmed; RAID-4/5 still updates
+//!   the parity with its content (a degraded write), RAID-1 keeps the surviving copy;
+//! * a stripe job never plans a pre-read on a dead chip (RMW and RCW read disjoint
+//!   pages, so with one failure per group one of them always avoids it);
+//! * GC stops on dead chips.
+//!
+//! Rebuild (chip domain, `raid.spare_chips > 0`): the failed member is remapped to a
+//! hidden spare chip at once, so new writes of its pages go to the spare; a background
+//! process walks the rows and rewrites every page still on the dead chip from its
+//! stripe (or mirror), paced to `raid.rebuild_rate_mib_s`, with its own transactions
+//! (reason `rebuild`) in the same queues as host work.
+
+mod degraded;
+mod rebuild;
+
+use super::txn::NONE;
+use super::{Event, Simulation};
+use crate::error::SimError;
+use ssdlab_nand::{ChipId, Lpn, Ppn};
+use ssdlab_raid::{FailAt, FailSpec, FailTarget};
+
+/// Failure and rebuild state of a run.
+#[derive(Default)]
+pub(crate) struct FailState {
+    /// Specs not yet applied: (spec, resolved request index for fractions).
+    pub pending: Vec<(FailSpec, Option<u64>)>,
+    /// Dead chips.
+    pub dead: Vec<bool>,
+    pub any_dead: bool,
+    /// Spare chips not yet used.
+    pub spares: Vec<u32>,
+    /// Rebuilds waiting or running, in failure order.
+    pub rebuilds: Vec<Rebuild>,
+    pub counters: FailCounters,
+}
+
+/// One member being rebuilt onto a spare.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rebuild {
+    pub member: u32,
+    pub next_row: u64,
+    pub rows: u64,
+    pub started_ns: u64,
+    pub finished_ns: Option<u64>,
+    /// Reads outstanding for the row in progress.
+    pub reads_left: u32,
+    pub acc: u64,
+    pub lpn: Lpn,
+    /// The lost version being rebuilt (None: a parity page never written).
+    pub lost: Option<Ppn>,
+    pub row_started_ns: u64,
+}
+
+/// Counters the report shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FailCounters {
+    pub failures: u64,
+    pub degraded_reads: u64,
+    pub degraded_writes: u64,
+    pub unrecoverable_reads: u64,
+    pub lost_writes: u64,
+    /// Response-time sums and counts of requests completed before any failure, while a
+    /// rebuild ran, and otherwise after a failure (the rebuild's effect on latency).
+    pub phase_response_ns: [u128; 3],
+    pub phase_requests: [u64; 3],
+    pub rebuilt_pages: u64,
+    pub rebuild_deferrals: u64,
+}
+
+impl FailState {
+    /// True if `chip` is dead.
+    #[inline]
+    pub fn is_dead(&self, chip: ChipId) -> bool {
+        self.any_dead && self.dead[chip.idx()]
+    }
+}
+
+impl Simulation {
+    /// Reads `raid.fail` and `raid.spare_chips` and schedules the timed failures.
+    pub(in crate::sim) fn init_failures(&mut self) -> Result<(), SimError> {
+        let specs = self
+            .cfg
+            .raid
+            .fail_specs()
+            .map_err(|e| SimError::config(e.key(), e.to_string()))?;
+        let chips = self.geom.chips();
+        let spares = self.cfg.raid.spare_chips;
+        self.fail.dead = vec![false; chips as usize];
+        self.fail.spares = (chips - spares..chips).collect();
+        for (i, spec) in specs.into_iter().enumerate() {
+            match spec.at {
+                FailAt::Time(t) => {
+                    self.events
+                        .schedule(t, Event::Fail(i as u32))
+                        .expect("time zero or later");
+                    self.fail.pending.push((spec, None));
+                }
+                FailAt::Fraction(_) => self.fail.pending.push((spec, None)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves failures given as a fraction of the trace's requests; `requests` is the
+    /// trace length. Without it such failures are an error when the run starts.
+    pub fn set_trace_requests(&mut self, requests: u64) {
+        for (spec, at) in &mut self.fail.pending {
+            if let FailAt::Fraction(f) = spec.at {
+                *at = Some(((requests as f64) * f).floor() as u64);
+            }
+        }
+    }
+
+    /// Checks that every fractional failure has been resolved.
+    pub(in crate::sim) fn check_fail_fractions(&self) -> Result<(), SimError> {
+        for (spec, at) in &self.fail.pending {
+            if matches!(spec.at, FailAt::Fraction(_)) && at.is_none() {
+                return Err(SimError::config(
+                    "raid.fail",
+                    format!("`{spec}` is a fraction of the trace's requests, but the trace length is unknown (the CLI counts it; library callers use Simulation::set_trace_requests)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies fractional failures due at the arrival of request number `index`.
+    pub(in crate::sim) fn fail_on_arrival(&mut self, index: u64) {
+        if self.fail.pending.is_empty() {
+            return;
+        }
+        let due: Vec<usize> = (0..self.fail.pending.len())
+            .filter(|&i| self.fail.pending[i].1 == Some(index))
+            .collect();
+        for i in due {
+            self.apply_failure(i);
+        }
+    }
+
+    /// The timed failure number `i` is due.
+    pub(in crate::sim) fn on_fail_event(&mut self, i: u32) {
+        self.apply_failure(i as usize);
+    }
+
+    fn apply_failure(&mut self, i: usize) {
+        let spec = self.fail.pending[i].0;
+        self.fail.counters.failures += 1;
+        let chips: Vec<ChipId> = match spec.target {
+            FailTarget::Chip(c) => vec![c],
+            FailTarget::Channel(ch) => (0..self.geom.chips_per_channel)
+                .map(|w| self.geom.chip_at(ch, w))
+                .collect(),
+        };
+        for chip in chips {
+            if self.fail.dead[chip.idx()] {
+                continue;
+            }
+            self.fail.dead[chip.idx()] = true;
+            self.fail.any_dead = true;
+            // A dead spare is no rebuild target.
+            self.fail.spares.retain(|&s| s != chip.0);
+            self.release_parked_on(chip);
+            self.start_rebuild(chip);
+        }
+    }
+
+    /// Writes parked on the planes of a chip that just died will never find space
+    /// there: host and mirror pages become dead writes, parity pages finish their job
+    /// without a program (the stripe stays degraded).
+    fn release_parked_on(&mut self, chip: ChipId) {
+        for plane in self.geom.planes_of_chip(chip) {
+            let parked = std::mem::take(&mut self.parked[plane.idx()]);
+            for w in parked {
+                if w.job != NONE {
+                    self.finish_parked_parity(w.job as usize);
+                    continue;
+                }
+                if self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq) {
+                    self.held.remove(&w.lpn.0);
+                    self.raid_note_held(w.lpn, false);
+                    self.admit_done_now = 0;
+                    self.dead_write(w.lpn, w.token, w.reason);
+                    self.admit_done_now = 0;
+                }
+                self.sub_done(w.req, 0, 0);
+            }
+        }
+    }
+
+    /// Failure counters and rebuild progress for the report.
+    pub(in crate::sim) fn fail_counters(&self) -> Vec<(&'static str, u64)> {
+        if self.fail.pending.is_empty() {
+            return Vec::new();
+        }
+        let c = self.fail.counters;
+        let rows: u64 = self.fail.rebuilds.iter().map(|b| b.rows).sum();
+        let done: u64 = self
+            .fail
+            .rebuilds
+            .iter()
+            .map(|b| b.next_row.min(b.rows))
+            .sum();
+        let finished = self
+            .fail
+            .rebuilds
+            .iter()
+            .filter_map(|b| b.finished_ns.map(|f| f - b.started_ns));
+        let mean =
+            |i: usize| (c.phase_response_ns[i] / u128::from(c.phase_requests[i].max(1))) as u64;
+        vec![
+            ("failures", c.failures),
+            ("mean-response-ns-before-failure", mean(0)),
+            ("mean-response-ns-during-rebuild", mean(1)),
+            ("mean-response-ns-after-failure", mean(2)),
+            (ssdlab_stats::counter::DEGRADED_READS, c.degraded_reads),
+            ("degraded-writes", c.degraded_writes),
+            ("unrecoverable-reads", c.unrecoverable_reads),
+            ("lost-writes", c.lost_writes),
+            ("unrecoverable-pages", self.unrecoverable_pages()),
+            ("rebuilt-pages", c.rebuilt_pages),
+            ("rebuild-rows-done", done),
+            ("rebuild-rows-total", rows),
+            ("rebuild-deferrals", c.rebuild_deferrals),
+            ("rebuild-time-ns", finished.max().unwrap_or(0)),
+        ]
+    }
+
+    /// Host pages that no read can recover: on a dead chip, and not recoverable from
+    /// their stripe or mirror.
+    pub(in crate::sim) fn unrecoverable_pages(&self) -> u64 {
+        if !self.fail.any_dead {
+            return 0;
+        }
+        let mut lost = 0;
+        let mut sources = Vec::new();
+        for lpn in 0..self.logical_pages as u32 {
+            let Some(p) = self.ftl.lookup(Lpn(lpn)) else {
+                continue;
+            };
+            if !self.fail.is_dead(self.geom.chip_of_page(p)) {
+                continue;
+            }
+            let recoverable = self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
+                && self.raid_sources_ignoring_busy(Lpn(lpn), &mut sources);
+            if !recoverable {
+                lost += 1;
+            }
+        }
+        lost
+    }
+}
+
+impl Simulation {
+    /// True when `lpn` lives on a dead chip.
+    #[inline]
+    pub(in crate::sim) fn on_dead_chip(&self, ppn: Ppn) -> bool {
+        self.fail.any_dead && self.fail.dead[self.geom.chip_of_page(ppn).idx()]
+    }
+}
+
+impl Simulation {
+    /// Files a completed request's response time under the failure phase it ended in.
+    #[inline]
+    pub(in crate::sim) fn note_response_phase(&mut self, response_ns: u64) {
+        if self.fail.pending.is_empty() {
+            return;
+        }
+        let phase = if !self.fail.any_dead {
+            0
+        } else if self.fail.rebuilds.iter().any(|b| b.finished_ns.is_none()) {
+            1
+        } else {
+            2
+        };
+        self.fail.counters.phase_response_ns[phase] += u128::from(response_ns);
+        self.fail.counters.phase_requests[phase] += 1;
+    }
+
+    /// True when `plane` belongs to a dead chip.
+    #[inline]
+    pub(in crate::sim) fn plane_dead(&self, plane: ssdlab_nand::PlaneId) -> bool {
+        self.fail.any_dead
+            && self
+                .fail
+                .is_dead(self.geom.chip_of_die(self.geom.die_of_plane(plane)))
+    }
+}

@@ -1,0 +1,90 @@
+//! The write side of admission: content tokens, placement of a page, and writes that
+//! wait for space.
+
+use crate::sim::txn::{ReqId, Txn, TxnId};
+use crate::sim::Simulation;
+use ssdlab_ftl::token_for;
+use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
+
+impl Simulation {
+    /// The content token of a host write of `lpn`.
+    pub(super) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
+        self.write_seq = self.write_seq.wrapping_add(1);
+        content.unwrap_or_else(|| token_for(lpn, self.write_seq))
+    }
+
+    /// A written page without parity: allocated now (with its RAID-1 mirror), or
+    /// parked until GC frees space in its plane.
+    pub(super) fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
+        let plane = match self.raid.as_ref() {
+            Some(x) => self.chunk_plane(&x.layout.locate(u64::from(lpn.0))),
+            None => self
+                .placement
+                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load),
+        };
+        self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
+        if let Some(m) = self.raid.as_ref().and_then(|x| x.mirror_of(lpn)) {
+            let (mlpn, chunk) = m;
+            let mplane = self.chunk_plane(&chunk);
+            self.reqs[id].pending += 1;
+            self.write_or_park(id, mlpn, mplane, token, TxnReason::MirrorWrite, txns);
+        }
+    }
+
+    pub(in crate::sim) fn write_or_park(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+        reason: TxnReason,
+        txns: &mut Vec<TxnId>,
+    ) {
+        if self.plane_dead(plane) {
+            self.dead_write(lpn, token, reason);
+        } else {
+            match self.place_write(id, lpn, plane, token, reason) {
+                Some(t) => txns.push(t),
+                None => self.park(id, lpn, plane, token, reason),
+            }
+        }
+        if self.gc_check.last() != Some(&plane) {
+            self.gc_check.push(plane);
+        }
+    }
+
+    /// Allocates `lpn` in `plane` and builds its program transaction.
+    pub(in crate::sim) fn place_write(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+        reason: TxnReason,
+    ) -> Option<TxnId> {
+        let ppn = self.ftl.host_write(lpn, plane, token).ok()?;
+        // A version that waited for space is superseded by this one.
+        if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
+            self.raid_note_held(lpn, false);
+        }
+        if !self.redundant_only.is_empty() {
+            self.redundant_only.remove(&lpn.0);
+        }
+        if !self.lost_lpns.is_empty() {
+            self.lost_lpns.remove(&lpn.0);
+        }
+        if reason == TxnReason::HostWrite {
+            self.counters.host_pages_programmed += 1;
+            if self.cfg.verify {
+                self.shadow[lpn.idx()] = token;
+            }
+        } else if let Some(x) = self.raid.as_mut() {
+            x.counters.mirror_writes += 1;
+        }
+        let die = self.geom.die_of_page(ppn);
+        let mut t = Txn::new(FlashOp::Program, reason, ppn, die, lpn, id);
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        Some(self.txns.insert(t))
+    }
+}

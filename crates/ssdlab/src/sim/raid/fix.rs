@@ -1,0 +1,166 @@
+//! Zero-time work on the array: redundancy after preconditioning, and never-written
+//! pages that a read materializes with their stripe.
+
+use crate::sim::Simulation;
+use ssdlab_nand::{Lpn, PlaneId};
+use ssdlab_raid::RaidLevel;
+
+impl Simulation {
+    /// After zero-time preconditioning, gives every redundancy page its real content
+    /// (the XOR of its stripe, or its primary's content) so that the array starts
+    /// consistent.
+    pub(in crate::sim) fn raid_fix_redundancy(&mut self) {
+        let Some(r) = self.raid.as_ref() else { return };
+        let level = r.level;
+        let host = r.host_pages;
+        match level {
+            RaidLevel::Raid1 => {
+                for x in 0..host {
+                    let lpn = Lpn(x as u32);
+                    let token = self.ftl.lookup(lpn).map(|p| self.ftl.token(p));
+                    self.set_redundancy(self.raid().red_lpn(x), token.unwrap_or(0));
+                }
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let groups = u64::from(self.raid().layout.groups());
+                let rows = host / u64::from(self.raid().layout.data_per_row());
+                let mut lpns = Vec::new();
+                for row in 0..rows {
+                    for group in 0..groups as u32 {
+                        self.raid().layout.stripe_lpns(row, group, &mut lpns);
+                        let xor = lpns.iter().fold(0u64, |acc, &x| {
+                            acc ^ self
+                                .ftl
+                                .lookup(Lpn(x as u32))
+                                .map_or(0, |p| self.ftl.token(p))
+                        });
+                        let i = self.raid().layout.parity_index(row, group);
+                        self.set_redundancy(self.raid().red_lpn(i), xor);
+                    }
+                }
+            }
+            RaidLevel::Raid0 | RaidLevel::None => {}
+        }
+    }
+
+    /// Sets redundancy page `lpn` to `token` in zero time (writing it if needed).
+    fn set_redundancy(&mut self, lpn: Lpn, token: u64) {
+        match self.ftl.lookup(lpn) {
+            Some(p) => self.ftl.set_token(p, token),
+            None if token == 0 => {}
+            None => {
+                let plane = self.raid_static_plane(lpn);
+                if let Ok(p) = self.ftl.host_write(lpn, plane, token) {
+                    self.ftl.program_done(p);
+                }
+            }
+        }
+    }
+
+    /// Materializes a never-written host page under RAID: the unwritten pages of its
+    /// stripe and the stripe's parity (RAID-4/5), or both copies (RAID-1), in zero time.
+    /// False if the stripe is being updated (its parity is in motion) or space is short.
+    pub(in crate::sim) fn raid_materialize(&mut self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        let level = r.level;
+        let chunk = r.layout.locate(u64::from(lpn.0));
+        match level {
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                if !self.raid_materialize_feasible(lpn) {
+                    return false;
+                }
+                let r = self.raid();
+                let stripe = r.stripe_of(&chunk);
+                if r.locks.contains_key(&stripe)
+                    || r.buffers.contains_key(&stripe)
+                    || r.parked_stripes.contains_key(&stripe)
+                {
+                    return false;
+                }
+                let mut lpns = Vec::new();
+                r.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
+                let mut xor = 0u64;
+                for &x in &lpns {
+                    let l = Lpn(x as u32);
+                    let token = match self.ftl.lookup(l) {
+                        Some(p) => self.ftl.token(p),
+                        None => {
+                            let t = ssdlab_ftl::token_for(l, 0);
+                            let plane = self.raid_static_plane(l);
+                            if self.plane_dead(plane) {
+                                if l == lpn {
+                                    return false;
+                                }
+                                continue;
+                            }
+                            if !self.materialize_page(l, plane, t) {
+                                return false;
+                            }
+                            if self.cfg.verify {
+                                self.shadow[l.idx()] = t;
+                            }
+                            t
+                        }
+                    };
+                    xor ^= token;
+                }
+                let i = self.raid().layout.parity_index(chunk.row, chunk.group);
+                let plity = self.raid().red_lpn(i);
+                let plane = self.raid_static_plane(plity);
+                if self.plane_dead(plane) {
+                    return true;
+                }
+                self.materialize_page(plity, plane, xor)
+            }
+            RaidLevel::Raid1 => {
+                let t = ssdlab_ftl::token_for(lpn, 0);
+                let plane = self.raid_static_plane(lpn);
+                let (mlpn, _) = self.raid().mirror_of(lpn).expect("RAID-1");
+                let mplane = self.raid_static_plane(mlpn);
+                if !self.materialize_page(lpn, plane, t) {
+                    return false;
+                }
+                if self.cfg.verify {
+                    self.shadow[lpn.idx()] = t;
+                }
+                self.materialize_page(mlpn, mplane, t)
+            }
+            RaidLevel::Raid0 | RaidLevel::None => {
+                let t = ssdlab_ftl::token_for(lpn, 0);
+                let plane = self.raid_static_plane(lpn);
+                let ok = self.materialize_page(lpn, plane, t);
+                if ok && self.cfg.verify {
+                    self.shadow[lpn.idx()] = t;
+                }
+                ok
+            }
+        }
+    }
+
+    /// True when the whole stripe of `lpn` can be materialized at once: its own page
+    /// is on a live chip and every page to write has a free page in its plane.
+    fn raid_materialize_feasible(&self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        let c = r.layout.locate(u64::from(lpn.0));
+        if self.plane_dead(self.raid_static_plane(lpn)) {
+            return false;
+        }
+        let mut lpns = Vec::new();
+        r.layout.stripe_lpns(c.row, c.group, &mut lpns);
+        let parity = r.red_lpn(r.layout.parity_index(c.row, c.group));
+        let mut planes: Vec<(PlaneId, u64)> = Vec::new();
+        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
+            let plane = self.raid_static_plane(l);
+            if self.plane_dead(plane) || (l != parity && self.ftl.lookup(l).is_some()) {
+                continue;
+            }
+            match planes.iter_mut().find(|(p, _)| *p == plane) {
+                Some((_, n)) => *n += 1,
+                None => planes.push((plane, 1)),
+            }
+        }
+        planes
+            .iter()
+            .all(|&(p, n)| self.ftl.free_pages_in_plane(p) >= n)
+    }
+}

@@ -1,0 +1,346 @@
+//! Stripe jobs: the parity update of one stripe (RMW or RCW) with its pre-reads, run
+//! one at a time per stripe behind the stripe lock.
+
+use super::{Captured, JobKind, StripeJob, StripeWrite};
+use crate::sim::txn::{ReqId, TxnId, NONE};
+use crate::sim::Simulation;
+use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
+
+impl Simulation {
+    /// Admits the write pages of request `id` under RAID-4/5: each stripe the request
+    /// touches gets a group-buffer entry or a stripe job. Returns the data transactions.
+    pub(in crate::sim) fn raid_admit_writes(
+        &mut self,
+        id: ReqId,
+        writes: &mut Vec<StripeWrite>,
+        txns: &mut Vec<TxnId>,
+    ) {
+        // Keep arrival order inside a stripe; stripes in order of first appearance.
+        writes.sort_by_key(|w| w.stripe);
+        let mut i = 0;
+        while i < writes.len() {
+            let stripe = writes[i].stripe;
+            let mut j = i;
+            while j < writes.len() && writes[j].stripe == stripe {
+                j += 1;
+            }
+            self.raid_stripe_write(id, &writes[i..j], txns);
+            i = j;
+        }
+        writes.clear();
+    }
+
+    fn raid_stripe_write(&mut self, id: ReqId, ws: &[StripeWrite], txns: &mut Vec<TxnId>) {
+        let stripe = ws[0].stripe;
+        let r = self.raid();
+        let groups = u64::from(r.layout.groups());
+        let (row, group) = (stripe / groups, (stripe % groups) as u32);
+        let buffered = r.buffer_new_writes
+            && (r.buffers.contains_key(&stripe)
+                || ws.iter().all(|w| self.ftl.lookup(w.lpn).is_none()));
+        if buffered {
+            self.buffer_writes(id, stripe, ws, txns);
+            return;
+        }
+        // An update: capture old versions of the written pages and the other pages now.
+        let d = self.raid().layout.group_size();
+        let mut written: u64 = 0;
+        let mut known = 0u64;
+        let mut old_w = self.raid_mut().new_capture();
+        for w in ws {
+            if written & (1 << w.pos) == 0 {
+                self.capture(w.lpn, &mut old_w);
+            }
+            written |= 1 << w.pos;
+        }
+        // The newest token of each position counts once.
+        for pos in 0..d {
+            if written & (1 << pos) != 0 {
+                let last = ws
+                    .iter()
+                    .rev()
+                    .find(|w| w.pos == pos)
+                    .expect("written position");
+                known ^= last.token;
+            }
+        }
+        let mut others = self.raid_mut().new_capture();
+        let parity_pos = self.raid().layout.parity(row, group).map(|c| c.pos);
+        for pos in 0..d {
+            if Some(pos) == parity_pos || written & (1 << pos) != 0 {
+                continue;
+            }
+            if let Some(x) = self.raid().layout.lpn_at(row, group, pos) {
+                self.capture(Lpn(x as u32), &mut others);
+            }
+        }
+        let parity_mapped = self.parity_ppn(row, group).is_some();
+        let job = self.choose_job(stripe, row, group, known, old_w, others, parity_mapped, id);
+        for w in ws {
+            self.raid_place_data(id, w, txns);
+        }
+        self.reqs[id].pending += 1;
+        self.enqueue_job(job);
+    }
+
+    /// Picks RMW or RCW for a stripe whose new data XOR is `known`; pins what it keeps.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn choose_job(
+        &mut self,
+        stripe: u64,
+        row: u64,
+        group: u32,
+        known: u64,
+        old_w: Captured,
+        others: Captured,
+        parity_mapped: bool,
+        req: ReqId,
+    ) -> usize {
+        let rmw_reads = old_w.reads.len() + usize::from(parity_mapped);
+        let rcw_reads = others.reads.len();
+        let prefer_rcw = self.raid().prefer_rcw;
+        // A plan that would read a dead chip cannot run; with one failure per group the
+        // other one can (they read disjoint pages).
+        let dead = |c: &Captured| c.reads.iter().any(|&p| self.on_dead_chip(p));
+        let parity_dead = self
+            .parity_ppn(row, group)
+            .is_some_and(|p| self.on_dead_chip(p));
+        let rmw_ok = !dead(&old_w) && !old_w.lost && !parity_dead;
+        let rcw_ok = !dead(&others) && !others.lost;
+        // No page outside the write to read: a full-group write (RCW reading nothing).
+        let rcw_better =
+            rcw_reads == 0 || rcw_reads < rmw_reads || (rcw_reads == rmw_reads && prefer_rcw);
+        let kind = if !rmw_ok || (rcw_ok && rcw_better) {
+            JobKind::Rcw
+        } else {
+            JobKind::Rmw
+        };
+        let (mut reads, known, unused) = match kind {
+            JobKind::Rmw => (old_w.reads, known ^ old_w.known, others.reads),
+            JobKind::Rcw => (others.reads, known ^ others.known, old_w.reads),
+        };
+        self.raid_mut().give_vec(unused);
+        if !rmw_ok && !rcw_ok {
+            // Two members of the group are dead: what they held is lost for good. The
+            // new parity covers the surviving pages only; the lost ones are recorded so
+            // that no read or rebuild takes the parity for their content.
+            reads.retain(|&p| !self.on_dead_chip(p));
+            self.mark_stripe_losses(row, group);
+        }
+        for &p in &reads {
+            self.ftl.pin(p);
+        }
+        let c = &mut self.raid_mut().counters;
+        match kind {
+            JobKind::Rcw if rcw_reads == 0 => c.full_group += 1,
+            JobKind::Rcw => c.rcw += 1,
+            JobKind::Rmw => c.rmw += 1,
+        }
+        let reads_left = reads.len() as u32;
+        self.raid_mut().alloc_job(StripeJob {
+            stripe,
+            row,
+            group,
+            kind,
+            known,
+            acc: 0,
+            reads,
+            reads_left,
+            req,
+        })
+    }
+
+    /// Records the current version of `lpn` into `into`: a page to read, or (for a
+    /// write waiting for space) content the controller holds.
+    pub(super) fn capture(&self, lpn: Lpn, into: &mut Captured) {
+        if let Some(&(_, t)) = self.held_get(lpn) {
+            into.known ^= t;
+        } else if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
+            into.lost = true;
+        } else if let Some(p) = self.ftl.lookup(lpn) {
+            if self.ftl.is_pending(p) && !self.on_dead_chip(p) {
+                // Still being programmed: its content is in the controller's write
+                // buffer, as for a host read of it (a buffer hit, no flash read).
+                into.known ^= self.ftl.token(p);
+            } else {
+                into.reads.push(p);
+            }
+        }
+    }
+
+    /// Places one data page of a RAID-4/5 write, or parks it with its content held.
+    pub(super) fn raid_place_data(&mut self, id: ReqId, w: &StripeWrite, txns: &mut Vec<TxnId>) {
+        let home = self.chunk_plane(&w.chunk);
+        let plane = self.dgc_place(w.lpn, home);
+        self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
+    }
+
+    /// Bookkeeping when a host page of `lpn` starts or stops waiting for space: stripes
+    /// with waiting pages cannot reconstruct.
+    pub(in crate::sim) fn raid_note_held(&mut self, lpn: Lpn, held: bool) {
+        let Some(r) = self.raid.as_mut() else { return };
+        if u64::from(lpn.0) >= r.host_pages || !r.level.has_parity() {
+            return;
+        }
+        let c = r.layout.locate(u64::from(lpn.0));
+        let stripe = r.stripe_of(&c);
+        if held {
+            *r.parked_stripes.entry(stripe).or_default() += 1;
+        } else {
+            let n = r
+                .parked_stripes
+                .get_mut(&stripe)
+                .expect("a stripe with held pages");
+            *n -= 1;
+            if *n == 0 {
+                r.parked_stripes.remove(&stripe);
+            }
+        }
+    }
+
+    /// Records the data pages of stripe (row, group) whose content is gone (on a dead
+    /// chip, or known only through redundancy) as lost.
+    pub(super) fn mark_stripe_losses(&mut self, row: u64, group: u32) {
+        let mut lpns = Vec::new();
+        self.raid().layout.stripe_lpns(row, group, &mut lpns);
+        for x in lpns {
+            let l = Lpn(x as u32);
+            let gone = self.redundant_only.contains(&l.0)
+                || self.ftl.lookup(l).is_some_and(|p| self.on_dead_chip(p));
+            if gone {
+                self.redundant_only.remove(&l.0);
+                self.lost_lpns.insert(l.0);
+            }
+        }
+    }
+
+    /// The current page of the parity of stripe (row, group).
+    pub(super) fn parity_ppn(&self, row: u64, group: u32) -> Option<Ppn> {
+        let r = self.raid();
+        let i = r.layout.parity_index(row, group);
+        self.ftl.lookup(r.red_lpn(i))
+    }
+
+    /// Queues job `j` behind the stripe's running job, or starts it.
+    pub(super) fn enqueue_job(&mut self, j: usize) {
+        let stripe = self.raid().jobs[j].stripe;
+        let r = self.raid_mut();
+        match r.locks.entry(stripe) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                r.lock_waiters.entry(stripe).or_default().push_back(j);
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(j);
+                self.start_job(j);
+            }
+        }
+    }
+
+    /// Job `j` holds its stripe's lock: issue its pre-reads.
+    pub(super) fn start_job(&mut self, j: usize) {
+        let (kind, row, group) = {
+            let job = &self.raid().jobs[j];
+            (job.kind, job.row, job.group)
+        };
+        if kind == JobKind::Rmw {
+            if let Some(p) = self.parity_ppn(row, group) {
+                self.ftl.pin(p);
+                let job = &mut self.raid_mut().jobs[j];
+                job.reads.push(p);
+                job.reads_left += 1;
+            }
+        }
+        let reads = std::mem::take(&mut self.raid_mut().jobs[j].reads);
+        if reads.is_empty() {
+            self.raid_mut().jobs[j].reads = reads;
+            self.write_parity(j);
+            return;
+        }
+        self.raid_mut().counters.pre_reads += reads.len() as u64;
+        for &p in &reads {
+            let lpn = Lpn(u32::MAX);
+            self.raid_txn(FlashOp::Read, TxnReason::PreRead, p, lpn, j as u32);
+        }
+        self.raid_mut().jobs[j].reads = reads;
+    }
+
+    /// All pre-reads of job `j` are in: program the new parity.
+    pub(super) fn write_parity(&mut self, j: usize) {
+        let (row, group, token) = {
+            let job = &self.raid().jobs[j];
+            (job.row, job.group, job.known ^ job.acc)
+        };
+        let r = self.raid();
+        let chunk = r
+            .layout
+            .parity(row, group)
+            .expect("RAID-4/5 stripes have parity");
+        let plity = r.red_lpn(r.layout.parity_index(row, group));
+        let plane = self.chunk_plane(&chunk);
+        if self.plane_dead(plane) {
+            // The parity member is dead (and has no spare): the stripe stays degraded.
+            self.finish_job(j, 0, 0);
+            return;
+        }
+        match self.ftl.host_write(plity, plane, token) {
+            Ok(ppn) => {
+                self.raid_mut().counters.parity_writes += 1;
+                self.raid_txn(
+                    FlashOp::Program,
+                    TxnReason::ParityWrite,
+                    ppn,
+                    plity,
+                    j as u32,
+                );
+            }
+            Err(_) => self.park_parity(j, plity, plane, token),
+        }
+        self.gc_check.push(plane);
+    }
+
+    /// A parity page parked on a chip that died: its job ends without a program.
+    pub(in crate::sim) fn finish_parked_parity(&mut self, j: usize) {
+        self.finish_job(j, 0, 0);
+    }
+
+    /// The parity of job `j` is on flash: release the stripe and its request.
+    pub(super) fn finish_job(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
+        let (stripe, req) = {
+            let job = &self.raid().jobs[j];
+            (job.stripe, job.req)
+        };
+        let r = self.raid_mut();
+        let reads = std::mem::take(&mut r.jobs[j].reads);
+        r.give_vec(reads);
+        r.job_free.push(j);
+        debug_assert_eq!(
+            r.locks.get(&stripe),
+            Some(&j),
+            "a running job holds its stripe"
+        );
+        let next = match r.lock_waiters.get_mut(&stripe) {
+            Some(q) => {
+                let n = q.pop_front();
+                if q.is_empty() {
+                    r.lock_waiters.remove(&stripe);
+                }
+                n
+            }
+            None => None,
+        };
+        match next {
+            Some(n) => {
+                r.locks.insert(stripe, n);
+            }
+            None => {
+                r.locks.remove(&stripe);
+            }
+        }
+        if req != NONE {
+            self.sub_done(req, service_ns, gc_wait_ns);
+        }
+        if let Some(n) = next {
+            self.start_job(n);
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! RAID inside the SSD: placement of data and redundancy, parity updates as jobs with
+//! pre-reads, reconstructing reads, and consistency checks (ARCHITECTURE §6).
+//!
+//! Addressing: host LPNs come first in the FTL's map; redundancy pages follow at
+//! `host_pages + redundancy index` (parity of stripe (row, group): `row × groups +
+//! group`; RAID-1 mirror of host LPN x: x).
+//!
+//! Writes (RAID-4/5) are *stripe jobs*. A job captures, when it is created, every page
+//! version it will need (pinned, so GC cannot erase them), and jobs of one stripe run
+//! one at a time in creation order (the stripe lock), so the parity each job writes is
+//! the XOR of the stripe's data as of that job:
+//!
+//! * RMW: new parity = old parity ⊕ old data ⊕ new data — reads the parity (when the job
+//!   gets the lock) and the old versions of the pages written;
+//! * RCW: new parity = new data ⊕ the other data pages — reads the pages not written;
+//!
+//! whichever needs fewer reads (the tie rule is `raid.update`). With
+//! `raid.buffer_new_writes`, writes to a stripe whose pages were never written open a
+//! *group buffer*: their data is programmed at once, and the parity is encoded when all
+//! the stripe's data pages are in the buffer or `raid.encode_timeout_ns` after it opened
+//! (full-group write: no pre-read when the rest of the stripe was never written).
+//!
+//! Parity tokens are computed from the tokens the pre-reads actually returned, so a
+//! wrong ordering shows up as a verify mismatch on a later reconstruction.
+
+use super::txn::{ReqId, Txn, TxnId, NONE};
+use super::Simulation;
+use rustc_hash::FxHashMap as HashMap;
+use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
+use ssdlab_raid::{ChipChoice, Chunk, Domain, RaidLayout, RaidLevel};
+use std::collections::VecDeque;
+
+mod audit;
+mod buffer;
+mod fix;
+mod job;
+mod layout;
+mod recon;
+
+pub(crate) use recon::Plans;
+
+/// What a stripe job reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JobKind {
+    /// Old parity and old data of the written pages.
+    Rmw,
+    /// The data pages not written.
+    Rcw,
+}
+
+/// Page versions a stripe job needs: pages to pre-read, and the XOR of versions whose
+/// content the controller still holds (writes waiting for space).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Captured {
+    pub reads: Vec<Ppn>,
+    pub known: u64,
+    /// A captured page's content exists only through redundancy: this plan cannot run.
+    pub lost: bool,
+}
+
+/// One parity update of one stripe.
+#[derive(Clone, Debug)]
+pub(crate) struct StripeJob {
+    pub stripe: u64,
+    pub row: u64,
+    pub group: u32,
+    pub kind: JobKind,
+    /// XOR of the tokens known without reading (the new data).
+    pub known: u64,
+    /// XOR of the tokens the pre-reads returned so far.
+    pub acc: u64,
+    /// Captured page versions to pre-read (pinned).
+    pub reads: Vec<Ppn>,
+    /// Pre-reads still in flight.
+    pub reads_left: u32,
+    /// The request whose completion waits for the parity program, or NONE.
+    pub req: ReqId,
+}
+
+/// An open group buffer of new writes to one stripe.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GroupBuffer {
+    /// Positions in the group written since the buffer opened.
+    pub positions: u64,
+    /// XOR of the newest token of each buffered position.
+    pub new_xor: u64,
+    /// Newest token per buffered position (indexed by position).
+    pub tokens: Vec<u64>,
+    /// Versions of the buffered positions before the buffer opened (reads pinned).
+    pub old: Captured,
+    /// Bumped every time the buffer slot is reused, so stale timeouts are ignored.
+    pub generation: u32,
+    /// The stripe the buffer collects.
+    pub stripe: u64,
+}
+
+/// A read served by XOR of the other members of its stripe.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReconJob {
+    pub req: ReqId,
+    pub lpn: Lpn,
+    pub expect: u64,
+    pub acc: u64,
+    pub reads_left: u32,
+    pub service_ns: u64,
+}
+
+/// RAID state of a run.
+pub(crate) struct RaidState {
+    pub layout: RaidLayout,
+    pub level: RaidLevel,
+    pub domain: Domain,
+    pub chip_choice: ChipChoice,
+    pub host_pages: u64,
+    pub buffer_new_writes: bool,
+    pub force_reconstruct: bool,
+    pub prefer_rcw: bool,
+    pub encode_timeout_ns: u64,
+    /// Open group buffers by stripe.
+    pub buffers: HashMap<u64, usize>,
+    pub buffer_slots: Vec<GroupBuffer>,
+    pub buffer_free: Vec<usize>,
+    /// The chip behind each member (chip domain); a failed member is remapped to a spare.
+    pub member_chip: Vec<u32>,
+    /// Parked data pages per stripe (such a stripe cannot reconstruct).
+    pub parked_stripes: HashMap<u64, u32>,
+    /// Stripe locks: the job running on each locked stripe.
+    pub locks: HashMap<u64, usize>,
+    /// Jobs waiting behind a stripe's running job (only stripes with waiters).
+    pub lock_waiters: HashMap<u64, VecDeque<usize>>,
+    pub jobs: Vec<StripeJob>,
+    pub job_free: Vec<usize>,
+    pub recon: Vec<ReconJob>,
+    pub recon_free: Vec<usize>,
+    pub counters: RaidCounters,
+    /// Spare page lists, so that stripe jobs allocate nothing in steady state.
+    pub vec_pool: Vec<Vec<Ppn>>,
+}
+
+/// Counters the report shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RaidCounters {
+    pub rmw: u64,
+    pub rcw: u64,
+    pub full_group: u64,
+    pub pre_reads: u64,
+    pub parity_writes: u64,
+    pub mirror_writes: u64,
+    pub reconstructions: u64,
+    pub reconstruct_reads: u64,
+    pub timeouts: u64,
+    pub mirror_reads: u64,
+}
+
+impl RaidState {
+    /// The FTL LPN of redundancy index `i`.
+    #[inline]
+    pub fn red_lpn(&self, i: u64) -> Lpn {
+        Lpn((self.host_pages + i) as u32)
+    }
+
+    /// Rows of the layout.
+    pub fn rows(&self) -> u64 {
+        self.host_pages / u64::from(self.layout.data_per_row())
+    }
+
+    /// RAID-1: the FTL LPN and chunk of host LPN `lpn`'s mirror.
+    pub fn mirror_of(&self, lpn: Lpn) -> Option<(Lpn, Chunk)> {
+        if self.level != RaidLevel::Raid1 {
+            return None;
+        }
+        let x = u64::from(lpn.0);
+        Some((self.red_lpn(x), self.layout.mirror(x)?))
+    }
+
+    /// The stripe key (= parity index) of a chunk.
+    #[inline]
+    pub fn stripe_of(&self, c: &Chunk) -> u64 {
+        self.layout.parity_index(c.row, c.group)
+    }
+
+    /// An empty page list from the pool.
+    pub fn take_vec(&mut self) -> Vec<Ppn> {
+        self.vec_pool.pop().unwrap_or_default()
+    }
+
+    /// Returns a page list to the pool.
+    pub fn give_vec(&mut self, mut v: Vec<Ppn>) {
+        v.clear();
+        if self.vec_pool.len() < 1024 {
+            self.vec_pool.push(v);
+        }
+    }
+
+    /// An empty capture with a pooled page list.
+    pub fn new_capture(&mut self) -> Captured {
+        Captured {
+            reads: self.take_vec(),
+            known: 0,
+            lost: false,
+        }
+    }
+
+    fn alloc_job(&mut self, job: StripeJob) -> usize {
+        match self.job_free.pop() {
+            Some(i) => {
+                self.jobs[i] = job;
+                i
+            }
+            None => {
+                self.jobs.push(job);
+                self.jobs.len() - 1
+            }
+        }
+    }
+}
+
+impl Simulation {
+    #[inline]
+    pub(in crate::sim) fn raid(&self) -> &RaidState {
+        self.raid.as_ref().expect("RAID is configured")
+    }
+
+    #[inline]
+    fn raid_mut(&mut self) -> &mut RaidState {
+        self.raid.as_mut().expect("RAID is configured")
+    }
+
+    /// The plane that holds `chunk`. Channel domain with dynamic chip choice (CR5's
+    /// semi-dynamic allocation) takes the least-loaded chip of the channel when `load`
+    /// is given, else the static way.
+    pub(in crate::sim) fn chunk_plane(&self, c: &Chunk) -> PlaneId {
+        self.raid()
+            .plane(&self.geom, c, Some((&self.queues.load, &self.ftl)))
+    }
+
+    /// The plane of FTL LPN `lpn` (host or redundancy) under the static layout.
+    pub(in crate::sim) fn raid_static_plane(&self, lpn: Lpn) -> PlaneId {
+        self.raid().static_plane(&self.geom, lpn)
+    }
+}
+
+/// One page of a write request, on its way into a stripe.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StripeWrite {
+    pub stripe: u64,
+    pub pos: u32,
+    pub lpn: Lpn,
+    pub token: u64,
+    /// The page's chunk, located once at admission.
+    pub chunk: Chunk,
+}
+
+impl Simulation {
+    /// Builds a read or program transaction of `reason` on `ppn`, handed to the scheduler.
+    fn raid_txn(&mut self, op: FlashOp, reason: TxnReason, ppn: Ppn, lpn: Lpn, aux: u32) -> TxnId {
+        let die = self.geom.die_of_page(ppn);
+        let mut t = Txn::new(op, reason, ppn, die, lpn, NONE);
+        t.aux = aux;
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        let chip = self.geom.chip_of_die(die);
+        let id = self.txns.insert(t);
+        self.queues.load[chip.idx()] += 1;
+        self.dgc_arrival(chip);
+        self.sched.submit_background(id, &mut sched_ctx!(self));
+        id
+    }
+
+    /// A RAID transaction finished.
+    pub(in crate::sim) fn raid_txn_done(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        match txn.reason {
+            TxnReason::PreRead => {
+                let token = self.ftl.token(txn.ppn);
+                self.ftl.unpin(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                let j = txn.aux as usize;
+                let job = &mut self.raid_mut().jobs[j];
+                job.acc ^= token;
+                job.reads_left -= 1;
+                if job.reads_left == 0 {
+                    self.write_parity(j);
+                }
+            }
+            TxnReason::ParityWrite => {
+                self.ftl.program_done(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                self.finish_job(txn.aux as usize, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+            }
+            TxnReason::MirrorWrite => {
+                self.ftl.program_done(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+            }
+            TxnReason::ReconstructRead => self.recon_read_done(&txn),
+            r => unreachable!("{r:?} is not RAID traffic"),
+        }
+        self.run_gc_checks();
+    }
+}
+
+impl RaidState {
+    /// The RAID state for `cfg` on `geom`, and the number of map entries (host pages
+    /// plus redundancy pages) the FTL must hold; `None` without a RAID layer.
+    ///
+    /// Capacity: the FTL's logical pages of the member chips (spares excluded) are laid
+    /// out in whole rows of one page per member; a row carries `data_per_row` host pages.
+    pub fn new(cfg: &crate::SimConfig) -> Result<Option<(RaidState, u32)>, crate::SimError> {
+        let rc = &cfg.raid;
+        if rc.level == RaidLevel::None {
+            return Ok(None);
+        }
+        let g = &cfg.geometry;
+        let members = match rc.domain {
+            Domain::Chip => g.chips() - rc.spare_chips,
+            Domain::Channel => g.channels,
+        };
+        let layout = RaidLayout::new(rc, members)
+            .map_err(|e| crate::SimError::config("raid", e.to_string()))?;
+        let member_chips = u64::from(g.chips() - rc.spare_chips);
+        let entries = u64::from(cfg.ftl.logical_pages(g)) * member_chips / u64::from(g.chips());
+        let rows = entries / u64::from(members);
+        let host_pages = rows * u64::from(layout.data_per_row());
+        let redundancy = match rc.level {
+            RaidLevel::Raid1 => host_pages,
+            RaidLevel::Raid4 | RaidLevel::Raid5 => rows * u64::from(layout.groups()),
+            RaidLevel::Raid0 | RaidLevel::None => 0,
+        };
+        if host_pages == 0 {
+            return Err(crate::SimError::config(
+                "raid",
+                "leaves no host capacity for this geometry".into(),
+            ));
+        }
+        let state = RaidState {
+            level: rc.level,
+            domain: rc.domain,
+            chip_choice: rc.chip_in_channel,
+            host_pages,
+            buffer_new_writes: rc.buffer_new_writes,
+            force_reconstruct: rc.force_reconstruct_reads,
+            prefer_rcw: rc.update == ssdlab_raid::UpdateRule::Rcw,
+            encode_timeout_ns: rc.encode_timeout_ns,
+            buffers: HashMap::default(),
+            buffer_slots: Vec::new(),
+            buffer_free: Vec::new(),
+            parked_stripes: HashMap::default(),
+            member_chip: (0..members).collect(),
+            locks: HashMap::default(),
+            lock_waiters: HashMap::default(),
+            jobs: Vec::new(),
+            job_free: Vec::new(),
+            recon: Vec::new(),
+            recon_free: Vec::new(),
+            counters: RaidCounters::default(),
+            vec_pool: Vec::new(),
+            layout,
+        };
+        Ok(Some((state, (host_pages + redundancy) as u32)))
+    }
+}
+
+impl Simulation {
+    /// RAID counters for the report.
+    pub(in crate::sim) fn raid_counters(&self) -> Vec<(&'static str, u64)> {
+        let Some(r) = self.raid.as_ref() else {
+            return Vec::new();
+        };
+        let c = r.counters;
+        vec![
+            ("raid-rmw", c.rmw),
+            ("raid-rcw", c.rcw),
+            ("raid-full-group", c.full_group),
+            ("raid-pre-reads", c.pre_reads),
+            ("raid-parity-writes", c.parity_writes),
+            ("raid-group-timeouts", c.timeouts),
+            (ssdlab_stats::counter::MIRROR_WRITES, c.mirror_writes),
+            ("raid-mirror-reads", c.mirror_reads),
+            ("raid-reconstructions", c.reconstructions),
+            ("raid-reconstruct-reads", c.reconstruct_reads),
+        ]
+    }
+}

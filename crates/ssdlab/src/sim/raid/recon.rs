@@ -1,0 +1,298 @@
+//! Reconstruction: the pages whose XOR is a page's content, reads served from them,
+//! the RAID-1 copy choice, and the plans offered to schedulers.
+
+use super::{RaidState, ReconJob};
+use crate::sim::txn::{ReqId, Txn, TxnId};
+use crate::sim::Simulation;
+use ssdlab_nand::{ChipId, FlashOp, Geometry, Lpn, Ppn, TxnReason};
+use ssdlab_raid::RaidLevel;
+
+impl Simulation {
+    /// The pages whose XOR is `lpn`'s content (RAID-4/5: the rest of its stripe and the
+    /// parity; RAID-1: the other copy). False when that is impossible now: the stripe's
+    /// parity is in motion, a source is on a dead chip or still being programmed.
+    pub(in crate::sim) fn raid_sources(&self, lpn: Lpn, out: &mut Vec<Ppn>) -> bool {
+        !self.raid_stripe_busy(lpn) && self.raid_sources_ignoring_busy(lpn, out)
+    }
+
+    /// [`Simulation::raid_sources`] without the check that the stripe is quiescent.
+    pub(in crate::sim) fn raid_sources_ignoring_busy(&self, lpn: Lpn, out: &mut Vec<Ppn>) -> bool {
+        self.raid_sources_with(lpn, out, false)
+    }
+
+    /// True when `lpn` can be rebuilt once pages in flight have landed (its sources
+    /// exist and none is on a dead chip): a degraded read may wait for it.
+    pub(in crate::sim) fn raid_recoverable_later(&self, lpn: Lpn) -> bool {
+        self.raid_sources_with(lpn, &mut Vec::new(), true)
+    }
+
+    fn raid_sources_with(&self, lpn: Lpn, out: &mut Vec<Ppn>, allow_in_flight: bool) -> bool {
+        out.clear();
+        let r = self.raid();
+        let x = u64::from(lpn.0);
+        let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
+        let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
+            if (!self.redundant_only.is_empty() && self.redundant_only.contains(&l.0))
+                || (!self.lost_lpns.is_empty() && self.lost_lpns.contains(&l.0))
+                || (!allow_in_flight && self.held_get(l).is_some())
+            {
+                return false;
+            }
+            match self.ftl.lookup(l) {
+                Some(p) if usable(p) => {
+                    out.push(p);
+                    true
+                }
+                Some(_) => false,
+                None => true, // never written: contributes nothing
+            }
+        };
+        let ok = match r.level {
+            RaidLevel::Raid1 if x >= r.host_pages => {
+                // A mirror page is its primary.
+                take(Lpn((x - r.host_pages) as u32), out) && !out.is_empty()
+            }
+            RaidLevel::Raid1 => {
+                let primary_dead = self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p));
+                let other = if primary_dead || self.redundant_only.contains(&lpn.0) {
+                    r.mirror_of(lpn).map(|(m, _)| m)
+                } else {
+                    Some(lpn)
+                };
+                other.is_some_and(|o| take(o, out)) && !out.is_empty()
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let groups = u64::from(r.layout.groups());
+                let (row, group, pos) = if x >= r.host_pages {
+                    let i = x - r.host_pages;
+                    (i / groups, (i % groups) as u32, None)
+                } else {
+                    let c = r.layout.locate(x);
+                    (c.row, c.group, Some(c.pos))
+                };
+                let mut ok = true;
+                for q in 0..r.layout.group_size() {
+                    if Some(q) == pos {
+                        continue;
+                    }
+                    let l = match r.layout.lpn_at(row, group, q) {
+                        Some(y) => Lpn(y as u32),
+                        None if pos.is_some() => {
+                            // The parity is needed to rebuild a data page.
+                            let plity = r.red_lpn(r.layout.parity_index(row, group));
+                            if self.ftl.lookup(plity).is_none() {
+                                ok = false;
+                                break;
+                            }
+                            plity
+                        }
+                        None => continue,
+                    };
+                    if !take(l, out) {
+                        ok = false;
+                        break;
+                    }
+                }
+                ok
+            }
+            RaidLevel::Raid0 | RaidLevel::None => false,
+        };
+        if !ok {
+            out.clear();
+        }
+        ok
+    }
+
+    /// True while `lpn`'s stripe has a parity update, open buffer or held page.
+    pub(in crate::sim) fn raid_stripe_busy(&self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        if !r.level.has_parity() {
+            return false;
+        }
+        let x = u64::from(lpn.0);
+        let stripe = if x >= r.host_pages {
+            x - r.host_pages
+        } else {
+            r.stripe_of(&r.layout.locate(x))
+        };
+        r.locks.contains_key(&stripe)
+            || r.buffers.contains_key(&stripe)
+            || r.parked_stripes.contains_key(&stripe)
+    }
+
+    /// The FTL LPN stored at member `member` in row `row` (data, parity or mirror).
+    pub(in crate::sim) fn raid_lpn_of_member(&self, row: u64, member: u32) -> Option<Lpn> {
+        let r = self.raid();
+        let (group, pos) = (r.layout.group_of(member), r.layout.pos_in_group(member));
+        if let Some(x) = r.layout.lpn_at(row, group, pos) {
+            return (x < r.host_pages).then_some(Lpn(x as u32));
+        }
+        match r.level {
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                Some(r.red_lpn(r.layout.parity_index(row, group)))
+            }
+            RaidLevel::Raid1 => {
+                let half = r.layout.group_size() / 2;
+                let primary = r.layout.lpn_at(row, group, pos.checked_sub(half)?)?;
+                (primary < r.host_pages).then(|| r.red_lpn(primary))
+            }
+            RaidLevel::Raid0 | RaidLevel::None => None,
+        }
+    }
+
+    /// Serves host read page `lpn` of request `id` by XOR of its stripe's other members.
+    /// Returns false (nothing done) when the stripe cannot reconstruct it now.
+    pub(in crate::sim) fn reconstruct_read(&mut self, id: ReqId, lpn: Lpn, expect: u64) -> bool {
+        let mut pages: Vec<Ppn> = Vec::new();
+        if !self.raid_sources(lpn, &mut pages) {
+            return false;
+        }
+        let r = self.raid_mut();
+        let job = ReconJob {
+            req: id,
+            lpn,
+            expect,
+            acc: 0,
+            reads_left: pages.len() as u32,
+            service_ns: 0,
+        };
+        let k = match r.recon_free.pop() {
+            Some(k) => {
+                r.recon[k] = job;
+                k
+            }
+            None => {
+                r.recon.push(job);
+                r.recon.len() - 1
+            }
+        };
+        r.counters.reconstructions += 1;
+        r.counters.reconstruct_reads += pages.len() as u64;
+        for &p in &pages {
+            self.ftl.pin(p);
+            self.raid_txn(FlashOp::Read, TxnReason::ReconstructRead, p, lpn, k as u32);
+        }
+        true
+    }
+
+    pub(super) fn recon_read_done(&mut self, txn: &Txn) {
+        let token = self.ftl.token(txn.ppn);
+        self.ftl.unpin(txn.ppn);
+        self.gc_page_released(txn.ppn);
+        let k = txn.aux as usize;
+        let service = txn.bus_ns + txn.array_ns;
+        let job = &mut self.raid_mut().recon[k];
+        job.acc ^= token;
+        job.reads_left -= 1;
+        job.service_ns = job.service_ns.max(service);
+        if job.reads_left > 0 {
+            return;
+        }
+        let job = *job;
+        self.raid_mut().recon_free.push(k);
+        if self.cfg.verify {
+            self.check_token(job.lpn, job.expect, job.acc);
+        }
+        self.sub_done(job.req, job.service_ns, txn.gc_mark_ns);
+    }
+
+    /// RAID-1 read: the copy whose chip has less outstanding work (ties: the primary).
+    pub(in crate::sim) fn pick_mirror_copy(&mut self, lpn: Lpn, primary: Ppn) -> Ppn {
+        let Some((mlpn, _)) = self.raid().mirror_of(lpn) else {
+            return primary;
+        };
+        if self.held.contains_key(&mlpn.0) {
+            return primary;
+        }
+        let Some(m) = self.ftl.lookup(mlpn) else {
+            return primary;
+        };
+        // A copy that is being programmed or sits on a dead chip is not offered.
+        if self.ftl.is_pending(m) || self.on_dead_chip(m) {
+            return primary;
+        }
+        let load = |p: Ppn| self.queues.load[self.geom.chip_of_page(p).idx()];
+        if load(m) < load(primary) {
+            self.raid_mut().counters.mirror_reads += 1;
+            m
+        } else {
+            primary
+        }
+    }
+
+    /// Replaces the host reads a policy redirected with reconstructions.
+    pub(in crate::sim) fn process_redirects(&mut self) {
+        if self.queues.redirected.is_empty() {
+            return;
+        }
+        let list = std::mem::take(&mut self.queues.redirected);
+        for &t in &list {
+            let txn = self.txns[t];
+            debug_assert_eq!(txn.reason, TxnReason::HostRead);
+            if self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
+                self.ftl.unpin(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                let chip = self.geom.chip_of_die(txn.die);
+                self.queues.load[chip.idx()] -= 1;
+                self.txns.remove(t);
+                self.counters.redirected_reads += 1;
+            } else {
+                // The stripe changed since the policy asked: read directly after all.
+                self.sched.submit_background(t, &mut sched_ctx!(self));
+            }
+        }
+        let mut list = list;
+        list.clear();
+        self.queues.redirected = list;
+    }
+}
+
+/// The read plans the controller can execute now, as the scheduler sees them.
+pub(crate) struct Plans<'a> {
+    pub raid: Option<&'a RaidState>,
+    pub dead: &'a crate::sim::fail::FailState,
+    pub ftl: &'a ssdlab_ftl::Ftl,
+    pub txns: &'a crate::sim::txn::TxnSlab,
+    pub geom: &'a Geometry,
+}
+
+impl crate::sched::PlanOracle for Plans<'_> {
+    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool {
+        chips.clear();
+        let Some(r) = self.raid else { return false };
+        let txn = &self.txns[t];
+        if txn.reason != TxnReason::HostRead || !r.level.has_parity() {
+            return false;
+        }
+        let c = r.layout.locate(u64::from(txn.lpn.0));
+        let stripe = r.stripe_of(&c);
+        if r.locks.contains_key(&stripe)
+            || r.buffers.contains_key(&stripe)
+            || r.parked_stripes.contains_key(&stripe)
+        {
+            return false;
+        }
+        let parity = self.ftl.lookup(r.red_lpn(stripe));
+        if parity.is_none() {
+            return false;
+        }
+        for pos in 0..r.layout.group_size() {
+            if pos == c.pos {
+                continue;
+            }
+            let ppn = match r.layout.lpn_at(c.row, c.group, pos) {
+                Some(x) => self.ftl.lookup(Lpn(x as u32)),
+                None => parity,
+            };
+            if let Some(p) = ppn {
+                let chip = self.geom.chip_of_page(p);
+                if self.ftl.is_pending(p) || self.dead.is_dead(chip) {
+                    chips.clear();
+                    return false;
+                }
+                chips.push(chip);
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,140 @@
+//! The end of a run: the audit of every written page, consistency checks, and the
+//! report.
+
+use super::Simulation;
+use crate::error::SimError;
+use ssdlab_nand::Lpn;
+use ssdlab_stats::{EndState, Report};
+use std::collections::VecDeque;
+
+impl Simulation {
+    /// Checks that every LPN written (or preconditioned) is mapped to a page holding the
+    /// token last written to it. Needs `verify = true` (the shadow of expected tokens).
+    /// Returns the number of pages checked.
+    ///
+    /// # Errors
+    /// [`SimError::VerifyMismatch`] for the first page that disagrees.
+    pub fn audit(&self) -> Result<u64, SimError> {
+        let mut checked = 0;
+        for (lpn, &expected) in self.shadow.iter().enumerate() {
+            if expected == 0 || self.lost_lpns.contains(&(lpn as u32)) {
+                continue;
+            }
+            let found = match self.ftl.lookup(Lpn(lpn as u32)) {
+                // A page on a dead chip is checked through its redundancy, if any.
+                Some(p) if self.on_dead_chip(p) => {
+                    let mut sources = Vec::new();
+                    if !self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
+                        || !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources)
+                    {
+                        continue;
+                    }
+                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
+                }
+                Some(p) => self.ftl.token(p),
+                None if self.redundant_only.contains(&(lpn as u32)) => {
+                    let mut sources = Vec::new();
+                    if !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources) {
+                        continue;
+                    }
+                    sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
+                }
+                None => 0,
+            };
+            if found != expected {
+                return Err(SimError::VerifyMismatch {
+                    lpn: lpn as u32,
+                    expected,
+                    found,
+                    at_ns: self.now().as_ns(),
+                });
+            }
+            checked += 1;
+        }
+        self.raid_audit().map_err(SimError::Redundancy)?;
+        Ok(checked)
+    }
+
+    /// Full consistency checks of every component (slow; for tests).
+    pub fn check_invariants(&self) {
+        self.ftl.check_invariants();
+        let queued: usize = self.queues.chip.iter().map(VecDeque::len).sum();
+        let loads: u64 = self.queues.load.iter().map(|&l| u64::from(l)).sum();
+        assert!(
+            queued as u64 <= loads,
+            "chip queues hold {queued} but loads sum to {loads}"
+        );
+        for (chip, q) in self.queues.chip.iter().enumerate() {
+            assert!(q.len() <= self.queues.depth, "chip {chip} queue over depth");
+        }
+        let busy = self.chip_busy_dies.iter().filter(|&&d| d > 0).count() as u32;
+        assert_eq!(busy, self.busy_chips, "busy chip count");
+        self.dgc_check_invariants();
+    }
+
+    /// The report of a finished run.
+    ///
+    /// # Errors
+    /// [`SimError::Stuck`] if requests remain that can never complete.
+    pub fn into_report(mut self) -> Result<Report, SimError> {
+        let unfinished = u64::from(self.outstanding) + self.host_queue.len() as u64;
+        if unfinished > 0 {
+            let parked: usize = self.parked.iter().map(Vec::len).sum();
+            return Err(SimError::Stuck {
+                unfinished,
+                parked_writes: parked as u64,
+            });
+        }
+        let c = self.counters;
+        for (name, v) in [
+            ("buffer-hits", c.buffer_hits),
+            ("materialized-reads", c.materialized_reads),
+            ("unwritten-zero-reads", c.zero_reads),
+            ("verified-reads", c.verified_reads),
+            ("parked-writes", c.parked_writes),
+            ("background-gc-runs", c.background_gc_runs),
+            ("multi-plane-ops", c.multi_plane_ops),
+            (ssdlab_stats::counter::REDIRECTED_READS, c.redirected_reads),
+            ("trace-skipped-lines", self.source.skipped_lines()),
+            ("trace-ignored-lines", self.source.ignored_lines()),
+            ("trace-clamped-timestamps", self.source.clamped_timestamps()),
+        ] {
+            self.rec.count(name, v);
+        }
+        let design = self.raid_counters().into_iter().chain(self.fail_counters());
+        for (name, v) in design.chain(self.dgc_counters()) {
+            self.rec.count(name, v);
+        }
+        let end = self.last_completion_ns.max(self.now().as_ns());
+        let end_state = self.end_state(end);
+        self.rec
+            .finish(end_state)
+            .map_err(|e| SimError::Io(e.to_string()))
+    }
+
+    /// What the recorder needs at the end of the run.
+    pub(in crate::sim) fn end_state(&self, end_ns: u64) -> EndState {
+        let c = self.ftl.counters();
+        let wear = self.ftl.erase_count_summary();
+        EndState {
+            end_ns,
+            die_busy_ns: self.dies.iter().map(|d| d.busy_ns).collect(),
+            chip_busy_ns: self.chip_busy_ns.clone(),
+            channel_busy_ns: self.channels.iter().map(|c| c.busy_ns).collect(),
+            ftl: ssdlab_stats::FtlSummary {
+                host_pages_written: self.counters.host_pages_programmed,
+                gc_pages_moved: c.gc_pages_moved,
+                erases: c.erases,
+                gc_runs: c.gc_victims,
+                wear: ssdlab_stats::CountSpread {
+                    min: u64::from(wear.min),
+                    mean: wear.mean,
+                    max: u64::from(wear.max),
+                },
+            },
+            meta: self.meta.clone(),
+            wall_time_ns: None,
+            events: self.events.popped(),
+        }
+    }
+}
