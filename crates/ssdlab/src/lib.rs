@@ -17,7 +17,9 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod device;
 pub mod error;
+pub mod layout;
 pub mod placement;
 pub mod presets;
 pub mod sched;

@@ -3,10 +3,11 @@
 
 use super::backend::{ChannelState, DieState};
 use super::txn::TxnSlab;
-use super::{dgc, fail, gc::GcJob, host::ReqSlab, raid, SimCounters, Simulation};
+use super::{dgc, fail, host::ReqSlab, raid, SimCounters, Simulation};
 use crate::config::SimConfig;
+use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
-use crate::placement::Placement;
+use crate::placement;
 use crate::sched::{self, Queues};
 use ssdlab_engine::{EventQueue, SimDuration, SimRng};
 use ssdlab_ftl::Ftl;
@@ -31,7 +32,7 @@ impl Simulation {
         let raid = raid::RaidState::new(&cfg)?;
         let (raid, map_entries, logical_pages) = match raid {
             Some((r, entries)) => {
-                let host = r.host_pages as u32;
+                let host = r.map.host_pages as u32;
                 (Some(r), entries, host)
             }
             None => {
@@ -41,26 +42,13 @@ impl Simulation {
         };
         let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
+        let mut placement = placement::build(&cfg);
         if cfg.ftl.precondition.enabled {
-            // Preconditioning lays data out with the static order (or the RAID layout);
-            // dynamic placement applies the order to a write counter, as it does at
-            // run time.
-            let order = cfg.ftl.static_order;
-            let planes = geom.planes();
-            let is_static = matches!(cfg.ftl.allocation, ssdlab_ftl::Allocation::Static);
-            let mut k: u32 = 0;
-            let mut place = |lpn: Lpn| match &raid {
-                Some(r) => r.static_plane(&geom, lpn),
-                None if is_static => order.plane_of(lpn, &geom),
-                None => {
-                    k = k.wrapping_add(1);
-                    order.plane_of(Lpn(k % planes), &geom)
-                }
-            };
+            let map = raid.as_ref().map(|r| &r.map);
+            let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
             let mut prng = rng.fork("precondition");
             ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
         }
-        let placement = Placement::new(&cfg.ftl);
         let timing = cfg.timing;
         let shadow = if cfg.verify {
             vec![0u64; logical_pages as usize]
@@ -115,7 +103,11 @@ impl Simulation {
             gc_check: Vec::new(),
             raid,
             fail: fail::FailState::default(),
-            dgc: dgc::DgcState::new(&cfg.dgc, geom.chips()),
+            dead: DeadChips::new(geom.chips()),
+            dgc: cfg
+                .dgc
+                .enabled
+                .then(|| dgc::DgcState::new(&cfg.dgc, &cfg.timing, &geom)),
             redundant_only: rustc_hash::FxHashSet::default(),
             lost_lpns: rustc_hash::FxHashSet::default(),
             degraded_wait: Vec::new(),

@@ -23,22 +23,25 @@
 //!   GCs). GC itself is unchanged: a write that does go home and crosses the threshold
 //!   starts foreground GC as without DGC.
 
-use super::raid::RaidState;
 use super::Simulation;
 use crate::config::{ArrivalEstimate, DgcConfig};
-use ssdlab_nand::{ChipId, Lpn, PlaneId};
+use crate::device::DeviceView;
+use crate::layout::RaidMap;
+use ssdlab_nand::{ChipId, Geometry, Lpn, NandTiming, PlaneId};
 
 /// No time known yet.
 const UNKNOWN: u64 = u64::MAX;
 
-/// DGC state of a run.
+/// DGC state of a run (present only when `dgc.enabled`).
 #[derive(Default)]
 pub(crate) struct DgcState {
-    pub enabled: bool,
     /// `AT` from the mean arrival gap (else unbounded).
     mean_gap: bool,
     /// Free blocks above the threshold idle GC restores.
     idle_gc_blocks: u32,
+    /// `L_r` and `L_w`: array time plus one page on the bus.
+    l_r: u64,
+    l_w: u64,
     /// Per chip: time of the last request arrival.
     last_arrival: Vec<u64>,
     /// Per chip: mean gap between arrivals (exponentially weighted).
@@ -53,13 +56,15 @@ pub(crate) struct DgcState {
 }
 
 impl DgcState {
-    /// DGC for a device of `chips` chips.
-    pub fn new(cfg: &DgcConfig, chips: u32) -> Self {
-        let n = if cfg.enabled { chips as usize } else { 0 };
+    /// DGC for a device of `geom` with `timing`.
+    pub fn new(cfg: &DgcConfig, timing: &NandTiming, geom: &Geometry) -> Self {
+        let n = geom.chips() as usize;
+        let xfer = timing.page_transfer_ns(geom.page_size_bytes);
         DgcState {
-            enabled: cfg.enabled,
             mean_gap: cfg.arrival_estimate == ArrivalEstimate::MeanGap,
             idle_gc_blocks: cfg.idle_gc_blocks,
+            l_r: timing.t_read_ns + xfer,
+            l_w: timing.t_prog_ns + xfer,
             last_arrival: vec![UNKNOWN; n],
             gap: vec![UNKNOWN; n],
             deferred: vec![false; n],
@@ -75,101 +80,82 @@ impl DgcState {
             UNKNOWN
         }
     }
-}
 
-impl Simulation {
-    /// A request's transaction arrives at `chip` now (transactions of one request that
-    /// arrive together count once).
+    /// A request's transaction arrives at `chip` at `now_ns` (transactions of one request
+    /// that arrive together count once).
     #[inline]
-    pub(super) fn dgc_arrival(&mut self, chip: ChipId) {
-        if !self.dgc.enabled {
-            return;
-        }
-        let now = self.now().as_ns();
-        let d = &mut self.dgc;
-        let last = d.last_arrival[chip.idx()];
-        if last == now {
+    pub fn arrival(&mut self, chip: ChipId, now_ns: u64) {
+        let last = self.last_arrival[chip.idx()];
+        if last == now_ns {
             return;
         }
         if last != UNKNOWN {
-            let gap = now - last;
-            let g = &mut d.gap[chip.idx()];
+            let gap = now_ns - last;
+            let g = &mut self.gap[chip.idx()];
             *g = if *g == UNKNOWN {
                 gap
             } else {
                 *g - *g / 8 + gap / 8
             };
         }
-        d.last_arrival[chip.idx()] = now;
+        self.last_arrival[chip.idx()] = now_ns;
     }
 
     /// True if a write to `plane` would start foreground GC there or wait behind one.
-    fn dgc_gc_ahead(&self, plane: PlaneId) -> bool {
-        self.ftl.pages_before_gc(plane) == 0 || self.gc_jobs[plane.idx()].active()
+    fn gc_ahead(view: &DeviceView, plane: PlaneId) -> bool {
+        view.ftl.pages_before_gc(plane) == 0 || view.collecting(plane)
     }
 
     /// The plane a RAID data write of `lpn` whose home is `home` goes to: its home, or
-    /// with DGC a plane of another group's chip when the home is about to collect.
-    pub(super) fn dgc_place(&mut self, lpn: Lpn, home: PlaneId) -> PlaneId {
-        if !self.dgc.enabled || !self.dgc_gc_ahead(home) {
+    /// a plane of another group's chip when the home is about to collect.
+    pub fn redirect(&mut self, lpn: Lpn, home: PlaneId, view: &DeviceView) -> PlaneId {
+        if !Self::gc_ahead(view, home) {
             return home;
         }
-        let g = self.geom;
+        let g = view.geom;
         let chip = g.chip_of_die(g.die_of_plane(home));
         // A dead home chip is not a GC case: its writes are degraded writes (a permanent
         // redirection would pile its pages onto other chips beyond their share).
-        if self.fail.is_dead(chip) {
+        if view.dead.is_dead(chip) {
             return home;
         }
-        self.dgc.warned += 1;
-        let Some(plane) = self.dgc_target(lpn, chip) else {
+        self.warned += 1;
+        let Some(plane) = self.target(lpn, chip, view) else {
             return home;
         };
-        self.dgc.redirected += 1;
-        if !self.dgc.deferred[chip.idx()] {
-            self.dgc.deferred[chip.idx()] = true;
-            self.dgc.spared.push(chip);
+        self.redirected += 1;
+        if !self.deferred[chip.idx()] {
+            self.deferred[chip.idx()] = true;
+            self.spared.push(chip);
         }
         plane
     }
 
-    /// Chips spared while idle (no work queued or running) collect now; called once the
-    /// transactions being admitted are queued.
-    pub(super) fn dgc_collect_idle_spared(&mut self) {
-        while let Some(chip) = self.dgc.spared.pop() {
-            if self.queues.load[chip.idx()] == 0 {
-                self.dgc_on_idle(chip);
-            }
-        }
-    }
-
     /// The plane of the best chip of another parity group for a warned write of `lpn`
     /// whose home chip is `home`.
-    fn dgc_target(&self, lpn: Lpn, home: ChipId) -> Option<PlaneId> {
-        let r = self.raid.as_ref()?;
-        let g = &self.geom;
+    fn target(&self, lpn: Lpn, home: ChipId, view: &DeviceView) -> Option<PlaneId> {
+        let r = view.raid?;
+        let g = view.geom;
         let chunk = r.layout.locate(u64::from(lpn.0));
         let mut taken = vec![home];
-        self.stripe_chips(chunk.row, chunk.group, &mut taken);
-        let l_r = self.t_read.as_ns() + self.xfer.as_ns();
-        let l_w = self.t_prog.as_ns() + self.xfer.as_ns();
+        stripe_chips(r, view, chunk.row, chunk.group, &mut taken);
         let mut best: Option<(u64, PlaneId)> = None;
         for (member, &chip_idx) in r.member_chip.iter().enumerate() {
             let chip = ChipId(chip_idx);
             if r.layout.group_of(member as u32) == chunk.group
                 || taken.contains(&chip)
-                || self.fail.is_dead(chip)
+                || view.dead.is_dead(chip)
             {
                 continue;
             }
-            let plane = RaidState::plane_in_chip(g, chip, chunk.row);
-            if self.dgc_gc_ahead(plane) {
+            let plane = RaidMap::plane_in_chip(g, chip, chunk.row);
+            if Self::gc_ahead(view, plane) {
                 continue; // the candidate is about to collect itself
             }
-            let reads = u64::from(self.queues.queued_reads[chip.idx()]);
-            let others = u64::from(self.queues.load[chip.idx()]).saturating_sub(reads);
-            let ct = l_r * reads + l_w * others;
-            if ct.saturating_add(l_w) > self.dgc.arrival_room(chip) {
+            let reads = u64::from(view.queues.queued_reads[chip.idx()]);
+            let others = u64::from(view.load(chip)).saturating_sub(reads);
+            let ct = self.l_r * reads + self.l_w * others;
+            if ct.saturating_add(self.l_w) > self.arrival_room(chip) {
                 continue; // it would still be busy when its next request arrives
             }
             if best.is_none_or(|(b, _)| ct < b) {
@@ -179,16 +165,44 @@ impl Simulation {
         best.map(|(_, p)| p)
     }
 
-    /// Appends to `out` the chip of every mapped page (data or parity) of stripe
-    /// (`row`, `group`), wherever DGC put it.
-    fn stripe_chips(&self, row: u64, group: u32, out: &mut Vec<ChipId>) {
-        let r = self.raid();
-        let mut lpns = Vec::new();
-        r.layout.stripe_lpns(row, group, &mut lpns);
-        let parity = r.red_lpn(r.layout.parity_index(row, group));
-        for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-            if let Some(p) = self.ftl.lookup(l) {
-                out.push(self.geom.chip_of_page(p));
+    /// DGC counters for the report.
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            (ssdlab_stats::counter::REDIRECTED_WRITES, self.redirected),
+            (ssdlab_stats::counter::DEFERRED_GC, self.deferred_runs),
+            ("dgc-warned-writes", self.warned),
+        ]
+    }
+}
+
+/// Appends to `out` the chip of every mapped page (data or parity) of stripe
+/// (`row`, `group`), wherever DGC put it.
+fn stripe_chips(r: &RaidMap, view: &DeviceView, row: u64, group: u32, out: &mut Vec<ChipId>) {
+    let mut lpns = Vec::new();
+    r.layout.stripe_lpns(row, group, &mut lpns);
+    let parity = r.red_lpn(r.layout.parity_index(row, group));
+    for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
+        if let Some(p) = view.ftl.lookup(l) {
+            out.push(view.geom.chip_of_page(p));
+        }
+    }
+}
+
+impl Simulation {
+    /// A request's transaction arrives at `chip` now.
+    #[inline]
+    pub(super) fn dgc_arrival(&mut self, chip: ssdlab_nand::ChipId) {
+        if let Some(d) = self.dgc.as_mut() {
+            d.arrival(chip, self.events.now().as_ns());
+        }
+    }
+
+    /// Chips spared while idle (no work queued or running) collect now; called once the
+    /// transactions being admitted are queued.
+    pub(super) fn dgc_collect_idle_spared(&mut self) {
+        while let Some(chip) = self.dgc.as_mut().and_then(|d| d.spared.pop()) {
+            if self.queues.load[chip.idx()] == 0 {
+                self.dgc_on_idle(chip);
             }
         }
     }
@@ -196,11 +210,13 @@ impl Simulation {
     /// An idle chip whose GC was deferred collects, one victim per plane at a time,
     /// until each plane has `dgc.idle_gc_blocks` free blocks above the GC threshold.
     pub(super) fn dgc_on_idle(&mut self, chip: ChipId) {
-        if !self.dgc.enabled || !self.dgc.deferred[chip.idx()] {
+        let Some(d) = self.dgc.as_ref() else { return };
+        if !d.deferred[chip.idx()] {
             return;
         }
-        let want = u64::from(self.dgc.idle_gc_blocks) * u64::from(self.geom.pages_per_block);
+        let want = u64::from(d.idle_gc_blocks) * u64::from(self.geom.pages_per_block);
         let mut busy = false;
+        let mut runs = 0;
         for plane in self.geom.planes_of_chip(chip) {
             if self.plane_dead(plane) {
                 continue;
@@ -208,25 +224,28 @@ impl Simulation {
             if self.gc_jobs[plane.idx()].active() {
                 busy = true;
             } else if self.ftl.pages_before_gc(plane) < want && self.start_gc(plane, false) {
-                self.dgc.deferred_runs += 1;
+                runs += 1;
                 busy = true;
             }
         }
         // Marked until the chip has its room back (or nothing left to collect).
-        self.dgc.deferred[chip.idx()] = busy;
+        let d = self.dgc.as_mut().expect("checked above");
+        d.deferred_runs += runs;
+        d.deferred[chip.idx()] = busy;
     }
 
     /// DGC's placement invariant (for tests): the pages of a stripe, wherever DGC put
     /// them, sit on distinct chips, so one chip failure costs a stripe at most one page.
     pub(super) fn dgc_check_invariants(&self) {
-        let Some(r) = self.raid.as_ref().filter(|_| self.dgc.enabled) else {
+        let Some(r) = self.raid.as_ref().filter(|_| self.dgc.is_some()) else {
             return;
         };
+        let view = super::place::device_view!(self);
         let mut chips = Vec::new();
-        for row in 0..r.layout.rows_for(r.host_pages) {
-            for group in 0..r.layout.groups() {
+        for row in 0..r.map.layout.rows_for(r.map.host_pages) {
+            for group in 0..r.map.layout.groups() {
                 chips.clear();
-                self.stripe_chips(row, group, &mut chips);
+                stripe_chips(&r.map, &view, row, group, &mut chips);
                 chips.sort_unstable();
                 assert!(
                     chips.windows(2).all(|w| w[0] != w[1]),
@@ -234,21 +253,6 @@ impl Simulation {
                 );
             }
         }
-    }
-
-    /// DGC counters for the report.
-    pub(super) fn dgc_counters(&self) -> Vec<(&'static str, u64)> {
-        if !self.dgc.enabled {
-            return Vec::new();
-        }
-        vec![
-            (
-                ssdlab_stats::counter::REDIRECTED_WRITES,
-                self.dgc.redirected,
-            ),
-            (ssdlab_stats::counter::DEFERRED_GC, self.dgc.deferred_runs),
-            ("dgc-warned-writes", self.dgc.warned),
-        ]
     }
 }
 
@@ -334,20 +338,20 @@ mod tests {
         let probe = Simulation::new(cfg.clone(), Box::new(VecStream::new(vec![])), "-").unwrap();
         let r = probe.raid.as_ref().unwrap();
         let chip_of = |lpn: u32| {
-            let c = r.layout.locate(u64::from(lpn));
-            (r.member_chip[c.member as usize], c)
+            let c = r.map.layout.locate(u64::from(lpn));
+            (r.map.member_chip[c.member as usize], c)
         };
-        let on_chip0: Vec<u32> = (0..r.host_pages as u32)
+        let on_chip0: Vec<u32> = (0..r.map.host_pages as u32)
             .filter(|&l| chip_of(l).0 == 0)
             .take(3)
             .collect();
         let (w0, w2, filler) = (on_chip0[0], on_chip0[1], on_chip0[2]);
         assert_ne!(chip_of(w0).1.row, chip_of(w2).1.row);
-        let w1 = (0..r.host_pages as u32)
+        let w1 = (0..r.map.host_pages as u32)
             .find(|&l| {
                 let (chip, c) = chip_of(l);
-                let p = r.layout.parity(c.row, c.group).unwrap();
-                chip == 6 && r.member_chip[p.member as usize] == 7
+                let p = r.map.layout.parity(c.row, c.group).unwrap();
+                chip == 6 && r.map.member_chip[p.member as usize] == 7
             })
             .unwrap();
         drop(probe);
@@ -371,7 +375,7 @@ mod tests {
         sim.run_to_end().unwrap();
         let chip = |lpn: u32| sim.geom.chip_of_page(sim.ftl.lookup(Lpn(lpn)).unwrap());
         let (chip_w0, chip_w2) = (chip(w0), chip(w2));
-        let deferred_gc = sim.dgc.deferred_runs;
+        let deferred_gc = sim.dgc.as_ref().map_or(0, |d| d.deferred_runs);
         let report = sim.into_report().unwrap();
         let text = String::from_utf8(csv.0.lock().unwrap().clone()).unwrap();
         let mut response = [0; 3];

@@ -11,32 +11,8 @@
 
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
-use ssdlab_nand::{BlockId, DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
-
-/// The GC job of one plane.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct GcJob {
-    /// The victim, or `u32::MAX` when the plane has no job.
-    pub block: BlockId,
-    /// Moves not yet finished.
-    pub moves_left: u32,
-    /// The erase transaction is in flight.
-    pub erasing: bool,
-}
-
-impl GcJob {
-    /// No job.
-    pub fn none() -> Self {
-        GcJob {
-            block: BlockId(u32::MAX),
-            moves_left: 0,
-            erasing: false,
-        }
-    }
-    pub fn active(&self) -> bool {
-        self.block.0 != u32::MAX
-    }
-}
+use crate::device::GcJob;
+use ssdlab_nand::{DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 
 /// A write waiting for space: a host page (or its mirror) of request `req`, or the
 /// parity page of RAID stripe job `job`.
@@ -242,15 +218,8 @@ impl Simulation {
                 self.sub_done(p.req, 0, 0);
                 continue;
             }
-            match self.place_write(p.req, p.lpn, plane, p.token, p.reason) {
-                Some(t) => {
-                    let chip = self.geom.chip_of_die(self.txns[t].die);
-                    self.queues.load[chip.idx()] += 1;
-                    self.reqs[p.req].flash_txns += 1;
-                    self.sched
-                        .submit_request(p.req, &[t], &mut sched_ctx!(self));
-                }
-                None => still.push(p),
+            if !self.requeue_parked(&p, plane) {
+                still.push(p);
             }
         }
         // Completing a superseded write can admit new requests that park here too:
@@ -259,6 +228,20 @@ impl Simulation {
         still.extend(newly);
         self.parked[plane.idx()] = still;
         self.maybe_start_gc(plane, false);
+    }
+
+    /// Places parked host (or mirror) write `p` in `plane` and hands its program to the
+    /// scheduler; false if the plane still has no free page.
+    pub(in crate::sim) fn requeue_parked(&mut self, p: &Parked, plane: PlaneId) -> bool {
+        let Some(t) = self.place_write(p.req, p.lpn, plane, p.token, p.reason) else {
+            return false;
+        };
+        let chip = self.geom.chip_of_die(self.txns[t].die);
+        self.queues.load[chip.idx()] += 1;
+        self.reqs[p.req].flash_txns += 1;
+        self.sched
+            .submit_request(p.req, &[t], &mut sched_ctx!(self));
+        true
     }
 
     /// A die found nothing to do: with background GC on, its planes may collect now.
@@ -287,7 +270,7 @@ impl Simulation {
         }
         planes.clear();
         self.gc_check = planes;
-        if self.dgc.enabled {
+        if self.dgc.is_some() {
             self.dgc_collect_idle_spared();
         }
     }

@@ -19,7 +19,7 @@ macro_rules! sched_ctx {
             geom: &$s.geom,
             plans: &$crate::sim::raid::Plans {
                 raid: $s.raid.as_ref(),
-                dead: &$s.fail,
+                dead: &$s.dead,
                 ftl: &$s.ftl,
                 txns: &$s.txns,
                 geom: &$s.geom,
@@ -34,6 +34,7 @@ mod dgc;
 mod fail;
 mod gc;
 mod host;
+mod place;
 pub(crate) mod raid;
 mod report;
 mod stream;
@@ -41,11 +42,12 @@ pub(crate) mod txn;
 mod verify;
 
 use crate::config::SimConfig;
+use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
-use crate::placement::Placement;
+use crate::placement::PlacementPolicy;
 use crate::sched::{IoScheduler, Queues};
 use backend::{ChannelState, DieState};
-use gc::{GcJob, Parked};
+use gc::Parked;
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
 use ssdlab_ftl::Ftl;
@@ -100,7 +102,7 @@ pub struct Simulation {
     pub(crate) geom: Geometry,
     pub(crate) events: EventQueue<Event>,
     pub(crate) ftl: Ftl,
-    pub(crate) placement: Placement,
+    pub(crate) placement: Box<dyn PlacementPolicy>,
     pub(crate) sched: Box<dyn IoScheduler>,
     pub(crate) queues: Queues,
     pub(crate) txns: TxnSlab,
@@ -144,7 +146,10 @@ pub struct Simulation {
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
     pub(crate) fail: fail::FailState,
-    pub(crate) dgc: dgc::DgcState,
+    /// Failed chips.
+    pub(crate) dead: DeadChips,
+    /// DGC, when `dgc.enabled`.
+    pub(crate) dgc: Option<dgc::DgcState>,
     /// Host LPNs whose current content exists only through redundancy (written while
     /// their chip was dead and no page could record them there).
     pub(crate) redundant_only: rustc_hash::FxHashSet<u32>,

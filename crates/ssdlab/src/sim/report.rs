@@ -1,6 +1,7 @@
 //! The end of a run: the audit of every written page, consistency checks, and the
 //! report.
 
+use super::dgc::DgcState;
 use super::Simulation;
 use crate::error::SimError;
 use ssdlab_nand::Lpn;
@@ -24,7 +25,10 @@ impl Simulation {
                 // A page on a dead chip is checked through its redundancy, if any.
                 Some(p) if self.on_dead_chip(p) => {
                     let mut sources = Vec::new();
-                    if !self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
+                    if !self
+                        .raid
+                        .as_ref()
+                        .is_some_and(|r| r.map.level.is_redundant())
                         || !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources)
                     {
                         continue;
@@ -102,7 +106,12 @@ impl Simulation {
             self.rec.count(name, v);
         }
         let design = self.raid_counters().into_iter().chain(self.fail_counters());
-        for (name, v) in design.chain(self.dgc_counters()) {
+        let dgc = self
+            .dgc
+            .as_ref()
+            .map(DgcState::counters)
+            .unwrap_or_default();
+        for (name, v) in design.chain(dgc) {
             self.rec.count(name, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());

@@ -1,5 +1,6 @@
 //! Reads and writes of pages on dead chips.
 
+use crate::placement::{PageToPlace, Role};
 use crate::sim::Event;
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, TxnReason};
@@ -23,7 +24,10 @@ impl Simulation {
         expect: u64,
     ) -> crate::sim::host::ReadOutcome {
         use crate::sim::host::ReadOutcome;
-        let redundant = self.raid.as_ref().is_some_and(|r| r.level.is_redundant());
+        let redundant = self
+            .raid
+            .as_ref()
+            .is_some_and(|r| r.map.level.is_redundant());
         if redundant {
             if self.reconstruct_read(id, lpn, expect) {
                 return ReadOutcome::Deferred;
@@ -68,7 +72,7 @@ impl Simulation {
     /// the page as being on the dead member (its data is gone), so reads of it are
     /// degraded; RAID-4/5 parity already carries its content, RAID-1 the other copy.
     pub(in crate::sim) fn dead_write(&mut self, lpn: Lpn, token: u64, reason: TxnReason) {
-        let plane = self.raid_static_plane_or_placement(lpn);
+        let plane = self.place(PageToPlace::new(lpn, token, Role::Degraded));
         match self.ftl.host_write(lpn, plane, token) {
             Ok(p) => self.ftl.program_done(p),
             Err(_) => {
@@ -85,7 +89,11 @@ impl Simulation {
                 }
             }
         }
-        if self.raid.as_ref().is_some_and(|r| r.level.is_redundant()) {
+        if self
+            .raid
+            .as_ref()
+            .is_some_and(|r| r.map.level.is_redundant())
+        {
             self.fail.counters.degraded_writes += 1;
         } else {
             self.fail.counters.lost_writes += 1;
@@ -97,13 +105,5 @@ impl Simulation {
             }
         }
         self.admit_done_now += 1;
-    }
-
-    /// The plane a page of `lpn` belongs to by layout (RAID) or static order.
-    fn raid_static_plane_or_placement(&self, lpn: Lpn) -> ssdlab_nand::PlaneId {
-        match self.raid.as_ref() {
-            Some(r) => r.static_plane(&self.geom, lpn),
-            None => self.cfg.ftl.static_order.plane_of(lpn, &self.geom),
-        }
     }
 }

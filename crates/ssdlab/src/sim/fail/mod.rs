@@ -27,7 +27,8 @@ mod rebuild;
 use super::txn::NONE;
 use super::{Event, Simulation};
 use crate::error::SimError;
-use ssdlab_nand::{ChipId, Lpn, Ppn};
+use crate::placement::{PageToPlace, Role};
+use ssdlab_nand::{ChipId, Lpn, Ppn, TxnReason};
 use ssdlab_raid::{FailAt, FailSpec, FailTarget};
 
 /// Failure and rebuild state of a run.
@@ -35,9 +36,6 @@ use ssdlab_raid::{FailAt, FailSpec, FailTarget};
 pub(crate) struct FailState {
     /// Specs not yet applied: (spec, resolved request index for fractions).
     pub pending: Vec<(FailSpec, Option<u64>)>,
-    /// Dead chips.
-    pub dead: Vec<bool>,
-    pub any_dead: bool,
     /// Spare chips not yet used.
     pub spares: Vec<u32>,
     /// Rebuilds waiting or running, in failure order.
@@ -78,14 +76,6 @@ pub(crate) struct FailCounters {
     pub rebuild_deferrals: u64,
 }
 
-impl FailState {
-    /// True if `chip` is dead.
-    #[inline]
-    pub fn is_dead(&self, chip: ChipId) -> bool {
-        self.any_dead && self.dead[chip.idx()]
-    }
-}
-
 impl Simulation {
     /// Reads `raid.fail` and `raid.spare_chips` and schedules the timed failures.
     pub(in crate::sim) fn init_failures(&mut self) -> Result<(), SimError> {
@@ -96,7 +86,6 @@ impl Simulation {
             .map_err(|e| SimError::config(e.key(), e.to_string()))?;
         let chips = self.geom.chips();
         let spares = self.cfg.raid.spare_chips;
-        self.fail.dead = vec![false; chips as usize];
         self.fail.spares = (chips - spares..chips).collect();
         for (i, spec) in specs.into_iter().enumerate() {
             match spec.at {
@@ -163,11 +152,9 @@ impl Simulation {
                 .collect(),
         };
         for chip in chips {
-            if self.fail.dead[chip.idx()] {
+            if !self.dead.mark(chip) {
                 continue;
             }
-            self.fail.dead[chip.idx()] = true;
-            self.fail.any_dead = true;
             // A dead spare is no rebuild target.
             self.fail.spares.retain(|&s| s != chip.0);
             self.release_parked_on(chip);
@@ -176,17 +163,37 @@ impl Simulation {
     }
 
     /// Writes parked on the planes of a chip that just died will never find space
-    /// there: host and mirror pages become dead writes, parity pages finish their job
-    /// without a program (the stripe stays degraded).
+    /// there. The controller still holds their content, so each is placed again: where
+    /// the placement has a live alternative (a dynamic in-channel chip choice) it goes
+    /// there; otherwise host and mirror pages become dead writes and parity pages finish
+    /// their job without a program (the stripe stays degraded).
     fn release_parked_on(&mut self, chip: ChipId) {
         for plane in self.geom.planes_of_chip(chip) {
             let parked = std::mem::take(&mut self.parked[plane.idx()]);
             for w in parked {
                 if w.job != NONE {
-                    self.finish_parked_parity(w.job as usize);
+                    let page = PageToPlace::new(w.lpn, w.token, Role::Parity);
+                    let plane = self.place(page);
+                    if self.plane_dead(plane) {
+                        self.finish_parked_parity(w.job as usize);
+                    } else if !self.unpark_parity(w.job, w.lpn, plane, w.token) {
+                        self.park_parity(w.job as usize, w.lpn, plane, w.token);
+                    }
                     continue;
                 }
-                if self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq) {
+                let current = self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq);
+                if current {
+                    let role = match w.reason {
+                        TxnReason::MirrorWrite => Role::Mirror,
+                        _ => Role::Data,
+                    };
+                    let plane = self.place(PageToPlace::new(w.lpn, w.token, role));
+                    if !self.plane_dead(plane) {
+                        if !self.requeue_parked(&w, plane) {
+                            self.park(w.req, w.lpn, plane, w.token, w.reason);
+                        }
+                        continue;
+                    }
                     self.held.remove(&w.lpn.0);
                     self.raid_note_held(w.lpn, false);
                     self.admit_done_now = 0;
@@ -239,7 +246,7 @@ impl Simulation {
     /// Host pages that no read can recover: on a dead chip, and not recoverable from
     /// their stripe or mirror.
     pub(in crate::sim) fn unrecoverable_pages(&self) -> u64 {
-        if !self.fail.any_dead {
+        if !self.dead.any() {
             return 0;
         }
         let mut lost = 0;
@@ -248,10 +255,13 @@ impl Simulation {
             let Some(p) = self.ftl.lookup(Lpn(lpn)) else {
                 continue;
             };
-            if !self.fail.is_dead(self.geom.chip_of_page(p)) {
+            if !self.dead.is_dead(self.geom.chip_of_page(p)) {
                 continue;
             }
-            let recoverable = self.raid.as_ref().is_some_and(|r| r.level.is_redundant())
+            let recoverable = self
+                .raid
+                .as_ref()
+                .is_some_and(|r| r.map.level.is_redundant())
                 && self.raid_sources_ignoring_busy(Lpn(lpn), &mut sources);
             if !recoverable {
                 lost += 1;
@@ -261,13 +271,7 @@ impl Simulation {
     }
 }
 
-impl Simulation {
-    /// True when `lpn` lives on a dead chip.
-    #[inline]
-    pub(in crate::sim) fn on_dead_chip(&self, ppn: Ppn) -> bool {
-        self.fail.any_dead && self.fail.dead[self.geom.chip_of_page(ppn).idx()]
-    }
-}
+impl Simulation {}
 
 impl Simulation {
     /// Files a completed request's response time under the failure phase it ended in.
@@ -276,7 +280,7 @@ impl Simulation {
         if self.fail.pending.is_empty() {
             return;
         }
-        let phase = if !self.fail.any_dead {
+        let phase = if !self.dead.any() {
             0
         } else if self.fail.rebuilds.iter().any(|b| b.finished_ns.is_none()) {
             1
@@ -285,14 +289,5 @@ impl Simulation {
         };
         self.fail.counters.phase_response_ns[phase] += u128::from(response_ns);
         self.fail.counters.phase_requests[phase] += 1;
-    }
-
-    /// True when `plane` belongs to a dead chip.
-    #[inline]
-    pub(in crate::sim) fn plane_dead(&self, plane: ssdlab_nand::PlaneId) -> bool {
-        self.fail.any_dead
-            && self
-                .fail
-                .is_dead(self.geom.chip_of_die(self.geom.die_of_plane(plane)))
     }
 }

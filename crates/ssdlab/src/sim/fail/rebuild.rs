@@ -2,6 +2,7 @@
 //! `raid.rebuild_rate_mib_s`.
 
 use super::Rebuild;
+use crate::placement::{PageToPlace, Role};
 use crate::sim::txn::{Txn, TxnId, NONE};
 use crate::sim::{Event, Simulation};
 use ssdlab_nand::{ChipId, FlashOp, Lpn, Ppn, TxnReason};
@@ -11,18 +12,18 @@ impl Simulation {
     /// Remaps a failed member chip to a spare and starts rebuilding it.
     pub(super) fn start_rebuild(&mut self, chip: ChipId) {
         let Some(r) = self.raid.as_ref() else { return };
-        if r.domain != Domain::Chip || !r.level.is_redundant() {
+        if r.map.domain != Domain::Chip || !r.map.level.is_redundant() {
             return;
         }
-        let Some(member) = r.member_chip.iter().position(|&c| c == chip.0) else {
+        let Some(member) = r.map.member_chip.iter().position(|&c| c == chip.0) else {
             return;
         };
         let Some(spare) = self.fail.spares.first().copied() else {
             return;
         };
         self.fail.spares.remove(0);
-        let rows = r.rows();
-        self.raid_mut_pub().member_chip[member] = spare;
+        let rows = r.map.rows();
+        self.raid_mut_pub().map.member_chip[member] = spare;
         let now = self.now().as_ns();
         self.fail.rebuilds.push(Rebuild {
             member: member as u32,
@@ -78,7 +79,7 @@ impl Simulation {
             };
             match self.ftl.lookup(lpn) {
                 // Rewritten onto the spare since the failure.
-                Some(ppn) if !self.fail.is_dead(self.geom.chip_of_page(ppn)) => continue,
+                Some(ppn) if !self.dead.is_dead(self.geom.chip_of_page(ppn)) => continue,
                 Some(_) => {}
                 // A parity page never written because its chip was dead when its stripe
                 // was first filled: rebuild it from the data; other pages: nothing.
@@ -154,7 +155,7 @@ impl Simulation {
                 // The page may have been rewritten while its sources were read: only the
                 // version whose loss started this row may be replaced.
                 let still_lost = !stopped && self.ftl.lookup(lpn) == lost;
-                let plane = self.raid_static_plane(lpn);
+                let plane = self.place(PageToPlace::new(lpn, token, Role::Rebuild));
                 match still_lost
                     .then(|| self.ftl.host_write(lpn, plane, token).ok())
                     .flatten()
@@ -192,7 +193,7 @@ impl Simulation {
     fn is_parity_lpn(&self, lpn: Lpn) -> bool {
         self.raid
             .as_ref()
-            .is_some_and(|r| r.level.has_parity() && u64::from(lpn.0) >= r.host_pages)
+            .is_some_and(|r| r.map.level.has_parity() && u64::from(lpn.0) >= r.map.host_pages)
     }
 
     /// The RAID state, mutably, for sibling modules.

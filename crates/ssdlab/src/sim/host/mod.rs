@@ -212,7 +212,7 @@ impl Simulation {
         txns.clear();
         let mut done_now = 0u32;
         self.admit_done_now = 0;
-        let striped = self.raid.as_ref().is_some_and(|x| x.level.has_parity());
+        let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
         for i in 0..r.pages {
             let Some(lpn) = self.fold(r.first_lpn + u64::from(i), &r.io) else {
@@ -229,8 +229,8 @@ impl Simulation {
                     let token = self.write_token(lpn, r.io.content.map(|s| page_token(s, i)));
                     if striped {
                         let x = self.raid.as_ref().expect("striped");
-                        let c = x.layout.locate(u64::from(lpn.0));
-                        let stripe = x.stripe_of(&c);
+                        let c = x.map.layout.locate(u64::from(lpn.0));
+                        let stripe = x.map.stripe_of(&c);
                         stripe_writes.push(StripeWrite {
                             stripe,
                             pos: c.pos,

@@ -3,6 +3,7 @@
 
 use super::ReadOutcome;
 use crate::config::UnwrittenReads;
+use crate::placement::{PageToPlace, Role};
 use crate::sim::txn::{ReqId, Txn};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
@@ -53,11 +54,11 @@ impl Simulation {
             }
             return ReadOutcome::Done;
         }
-        if self.fail.any_dead && self.on_dead_chip(ppn) {
+        if self.dead.any() && self.on_dead_chip(ppn) {
             return self.degraded_read(id, lpn, expect);
         }
         let mut ppn = ppn;
-        if let Some(level) = self.raid.as_ref().map(|x| x.level) {
+        if let Some(level) = self.raid.as_ref().map(|x| x.map.level) {
             match level {
                 ssdlab_raid::RaidLevel::Raid1 => ppn = self.pick_mirror_copy(lpn, ppn),
                 ssdlab_raid::RaidLevel::Raid4 | ssdlab_raid::RaidLevel::Raid5
@@ -88,10 +89,8 @@ impl Simulation {
         let placed = if self.raid.is_some() {
             self.raid_materialize(lpn)
         } else {
-            let plane = self
-                .placement
-                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load);
             let token = token_for(lpn, 0);
+            let plane = self.place(PageToPlace::new(lpn, token, Role::Materialize));
             let ok = self.materialize_page(lpn, plane, token);
             if ok && self.cfg.verify {
                 self.shadow[lpn.idx()] = token;

@@ -1,6 +1,7 @@
 //! The write side of admission: content tokens, placement of a page, and writes that
 //! wait for space.
 
+use crate::placement::{PageToPlace, Role};
 use crate::sim::txn::{ReqId, Txn, TxnId};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
@@ -16,16 +17,15 @@ impl Simulation {
     /// A written page without parity: allocated now (with its RAID-1 mirror), or
     /// parked until GC frees space in its plane.
     pub(super) fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
-        let plane = match self.raid.as_ref() {
-            Some(x) => self.chunk_plane(&x.layout.locate(u64::from(lpn.0))),
-            None => self
-                .placement
-                .plane_for(lpn, &self.geom, &self.ftl, &self.queues.load),
-        };
+        let mut page = PageToPlace::new(lpn, token, Role::Data);
+        if let Some(x) = self.raid.as_ref() {
+            page = page.with_chunk(x.map.layout.locate(u64::from(lpn.0)));
+        }
+        let plane = self.place(page);
         self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
-        if let Some(m) = self.raid.as_ref().and_then(|x| x.mirror_of(lpn)) {
+        if let Some(m) = self.raid.as_ref().and_then(|x| x.map.mirror_of(lpn)) {
             let (mlpn, chunk) = m;
-            let mplane = self.chunk_plane(&chunk);
+            let mplane = self.place(PageToPlace::new(mlpn, token, Role::Mirror).with_chunk(chunk));
             self.reqs[id].pending += 1;
             self.write_or_park(id, mlpn, mplane, token, TxnReason::MirrorWrite, txns);
         }

@@ -24,10 +24,10 @@ impl Simulation {
                 .is_some_and(|p| self.on_dead_chip(p))
         };
         let mut checked = 0;
-        match r.level {
+        match r.map.level {
             RaidLevel::Raid1 => {
-                for x in 0..r.host_pages {
-                    let m = u64::from(r.red_lpn(x).0);
+                for x in 0..r.map.host_pages {
+                    let m = u64::from(r.map.red_lpn(x).0);
                     if dead(x) || dead(m) {
                         continue;
                     }
@@ -39,29 +39,29 @@ impl Simulation {
                 }
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let groups = u64::from(r.layout.groups());
-                let rows = r.host_pages / u64::from(r.layout.data_per_row());
+                let groups = u64::from(r.map.layout.groups());
+                let rows = r.map.host_pages / u64::from(r.map.layout.data_per_row());
                 let mut lpns = Vec::new();
                 for row in 0..rows {
                     for group in 0..groups as u32 {
-                        let i = r.layout.parity_index(row, group);
+                        let i = r.map.layout.parity_index(row, group);
                         if r.locks.contains_key(&i)
                             || r.buffers.contains_key(&i)
                             || r.parked_stripes.contains_key(&i)
                         {
                             continue;
                         }
-                        r.layout.stripe_lpns(row, group, &mut lpns);
+                        r.map.layout.stripe_lpns(row, group, &mut lpns);
                         let lost = |x: u64| dead(x) || self.redundant_only.contains(&(x as u32));
-                        let plity = r.red_lpn(i);
+                        let plity = r.map.red_lpn(i);
                         let parity_lost = dead(u64::from(plity.0))
                             || (self.ftl.lookup(plity).is_none()
-                                && self.plane_dead(r.static_plane(&self.geom, plity)));
+                                && self.plane_dead(r.map.static_plane(&self.geom, plity)));
                         if parity_lost || lpns.iter().any(|&x| lost(x)) {
                             continue;
                         }
                         let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(x));
-                        let parity = token(u64::from(r.red_lpn(i).0));
+                        let parity = token(u64::from(r.map.red_lpn(i).0));
                         if xor != parity {
                             return Err(format!(
                                 "stripe row {row} group {group}: parity {parity:#x} != XOR of data {xor:#x}"
@@ -82,10 +82,10 @@ impl Simulation {
         let Some(r) = self.raid.as_ref() else {
             return false;
         };
-        if !matches!(r.level, RaidLevel::Raid4 | RaidLevel::Raid5) {
+        if !matches!(r.map.level, RaidLevel::Raid4 | RaidLevel::Raid5) {
             return false;
         }
-        let c = r.layout.locate(u64::from(lpn));
+        let c = r.map.layout.locate(u64::from(lpn));
         let Some(p) = self.parity_ppn(c.row, c.group) else {
             return false;
         };

@@ -15,7 +15,7 @@ impl Simulation {
         ws: &[StripeWrite],
         txns: &mut Vec<TxnId>,
     ) {
-        let g = self.raid().layout.group_size() as usize;
+        let g = self.raid().map.layout.group_size() as usize;
         let slot = match self.raid().buffers.get(&stripe) {
             Some(&s) => s,
             None => self.open_buffer(stripe, g),
@@ -42,10 +42,11 @@ impl Simulation {
             b.new_xor ^= w.token;
             self.raid_place_data(id, w, txns);
         }
-        let groups = u64::from(self.raid().layout.groups());
+        let groups = u64::from(self.raid().map.layout.groups());
         let (row, group) = (stripe / groups, (stripe % groups) as u32);
         let parity_pos = self
             .raid()
+            .map
             .layout
             .parity(row, group)
             .map_or(u32::MAX, |c| c.pos);
@@ -105,18 +106,18 @@ impl Simulation {
             .buffers
             .remove(&stripe)
             .expect("an open buffer");
-        let groups = u64::from(self.raid().layout.groups());
+        let groups = u64::from(self.raid().map.layout.groups());
         let (row, group) = (stripe / groups, (stripe % groups) as u32);
         let b = std::mem::take(&mut self.raid_mut().buffer_slots[slot]);
         let generation = b.generation;
-        let g = self.raid().layout.group_size();
-        let parity_pos = self.raid().layout.parity(row, group).map(|c| c.pos);
+        let g = self.raid().map.layout.group_size();
+        let parity_pos = self.raid().map.layout.parity(row, group).map(|c| c.pos);
         let mut others = self.raid_mut().new_capture();
         for pos in 0..g {
             if Some(pos) == parity_pos || b.positions & (1 << pos) != 0 {
                 continue;
             }
-            if let Some(x) = self.raid().layout.lpn_at(row, group, pos) {
+            if let Some(x) = self.raid().map.layout.lpn_at(row, group, pos) {
                 self.capture(Lpn(x as u32), &mut others);
             }
         }
@@ -148,7 +149,7 @@ impl Simulation {
     }
 
     /// A parity page that found no free page waits for the plane's next erase.
-    pub(super) fn park_parity(&mut self, j: usize, lpn: Lpn, plane: PlaneId, token: u64) {
+    pub(in crate::sim) fn park_parity(&mut self, j: usize, lpn: Lpn, plane: PlaneId, token: u64) {
         self.counters.parked_writes += 1;
         self.parked[plane.idx()].push(crate::sim::gc::Parked {
             req: NONE,

@@ -1,6 +1,7 @@
 //! Zero-time work on the array: redundancy after preconditioning, and never-written
 //! pages that a read materializes with their stripe.
 
+use crate::placement::{PageToPlace, Role};
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, PlaneId};
 use ssdlab_raid::RaidLevel;
@@ -11,31 +12,31 @@ impl Simulation {
     /// consistent.
     pub(in crate::sim) fn raid_fix_redundancy(&mut self) {
         let Some(r) = self.raid.as_ref() else { return };
-        let level = r.level;
-        let host = r.host_pages;
+        let level = r.map.level;
+        let host = r.map.host_pages;
         match level {
             RaidLevel::Raid1 => {
                 for x in 0..host {
                     let lpn = Lpn(x as u32);
                     let token = self.ftl.lookup(lpn).map(|p| self.ftl.token(p));
-                    self.set_redundancy(self.raid().red_lpn(x), token.unwrap_or(0));
+                    self.set_redundancy(self.raid().map.red_lpn(x), token.unwrap_or(0));
                 }
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let groups = u64::from(self.raid().layout.groups());
-                let rows = host / u64::from(self.raid().layout.data_per_row());
+                let groups = u64::from(self.raid().map.layout.groups());
+                let rows = host / u64::from(self.raid().map.layout.data_per_row());
                 let mut lpns = Vec::new();
                 for row in 0..rows {
                     for group in 0..groups as u32 {
-                        self.raid().layout.stripe_lpns(row, group, &mut lpns);
+                        self.raid().map.layout.stripe_lpns(row, group, &mut lpns);
                         let xor = lpns.iter().fold(0u64, |acc, &x| {
                             acc ^ self
                                 .ftl
                                 .lookup(Lpn(x as u32))
                                 .map_or(0, |p| self.ftl.token(p))
                         });
-                        let i = self.raid().layout.parity_index(row, group);
-                        self.set_redundancy(self.raid().red_lpn(i), xor);
+                        let i = self.raid().map.layout.parity_index(row, group);
+                        self.set_redundancy(self.raid().map.red_lpn(i), xor);
                     }
                 }
             }
@@ -49,7 +50,8 @@ impl Simulation {
             Some(p) => self.ftl.set_token(p, token),
             None if token == 0 => {}
             None => {
-                let plane = self.raid_static_plane(lpn);
+                let map = self.raid.as_ref().map(|r| &r.map);
+                let plane = self.placement.fill_plane(lpn, &self.geom, map);
                 if let Ok(p) = self.ftl.host_write(lpn, plane, token) {
                     self.ftl.program_done(p);
                 }
@@ -62,15 +64,15 @@ impl Simulation {
     /// False if the stripe is being updated (its parity is in motion) or space is short.
     pub(in crate::sim) fn raid_materialize(&mut self, lpn: Lpn) -> bool {
         let r = self.raid();
-        let level = r.level;
-        let chunk = r.layout.locate(u64::from(lpn.0));
+        let level = r.map.level;
+        let chunk = r.map.layout.locate(u64::from(lpn.0));
         match level {
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
                 if !self.raid_materialize_feasible(lpn) {
                     return false;
                 }
                 let r = self.raid();
-                let stripe = r.stripe_of(&chunk);
+                let stripe = r.map.stripe_of(&chunk);
                 if r.locks.contains_key(&stripe)
                     || r.buffers.contains_key(&stripe)
                     || r.parked_stripes.contains_key(&stripe)
@@ -78,7 +80,7 @@ impl Simulation {
                     return false;
                 }
                 let mut lpns = Vec::new();
-                r.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
+                r.map.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
                 let mut xor = 0u64;
                 for &x in &lpns {
                     let l = Lpn(x as u32);
@@ -86,7 +88,7 @@ impl Simulation {
                         Some(p) => self.ftl.token(p),
                         None => {
                             let t = ssdlab_ftl::token_for(l, 0);
-                            let plane = self.raid_static_plane(l);
+                            let plane = self.place(PageToPlace::new(l, t, Role::Materialize));
                             if self.plane_dead(plane) {
                                 if l == lpn {
                                     return false;
@@ -104,9 +106,9 @@ impl Simulation {
                     };
                     xor ^= token;
                 }
-                let i = self.raid().layout.parity_index(chunk.row, chunk.group);
-                let plity = self.raid().red_lpn(i);
-                let plane = self.raid_static_plane(plity);
+                let i = self.raid().map.layout.parity_index(chunk.row, chunk.group);
+                let plity = self.raid().map.red_lpn(i);
+                let plane = self.place(PageToPlace::new(plity, xor, Role::Materialize));
                 if self.plane_dead(plane) {
                     return true;
                 }
@@ -114,9 +116,9 @@ impl Simulation {
             }
             RaidLevel::Raid1 => {
                 let t = ssdlab_ftl::token_for(lpn, 0);
-                let plane = self.raid_static_plane(lpn);
-                let (mlpn, _) = self.raid().mirror_of(lpn).expect("RAID-1");
-                let mplane = self.raid_static_plane(mlpn);
+                let plane = self.place(PageToPlace::new(lpn, t, Role::Materialize));
+                let (mlpn, _) = self.raid().map.mirror_of(lpn).expect("RAID-1");
+                let mplane = self.place(PageToPlace::new(mlpn, t, Role::Materialize));
                 if !self.materialize_page(lpn, plane, t) {
                     return false;
                 }
@@ -127,7 +129,7 @@ impl Simulation {
             }
             RaidLevel::Raid0 | RaidLevel::None => {
                 let t = ssdlab_ftl::token_for(lpn, 0);
-                let plane = self.raid_static_plane(lpn);
+                let plane = self.place(PageToPlace::new(lpn, t, Role::Materialize));
                 let ok = self.materialize_page(lpn, plane, t);
                 if ok && self.cfg.verify {
                     self.shadow[lpn.idx()] = t;
@@ -141,13 +143,13 @@ impl Simulation {
     /// is on a live chip and every page to write has a free page in its plane.
     fn raid_materialize_feasible(&self, lpn: Lpn) -> bool {
         let r = self.raid();
-        let c = r.layout.locate(u64::from(lpn.0));
+        let c = r.map.layout.locate(u64::from(lpn.0));
         if self.plane_dead(self.raid_static_plane(lpn)) {
             return false;
         }
         let mut lpns = Vec::new();
-        r.layout.stripe_lpns(c.row, c.group, &mut lpns);
-        let parity = r.red_lpn(r.layout.parity_index(c.row, c.group));
+        r.map.layout.stripe_lpns(c.row, c.group, &mut lpns);
+        let parity = r.map.red_lpn(r.map.layout.parity_index(c.row, c.group));
         let mut planes: Vec<(PlaneId, u64)> = Vec::new();
         for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
             let plane = self.raid_static_plane(l);

@@ -2,6 +2,7 @@
 //! one at a time per stripe behind the stripe lock.
 
 use super::{Captured, JobKind, StripeJob, StripeWrite};
+use crate::placement::{PageToPlace, Role};
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
@@ -33,7 +34,7 @@ impl Simulation {
     fn raid_stripe_write(&mut self, id: ReqId, ws: &[StripeWrite], txns: &mut Vec<TxnId>) {
         let stripe = ws[0].stripe;
         let r = self.raid();
-        let groups = u64::from(r.layout.groups());
+        let groups = u64::from(r.map.layout.groups());
         let (row, group) = (stripe / groups, (stripe % groups) as u32);
         let buffered = r.buffer_new_writes
             && (r.buffers.contains_key(&stripe)
@@ -43,7 +44,7 @@ impl Simulation {
             return;
         }
         // An update: capture old versions of the written pages and the other pages now.
-        let d = self.raid().layout.group_size();
+        let d = self.raid().map.layout.group_size();
         let mut written: u64 = 0;
         let mut known = 0u64;
         let mut old_w = self.raid_mut().new_capture();
@@ -65,12 +66,12 @@ impl Simulation {
             }
         }
         let mut others = self.raid_mut().new_capture();
-        let parity_pos = self.raid().layout.parity(row, group).map(|c| c.pos);
+        let parity_pos = self.raid().map.layout.parity(row, group).map(|c| c.pos);
         for pos in 0..d {
             if Some(pos) == parity_pos || written & (1 << pos) != 0 {
                 continue;
             }
-            if let Some(x) = self.raid().layout.lpn_at(row, group, pos) {
+            if let Some(x) = self.raid().map.layout.lpn_at(row, group, pos) {
                 self.capture(Lpn(x as u32), &mut others);
             }
         }
@@ -105,7 +106,13 @@ impl Simulation {
         let parity_dead = self
             .parity_ppn(row, group)
             .is_some_and(|p| self.on_dead_chip(p));
-        let rmw_ok = !dead(&old_w) && !old_w.lost && !parity_dead;
+        // RMW needs a parity that covers the stripe's data. A stripe with data but no
+        // parity page and no job in flight (whose parity is yet to land) lost its parity
+        // (never written because its chip was dead): only RCW can rebuild it.
+        let parity_missing = !parity_mapped
+            && old_w.found + others.found > 0
+            && !self.raid().locks.contains_key(&stripe);
+        let rmw_ok = !dead(&old_w) && !old_w.lost && !parity_dead && !parity_missing;
         let rcw_ok = !dead(&others) && !others.lost;
         // No page outside the write to read: a full-group write (RCW reading nothing).
         let rcw_better =
@@ -165,13 +172,16 @@ impl Simulation {
             } else {
                 into.reads.push(p);
             }
+        } else {
+            return; // never written: contributes nothing
         }
+        into.found += 1;
     }
 
     /// Places one data page of a RAID-4/5 write, or parks it with its content held.
     pub(super) fn raid_place_data(&mut self, id: ReqId, w: &StripeWrite, txns: &mut Vec<TxnId>) {
-        let home = self.chunk_plane(&w.chunk);
-        let plane = self.dgc_place(w.lpn, home);
+        let page = PageToPlace::new(w.lpn, w.token, Role::Data).with_chunk(w.chunk);
+        let plane = self.place(page);
         self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
     }
 
@@ -179,11 +189,11 @@ impl Simulation {
     /// with waiting pages cannot reconstruct.
     pub(in crate::sim) fn raid_note_held(&mut self, lpn: Lpn, held: bool) {
         let Some(r) = self.raid.as_mut() else { return };
-        if u64::from(lpn.0) >= r.host_pages || !r.level.has_parity() {
+        if u64::from(lpn.0) >= r.map.host_pages || !r.map.level.has_parity() {
             return;
         }
-        let c = r.layout.locate(u64::from(lpn.0));
-        let stripe = r.stripe_of(&c);
+        let c = r.map.layout.locate(u64::from(lpn.0));
+        let stripe = r.map.stripe_of(&c);
         if held {
             *r.parked_stripes.entry(stripe).or_default() += 1;
         } else {
@@ -202,7 +212,7 @@ impl Simulation {
     /// chip, or known only through redundancy) as lost.
     pub(super) fn mark_stripe_losses(&mut self, row: u64, group: u32) {
         let mut lpns = Vec::new();
-        self.raid().layout.stripe_lpns(row, group, &mut lpns);
+        self.raid().map.layout.stripe_lpns(row, group, &mut lpns);
         for x in lpns {
             let l = Lpn(x as u32);
             let gone = self.redundant_only.contains(&l.0)
@@ -217,8 +227,8 @@ impl Simulation {
     /// The current page of the parity of stripe (row, group).
     pub(super) fn parity_ppn(&self, row: u64, group: u32) -> Option<Ppn> {
         let r = self.raid();
-        let i = r.layout.parity_index(row, group);
-        self.ftl.lookup(r.red_lpn(i))
+        let i = r.map.layout.parity_index(row, group);
+        self.ftl.lookup(r.map.red_lpn(i))
     }
 
     /// Queues job `j` behind the stripe's running job, or starts it.
@@ -272,11 +282,12 @@ impl Simulation {
         };
         let r = self.raid();
         let chunk = r
+            .map
             .layout
             .parity(row, group)
             .expect("RAID-4/5 stripes have parity");
-        let plity = r.red_lpn(r.layout.parity_index(row, group));
-        let plane = self.chunk_plane(&chunk);
+        let plity = r.map.red_lpn(r.map.layout.parity_index(row, group));
+        let plane = self.place(PageToPlace::new(plity, token, Role::Parity).with_chunk(chunk));
         if self.plane_dead(plane) {
             // The parity member is dead (and has no spare): the stripe stays degraded.
             self.finish_job(j, 0, 0);

@@ -25,16 +25,16 @@
 
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
+use crate::layout::RaidMap;
 use rustc_hash::FxHashMap as HashMap;
-use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
-use ssdlab_raid::{ChipChoice, Chunk, Domain, RaidLayout, RaidLevel};
+use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
+use ssdlab_raid::{Chunk, Domain, RaidLayout, RaidLevel};
 use std::collections::VecDeque;
 
 mod audit;
 mod buffer;
 mod fix;
 mod job;
-mod layout;
 mod recon;
 
 pub(crate) use recon::Plans;
@@ -56,6 +56,8 @@ pub(crate) struct Captured {
     pub known: u64,
     /// A captured page's content exists only through redundancy: this plan cannot run.
     pub lost: bool,
+    /// Page versions captured (read, held or lost): zero when none of the pages exists.
+    pub found: u32,
 }
 
 /// One parity update of one stripe.
@@ -107,11 +109,8 @@ pub(crate) struct ReconJob {
 
 /// RAID state of a run.
 pub(crate) struct RaidState {
-    pub layout: RaidLayout,
-    pub level: RaidLevel,
-    pub domain: Domain,
-    pub chip_choice: ChipChoice,
-    pub host_pages: u64,
+    /// The layout and the chip behind each member.
+    pub map: RaidMap,
     pub buffer_new_writes: bool,
     pub force_reconstruct: bool,
     pub prefer_rcw: bool,
@@ -120,8 +119,6 @@ pub(crate) struct RaidState {
     pub buffers: HashMap<u64, usize>,
     pub buffer_slots: Vec<GroupBuffer>,
     pub buffer_free: Vec<usize>,
-    /// The chip behind each member (chip domain); a failed member is remapped to a spare.
-    pub member_chip: Vec<u32>,
     /// Parked data pages per stripe (such a stripe cannot reconstruct).
     pub parked_stripes: HashMap<u64, u32>,
     /// Stripe locks: the job running on each locked stripe.
@@ -153,32 +150,6 @@ pub(crate) struct RaidCounters {
 }
 
 impl RaidState {
-    /// The FTL LPN of redundancy index `i`.
-    #[inline]
-    pub fn red_lpn(&self, i: u64) -> Lpn {
-        Lpn((self.host_pages + i) as u32)
-    }
-
-    /// Rows of the layout.
-    pub fn rows(&self) -> u64 {
-        self.host_pages / u64::from(self.layout.data_per_row())
-    }
-
-    /// RAID-1: the FTL LPN and chunk of host LPN `lpn`'s mirror.
-    pub fn mirror_of(&self, lpn: Lpn) -> Option<(Lpn, Chunk)> {
-        if self.level != RaidLevel::Raid1 {
-            return None;
-        }
-        let x = u64::from(lpn.0);
-        Some((self.red_lpn(x), self.layout.mirror(x)?))
-    }
-
-    /// The stripe key (= parity index) of a chunk.
-    #[inline]
-    pub fn stripe_of(&self, c: &Chunk) -> u64 {
-        self.layout.parity_index(c.row, c.group)
-    }
-
     /// An empty page list from the pool.
     pub fn take_vec(&mut self) -> Vec<Ppn> {
         self.vec_pool.pop().unwrap_or_default()
@@ -198,6 +169,7 @@ impl RaidState {
             reads: self.take_vec(),
             known: 0,
             lost: false,
+            found: 0,
         }
     }
 
@@ -224,19 +196,6 @@ impl Simulation {
     #[inline]
     fn raid_mut(&mut self) -> &mut RaidState {
         self.raid.as_mut().expect("RAID is configured")
-    }
-
-    /// The plane that holds `chunk`. Channel domain with dynamic chip choice (CR5's
-    /// semi-dynamic allocation) takes the least-loaded chip of the channel when `load`
-    /// is given, else the static way.
-    pub(in crate::sim) fn chunk_plane(&self, c: &Chunk) -> PlaneId {
-        self.raid()
-            .plane(&self.geom, c, Some((&self.queues.load, &self.ftl)))
-    }
-
-    /// The plane of FTL LPN `lpn` (host or redundancy) under the static layout.
-    pub(in crate::sim) fn raid_static_plane(&self, lpn: Lpn) -> PlaneId {
-        self.raid().static_plane(&self.geom, lpn)
     }
 }
 
@@ -334,10 +293,14 @@ impl RaidState {
             ));
         }
         let state = RaidState {
-            level: rc.level,
-            domain: rc.domain,
-            chip_choice: rc.chip_in_channel,
-            host_pages,
+            map: RaidMap {
+                level: rc.level,
+                domain: rc.domain,
+                chip_choice: rc.chip_in_channel,
+                host_pages,
+                member_chip: (0..members).collect(),
+                layout,
+            },
             buffer_new_writes: rc.buffer_new_writes,
             force_reconstruct: rc.force_reconstruct_reads,
             prefer_rcw: rc.update == ssdlab_raid::UpdateRule::Rcw,
@@ -346,7 +309,6 @@ impl RaidState {
             buffer_slots: Vec::new(),
             buffer_free: Vec::new(),
             parked_stripes: HashMap::default(),
-            member_chip: (0..members).collect(),
             locks: HashMap::default(),
             lock_waiters: HashMap::default(),
             jobs: Vec::new(),
@@ -355,7 +317,6 @@ impl RaidState {
             recon_free: Vec::new(),
             counters: RaidCounters::default(),
             vec_pool: Vec::new(),
-            layout,
         };
         Ok(Some((state, (host_pages + redundancy) as u32)))
     }

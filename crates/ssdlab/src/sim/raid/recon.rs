@@ -47,39 +47,39 @@ impl Simulation {
                 None => true, // never written: contributes nothing
             }
         };
-        let ok = match r.level {
-            RaidLevel::Raid1 if x >= r.host_pages => {
+        let ok = match r.map.level {
+            RaidLevel::Raid1 if x >= r.map.host_pages => {
                 // A mirror page is its primary.
-                take(Lpn((x - r.host_pages) as u32), out) && !out.is_empty()
+                take(Lpn((x - r.map.host_pages) as u32), out) && !out.is_empty()
             }
             RaidLevel::Raid1 => {
                 let primary_dead = self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p));
                 let other = if primary_dead || self.redundant_only.contains(&lpn.0) {
-                    r.mirror_of(lpn).map(|(m, _)| m)
+                    r.map.mirror_of(lpn).map(|(m, _)| m)
                 } else {
                     Some(lpn)
                 };
                 other.is_some_and(|o| take(o, out)) && !out.is_empty()
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let groups = u64::from(r.layout.groups());
-                let (row, group, pos) = if x >= r.host_pages {
-                    let i = x - r.host_pages;
+                let groups = u64::from(r.map.layout.groups());
+                let (row, group, pos) = if x >= r.map.host_pages {
+                    let i = x - r.map.host_pages;
                     (i / groups, (i % groups) as u32, None)
                 } else {
-                    let c = r.layout.locate(x);
+                    let c = r.map.layout.locate(x);
                     (c.row, c.group, Some(c.pos))
                 };
                 let mut ok = true;
-                for q in 0..r.layout.group_size() {
+                for q in 0..r.map.layout.group_size() {
                     if Some(q) == pos {
                         continue;
                     }
-                    let l = match r.layout.lpn_at(row, group, q) {
+                    let l = match r.map.layout.lpn_at(row, group, q) {
                         Some(y) => Lpn(y as u32),
                         None if pos.is_some() => {
                             // The parity is needed to rebuild a data page.
-                            let plity = r.red_lpn(r.layout.parity_index(row, group));
+                            let plity = r.map.red_lpn(r.map.layout.parity_index(row, group));
                             if self.ftl.lookup(plity).is_none() {
                                 ok = false;
                                 break;
@@ -106,14 +106,14 @@ impl Simulation {
     /// True while `lpn`'s stripe has a parity update, open buffer or held page.
     pub(in crate::sim) fn raid_stripe_busy(&self, lpn: Lpn) -> bool {
         let r = self.raid();
-        if !r.level.has_parity() {
+        if !r.map.level.has_parity() {
             return false;
         }
         let x = u64::from(lpn.0);
-        let stripe = if x >= r.host_pages {
-            x - r.host_pages
+        let stripe = if x >= r.map.host_pages {
+            x - r.map.host_pages
         } else {
-            r.stripe_of(&r.layout.locate(x))
+            r.map.stripe_of(&r.map.layout.locate(x))
         };
         r.locks.contains_key(&stripe)
             || r.buffers.contains_key(&stripe)
@@ -123,18 +123,21 @@ impl Simulation {
     /// The FTL LPN stored at member `member` in row `row` (data, parity or mirror).
     pub(in crate::sim) fn raid_lpn_of_member(&self, row: u64, member: u32) -> Option<Lpn> {
         let r = self.raid();
-        let (group, pos) = (r.layout.group_of(member), r.layout.pos_in_group(member));
-        if let Some(x) = r.layout.lpn_at(row, group, pos) {
-            return (x < r.host_pages).then_some(Lpn(x as u32));
+        let (group, pos) = (
+            r.map.layout.group_of(member),
+            r.map.layout.pos_in_group(member),
+        );
+        if let Some(x) = r.map.layout.lpn_at(row, group, pos) {
+            return (x < r.map.host_pages).then_some(Lpn(x as u32));
         }
-        match r.level {
+        match r.map.level {
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                Some(r.red_lpn(r.layout.parity_index(row, group)))
+                Some(r.map.red_lpn(r.map.layout.parity_index(row, group)))
             }
             RaidLevel::Raid1 => {
-                let half = r.layout.group_size() / 2;
-                let primary = r.layout.lpn_at(row, group, pos.checked_sub(half)?)?;
-                (primary < r.host_pages).then(|| r.red_lpn(primary))
+                let half = r.map.layout.group_size() / 2;
+                let primary = r.map.layout.lpn_at(row, group, pos.checked_sub(half)?)?;
+                (primary < r.map.host_pages).then(|| r.map.red_lpn(primary))
             }
             RaidLevel::Raid0 | RaidLevel::None => None,
         }
@@ -198,7 +201,7 @@ impl Simulation {
 
     /// RAID-1 read: the copy whose chip has less outstanding work (ties: the primary).
     pub(in crate::sim) fn pick_mirror_copy(&mut self, lpn: Lpn, primary: Ppn) -> Ppn {
-        let Some((mlpn, _)) = self.raid().mirror_of(lpn) else {
+        let Some((mlpn, _)) = self.raid().map.mirror_of(lpn) else {
             return primary;
         };
         if self.held.contains_key(&mlpn.0) {
@@ -250,7 +253,7 @@ impl Simulation {
 /// The read plans the controller can execute now, as the scheduler sees them.
 pub(crate) struct Plans<'a> {
     pub raid: Option<&'a RaidState>,
-    pub dead: &'a crate::sim::fail::FailState,
+    pub dead: &'a crate::device::DeadChips,
     pub ftl: &'a ssdlab_ftl::Ftl,
     pub txns: &'a crate::sim::txn::TxnSlab,
     pub geom: &'a Geometry,
@@ -261,26 +264,26 @@ impl crate::sched::PlanOracle for Plans<'_> {
         chips.clear();
         let Some(r) = self.raid else { return false };
         let txn = &self.txns[t];
-        if txn.reason != TxnReason::HostRead || !r.level.has_parity() {
+        if txn.reason != TxnReason::HostRead || !r.map.level.has_parity() {
             return false;
         }
-        let c = r.layout.locate(u64::from(txn.lpn.0));
-        let stripe = r.stripe_of(&c);
+        let c = r.map.layout.locate(u64::from(txn.lpn.0));
+        let stripe = r.map.stripe_of(&c);
         if r.locks.contains_key(&stripe)
             || r.buffers.contains_key(&stripe)
             || r.parked_stripes.contains_key(&stripe)
         {
             return false;
         }
-        let parity = self.ftl.lookup(r.red_lpn(stripe));
+        let parity = self.ftl.lookup(r.map.red_lpn(stripe));
         if parity.is_none() {
             return false;
         }
-        for pos in 0..r.layout.group_size() {
+        for pos in 0..r.map.layout.group_size() {
             if pos == c.pos {
                 continue;
             }
-            let ppn = match r.layout.lpn_at(c.row, c.group, pos) {
+            let ppn = match r.map.layout.lpn_at(c.row, c.group, pos) {
                 Some(x) => self.ftl.lookup(Lpn(x as u32)),
                 None => parity,
             };

@@ -1,0 +1,124 @@
+//! What the controller's policies may see of the device: the read-only [`DeviceView`]
+//! that placement and read-plan choice decide from, and the state it is made of that
+//! no single policy owns ([`DeadChips`], each plane's [`GcJob`]).
+//!
+//! A view borrows; it is built at the call and never stored, so a policy cannot keep a
+//! stale picture of the device.
+
+use crate::layout::RaidMap;
+use crate::sched::Queues;
+use ssdlab_ftl::Ftl;
+use ssdlab_nand::{BlockId, ChipId, Geometry, PlaneId, Ppn};
+
+/// Which chips have failed (ARCHITECTURE §6: failure injection).
+#[derive(Clone, Debug, Default)]
+pub struct DeadChips {
+    dead: Vec<bool>,
+    any: bool,
+}
+
+impl DeadChips {
+    /// No chip of `chips` is dead.
+    pub fn new(chips: u32) -> Self {
+        DeadChips {
+            dead: vec![false; chips as usize],
+            any: false,
+        }
+    }
+
+    /// Marks `chip` dead; false if it already was.
+    pub fn mark(&mut self, chip: ChipId) -> bool {
+        let was = std::mem::replace(&mut self.dead[chip.idx()], true);
+        self.any = true;
+        !was
+    }
+
+    /// True once any chip has died.
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.any
+    }
+
+    /// True if `chip` is dead.
+    #[inline]
+    pub fn is_dead(&self, chip: ChipId) -> bool {
+        self.any && self.dead[chip.idx()]
+    }
+
+    /// True if `plane` belongs to a dead chip.
+    #[inline]
+    pub fn plane_dead(&self, g: &Geometry, plane: PlaneId) -> bool {
+        self.any && self.dead[g.chip_of_die(g.die_of_plane(plane)).idx()]
+    }
+
+    /// True if page `ppn` sits on a dead chip.
+    #[inline]
+    pub fn page_dead(&self, g: &Geometry, ppn: Ppn) -> bool {
+        self.any && self.dead[g.chip_of_page(ppn).idx()]
+    }
+}
+
+/// The GC job of one plane.
+#[derive(Clone, Copy, Debug)]
+pub struct GcJob {
+    /// The victim, or `u32::MAX` when the plane has no job.
+    pub block: BlockId,
+    /// Moves not yet finished.
+    pub moves_left: u32,
+    /// The erase transaction is in flight.
+    pub erasing: bool,
+}
+
+impl GcJob {
+    /// No job.
+    pub fn none() -> Self {
+        GcJob {
+            block: BlockId(u32::MAX),
+            moves_left: 0,
+            erasing: false,
+        }
+    }
+
+    /// True while the plane is collecting.
+    pub fn active(&self) -> bool {
+        self.block.0 != u32::MAX
+    }
+}
+
+/// A read-only view of the device at one instant.
+#[derive(Clone, Copy)]
+pub struct DeviceView<'a> {
+    /// The device shape.
+    pub geom: &'a Geometry,
+    /// Mapping, free pages per plane, pages before the GC threshold.
+    pub ftl: &'a Ftl,
+    /// Chip queues, outstanding work per chip, queued reads and programs per chip.
+    pub queues: &'a Queues,
+    /// Failed chips.
+    pub dead: &'a DeadChips,
+    /// Each plane's GC job.
+    pub gc: &'a [GcJob],
+    /// The RAID map, when the device runs RAID.
+    pub raid: Option<&'a RaidMap>,
+}
+
+impl DeviceView<'_> {
+    /// Outstanding transactions of `chip` (queued, running, or held by the scheduler).
+    #[inline]
+    pub fn load(&self, chip: ChipId) -> u32 {
+        self.queues.load[chip.idx()]
+    }
+
+    /// True if `plane` is collecting now.
+    #[inline]
+    pub fn collecting(&self, plane: PlaneId) -> bool {
+        self.gc[plane.idx()].active()
+    }
+
+    /// True if a page can be programmed in `plane` now: its chip is alive and it has a
+    /// free page.
+    #[inline]
+    pub fn writable(&self, plane: PlaneId) -> bool {
+        !self.dead.plane_dead(self.geom, plane) && self.ftl.free_pages_in_plane(plane) > 0
+    }
+}

@@ -1,0 +1,108 @@
+//! Placement: the one decision of where a page the controller writes goes
+//! (ARCHITECTURE §2, §5, §6).
+//!
+//! ```text
+//!  host data ─┐                      ┌─► static order / dynamic (round-robin, least-busy)
+//!  mirror     │                      │   or the RAID layout (chip | channel domain,
+//!  parity     ├─► Placement::place ──┤   in-channel chip choice)
+//!  rebuild    │   (PageToPlace,      │
+//!  materialize│    DeviceView)       └─► the simulator wraps data pages with DGC's
+//!  degraded ──┘                          redirection when `dgc.enabled`
+//! ```
+//!
+//! Every page the controller programs gets its plane here, from a [`PageToPlace`] (the
+//! logical page, its content token, its [`Role`], its RAID chunk) and a read-only
+//! [`DeviceView`] (outstanding work per chip, queued reads, dead chips, free pages per
+//! plane, each plane's GC, the RAID map). The FTL then takes the next free page of that
+//! plane. Preconditioning asks [`PlacementPolicy::fill_plane`] (it runs before any device
+//! state exists). GC moves are not placement decisions: a move stays in its victim's plane
+//! (§5), so a static LPN→chip map survives GC.
+//!
+//! A policy is a [`PlacementPolicy`] that owns its state. Adding one is a new file
+//! with the policy and one line in [`build`] naming the configuration that selects it.
+
+mod order;
+mod raid;
+
+pub use order::{LeastBusy, RoundRobin, StaticOrder};
+pub use raid::RaidLayoutPolicy;
+
+use crate::config::SimConfig;
+use crate::device::DeviceView;
+use crate::layout::RaidMap;
+use ssdlab_ftl::{Allocation, DynamicPolicy};
+use ssdlab_nand::{Geometry, Lpn, PlaneId};
+use ssdlab_raid::{Chunk, RaidLevel};
+
+/// Why a page is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A host page.
+    Data,
+    /// RAID-1 copy of a host page.
+    Mirror,
+    /// RAID-4/5 parity of a stripe.
+    Parity,
+    /// A page rewritten from redundancy onto a spare.
+    Rebuild,
+    /// A never-written page a read asks for, written in zero time.
+    Materialize,
+    /// A write whose page lives on a dead chip: recorded, not programmed.
+    Degraded,
+}
+
+/// One page to place.
+#[derive(Clone, Copy, Debug)]
+pub struct PageToPlace {
+    /// The FTL's logical page (host LPN, or a redundancy page's LPN under RAID).
+    pub lpn: Lpn,
+    /// Its content token.
+    pub token: u64,
+    /// Why it is written.
+    pub role: Role,
+    /// Its RAID chunk when the caller located it already (else the policy does).
+    pub chunk: Option<Chunk>,
+}
+
+impl PageToPlace {
+    /// A page of `role` with no chunk located yet.
+    pub fn new(lpn: Lpn, token: u64, role: Role) -> Self {
+        PageToPlace {
+            lpn,
+            token,
+            role,
+            chunk: None,
+        }
+    }
+
+    /// The same page with its RAID chunk.
+    pub fn with_chunk(mut self, chunk: Chunk) -> Self {
+        self.chunk = Some(chunk);
+        self
+    }
+}
+
+/// A placement policy with its state.
+pub trait PlacementPolicy: Send {
+    /// The policy's name.
+    fn name(&self) -> &'static str;
+    /// The plane for `page`, seen against `view`.
+    fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId;
+    /// Where zero-time preconditioning lays FTL page `lpn` out (data, and under RAID its
+    /// redundancy), before the run: no device state exists yet.
+    fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId;
+}
+
+/// The policy the configuration selects: the RAID layout when RAID is on, else the
+/// FTL's allocation.
+pub fn build(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
+    if cfg.raid.level != RaidLevel::None {
+        return Box::new(RaidLayoutPolicy);
+    }
+    let order = cfg.ftl.static_order;
+    match (cfg.ftl.allocation, cfg.ftl.dynamic_policy) {
+        (Allocation::Static, _) => Box::new(StaticOrder::new(order)),
+        (Allocation::Dynamic, DynamicPolicy::RoundRobin) => Box::new(RoundRobin::new(order)),
+        (Allocation::Dynamic, DynamicPolicy::LeastBusy) => Box::new(LeastBusy::new(order)),
+    }
+}
