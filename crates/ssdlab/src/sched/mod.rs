@@ -13,75 +13,24 @@
 mod brr;
 mod fifo;
 mod piq;
+mod queues;
 
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
+pub use queues::{BusStatus, Queues};
 
 use crate::config::{SchedulerConfig, SchedulerKind};
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
-use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming};
-use std::collections::VecDeque;
+use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
-/// The per-chip queues and load counters the simulator shares with the policy.
-pub struct Queues {
-    /// Transactions admitted to each chip's queue, waiting for a die.
-    pub chip: Vec<VecDeque<TxnId>>,
-    /// Capacity of each chip queue.
-    pub depth: usize,
-    /// Transactions per chip that are queued, running, or held by the policy.
-    pub load: Vec<u32>,
-    /// Whether each die is executing an operation.
-    pub die_busy: Vec<bool>,
-    /// Chips whose queue received work since the simulator last looked.
-    pub touched: Vec<ChipId>,
-    /// Membership flags of `touched`.
-    pub is_touched: Vec<bool>,
-    /// Reads and programs waiting in each chip's queue (for expected-wait estimates).
-    pub queued_reads: Vec<u32>,
-    /// Programs waiting in each chip's queue.
-    pub queued_writes: Vec<u32>,
-    /// Host reads a policy chose to serve by reconstruction (see [`SchedCtx::redirect`]).
-    pub redirected: Vec<TxnId>,
-}
-
-impl Queues {
-    /// Empty queues for `geom`.
-    pub fn new(geom: &Geometry, depth: u32) -> Self {
-        let chips = geom.chips() as usize;
-        Queues {
-            chip: (0..chips)
-                .map(|_| VecDeque::with_capacity(depth as usize))
-                .collect(),
-            depth: depth as usize,
-            load: vec![0; chips],
-            die_busy: vec![false; geom.dies() as usize],
-            touched: Vec::with_capacity(chips),
-            is_touched: vec![false; chips],
-            queued_reads: vec![0; chips],
-            queued_writes: vec![0; chips],
-            redirected: Vec::new(),
-        }
-    }
-
-    /// True if `chip`'s queue has room.
-    #[inline]
-    pub fn has_room(&self, chip: ChipId) -> bool {
-        self.chip[chip.idx()].len() < self.depth
-    }
-
-    /// True if `chip` has nothing queued or running.
-    #[inline]
-    pub fn chip_idle(&self, chip: ChipId, geom: &Geometry) -> bool {
-        self.chip[chip.idx()].is_empty()
-            && (0..geom.dies_per_chip).all(|n| !self.die_busy[geom.die_of_chip(chip, n).idx()])
-    }
-}
-
-/// What a policy sees and may change.
+/// What a policy sees and may change: the chip queues (through [`SchedCtx::push`] and
+/// the `take_*` methods, which keep the counters right) and, read-only, the counts of
+/// queued work per die and chip and each channel bus ([`SchedCtx::queued_for_die`],
+/// [`SchedCtx::bus`]).
 pub struct SchedCtx<'a> {
     /// All transactions.
     pub txns: &'a TxnSlab,
-    /// Chip queues and loads.
+    /// Chip queues, loads, per-die counts and channel buses.
     pub queues: &'a mut Queues,
     /// The device shape.
     pub geom: &'a Geometry,
@@ -118,7 +67,7 @@ impl SchedCtx<'_> {
     /// Removes and returns the transaction at `pos` in `chip`'s queue (for policies
     /// that choose what a die serves next themselves).
     pub fn take_at(&mut self, chip: ChipId, pos: usize) -> Option<TxnId> {
-        self.queues.chip[chip.idx()].remove(pos)
+        self.queues.remove(chip, pos, self.txns)
     }
 
     /// BRR's expected waiting time of `chip`: `t_read × queued reads + t_prog × queued
@@ -134,17 +83,29 @@ impl SchedCtx<'_> {
         self.geom.chip_of_die(self.txns[t].die)
     }
 
+    /// The channel whose bus `t`'s page crosses.
+    #[inline]
+    pub fn channel_of(&self, t: TxnId) -> ChannelId {
+        self.geom.channel_of_chip(self.chip_of(t))
+    }
+
+    /// Transactions waiting for `die` in its chip's queue (O(1)).
+    #[inline]
+    pub fn queued_for_die(&self, die: DieId) -> u32 {
+        self.queues.queued_for_die(die)
+    }
+
+    /// Channel `ch`'s bus now: busy or free, and how many transfers wait for it (O(1)).
+    #[inline]
+    pub fn bus(&self, ch: ChannelId) -> BusStatus {
+        self.queues.bus(ch)
+    }
+
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
     #[inline]
     pub fn push(&mut self, t: TxnId) {
         let chip = self.chip_of(t);
-        debug_assert!(self.queues.has_room(chip));
-        self.queues.chip[chip.idx()].push_back(t);
-        match self.txns[t].op {
-            FlashOp::Read => self.queues.queued_reads[chip.idx()] += 1,
-            FlashOp::Program => self.queues.queued_writes[chip.idx()] += 1,
-            FlashOp::Erase => {}
-        }
+        self.queues.push_back(chip, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
         if !self.queues.is_touched[chip.idx()] {
@@ -160,16 +121,23 @@ impl SchedCtx<'_> {
     pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
         group.clear();
         let chip = self.geom.chip_of_die(die);
-        let q = &mut self.queues.chip[chip.idx()];
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
-            group.extend(q.pop_front());
+            group.extend(self.queues.remove(chip, 0, self.txns));
             return;
         }
-        let Some(pos) = q.iter().position(|&t| self.txns[t].die == die) else {
+        if self.queues.queued_for_die(die) == 0 {
             return;
-        };
-        let head = q.remove(pos).expect("position is in range");
+        }
+        let q = &self.queues.chip[chip.idx()];
+        let pos = q
+            .iter()
+            .position(|&t| self.txns[t].die == die)
+            .expect("a die with queued work has a transaction in its chip queue");
+        let head = self
+            .queues
+            .remove(chip, pos, self.txns)
+            .expect("position is in range");
         group.push(head);
         let h = self.txns[head];
         if !multi_plane || h.op == FlashOp::Erase || self.geom.planes_per_die == 1 {
@@ -178,8 +146,10 @@ impl SchedCtx<'_> {
         let offset = self.geom.page_in_block(h.ppn);
         let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
         let mut i = pos;
-        while i < q.len() && group.len() < self.geom.planes_per_die as usize {
-            let t = self.txns[q[i]];
+        while i < self.queues.chip[chip.idx()].len()
+            && group.len() < self.geom.planes_per_die as usize
+        {
+            let t = self.txns[self.queues.chip[chip.idx()][i]];
             let plane_bit = 1u64 << (self.geom.plane_of_page(t.ppn).0 % 64);
             if t.die == die
                 && t.op == h.op
@@ -187,7 +157,8 @@ impl SchedCtx<'_> {
                 && planes_used & plane_bit == 0
             {
                 planes_used |= plane_bit;
-                group.push(q.remove(i).expect("index is in range"));
+                let taken = self.queues.remove(chip, i, self.txns);
+                group.push(taken.expect("index is in range"));
             } else {
                 i += 1;
             }
