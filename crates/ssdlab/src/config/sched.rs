@@ -1,38 +1,9 @@
-//! `[scheduler]`: which I/O scheduler, and its queues.
+//! `[scheduler]`: which I/O scheduler, and its queues. The scheduler names
+//! ([`SchedulerKind`]) are derived from the list of policies in [`crate::sched`].
 
 use serde::{Deserialize, Serialize};
 
-/// Scheduler names accepted by `scheduler.name` and `--scheduler`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SchedulerKind {
-    /// Requests in strict arrival order; a request's sub-requests start together once
-    /// every chip it needs is free (BRR paper, Sync_FIFO).
-    SyncFifo,
-    /// Every sub-request goes straight to its chip's FIFO queue (BRR paper, Async_FIFO).
-    AsyncFifo,
-    /// Parallel Issue Queuing, asynchronous: batches of requests without chip conflicts,
-    /// read and write batch lists (BRR paper §II-D, Algorithm 1).
-    Piq,
-    /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
-    /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
-    Brr,
-}
-
-impl SchedulerKind {
-    /// The names `--scheduler` accepts.
-    pub const NAMES: &'static [&'static str] = &["sync-fifo", "async-fifo", "piq", "brr"];
-
-    /// The config name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SchedulerKind::SyncFifo => "sync-fifo",
-            SchedulerKind::AsyncFifo => "async-fifo",
-            SchedulerKind::Piq => "piq",
-            SchedulerKind::Brr => "brr",
-        }
-    }
-}
+pub use crate::sched::SchedulerKind;
 
 /// Scheduler selection and its queues.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -35,10 +35,16 @@
 //!   the reconstruction's member reads come back through `submit_background` and go
 //!   straight to their chip queues.
 
-use super::SchedCtx;
+use super::{Piq, SchedCtx};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::TxnId;
-use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
+use ssdlab_nand::{ChipId, FlashOp, Geometry, NandTiming, TxnReason};
 use std::collections::VecDeque;
+
+/// BRR as `cfg` describes it: PIQ with Algorithm 2, latencies from `timing`.
+pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Piq {
+    Piq::new(geom, cfg, Some(Brr::new(timing, geom.page_size_bytes)))
+}
 
 /// A transaction the batch lists hold for one chip, in dispatch order.
 #[derive(Clone, Copy, Debug)]

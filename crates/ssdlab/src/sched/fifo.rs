@@ -9,8 +9,9 @@
 //!   overtakes the program of a page it is about to move.
 
 use super::{chips_of, IoScheduler, SchedCtx};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, NONE};
-use ssdlab_nand::{ChipId, DieId, Geometry};
+use ssdlab_nand::{ChipId, DieId, Geometry, NandTiming};
 use std::collections::VecDeque;
 
 /// Per-chip FIFO queues; overflow beyond the chip queue depth waits in arrival order.
@@ -28,6 +29,11 @@ impl AsyncFifo {
             held: 0,
             multi_plane,
         }
+    }
+
+    /// The policy `cfg` describes, for `geom`.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
+        AsyncFifo::new(geom, cfg.multi_plane)
     }
 
     fn enqueue(&mut self, t: TxnId, ctx: &mut SchedCtx) {
@@ -97,6 +103,11 @@ impl SyncFifo {
             chips: Vec::new(),
             head: Vec::new(),
         }
+    }
+
+    /// The policy `cfg` describes.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, _: &Geometry, _: &NandTiming) -> Self {
+        SyncFifo::new(cfg.multi_plane)
     }
 
     /// Releases head requests while every chip the head needs is idle.

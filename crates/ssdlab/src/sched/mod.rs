@@ -7,19 +7,21 @@
 //!
 //! A policy owns its pending state (requests or transactions not yet in a chip queue)
 //! and moves them into the per-chip queues through [`SchedCtx::push`]. The simulator
-//! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are chosen by name in
-//! one place, [`build`]; a new policy is one file plus one enum variant.
+//! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are registered in one
+//! list below, one line each, from which [`SchedulerKind`] (the `scheduler.name` values)
+//! and [`build`] are derived: a new policy is one file plus one line.
 
 mod brr;
 mod fifo;
 mod piq;
 mod queues;
+mod registry;
 
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
 
-use crate::config::{SchedulerConfig, SchedulerKind};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
@@ -166,8 +168,8 @@ impl SchedCtx<'_> {
     }
 }
 
-/// A scheduling policy.
-pub trait IoScheduler {
+/// A scheduling policy. `Send`, so that a simulation can run on another thread.
+pub trait IoScheduler: Send {
     /// The policy's name in reports.
     fn name(&self) -> &'static str;
     /// The transactions of one newly admitted host request (in page order).
@@ -186,18 +188,20 @@ pub trait IoScheduler {
     fn held(&self) -> usize;
 }
 
-/// Builds the policy named in `cfg` (BRR reads its latencies `L_r`, `L_w` from `timing`).
-pub fn build(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Box<dyn IoScheduler> {
-    match cfg.name {
-        SchedulerKind::SyncFifo => Box::new(SyncFifo::new(cfg.multi_plane)),
-        SchedulerKind::AsyncFifo => Box::new(AsyncFifo::new(geom, cfg.multi_plane)),
-        SchedulerKind::Piq => Box::new(Piq::new(geom, cfg, None)),
-        SchedulerKind::Brr => Box::new(Piq::new(
-            geom,
-            cfg,
-            Some(brr::Brr::new(timing, geom.page_size_bytes)),
-        )),
-    }
+// The schedulers, one line each: `Variant = "config-name" => constructor,` under the
+// variant's doc comment. The order is the order of `SchedulerKind::NAMES`.
+registry::schedulers! {
+    /// Requests in strict arrival order; a request's sub-requests start together once
+    /// every chip it needs is free (BRR paper, Sync_FIFO).
+    SyncFifo = "sync-fifo" => SyncFifo::from_config,
+    /// Every sub-request goes straight to its chip's FIFO queue (BRR paper, Async_FIFO).
+    AsyncFifo = "async-fifo" => AsyncFifo::from_config,
+    /// Parallel Issue Queuing, asynchronous: batches of requests without chip conflicts,
+    /// read and write batch lists (BRR paper §II-D, Algorithm 1).
+    Piq = "piq" => Piq::from_config,
+    /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
+    /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
+    Brr = "brr" => brr::from_config,
 }
 
 /// Chips a request touches, for policies that reason per request.

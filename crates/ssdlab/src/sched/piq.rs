@@ -34,7 +34,7 @@ use super::brr::{may_overtake_programs, Brr, HeldEntry, List, Running};
 use super::{chips_of, IoScheduler, SchedCtx};
 use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId};
-use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, TxnReason};
+use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
 use std::collections::VecDeque;
 
 /// One batch of non-conflicting requests: its target chips as a bit set.
@@ -107,6 +107,11 @@ impl Piq {
             running: vec![Running::default(); chips],
             brr,
         }
+    }
+
+    /// PIQ as `cfg` describes it, for `geom`.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
+        Piq::new(geom, cfg, None)
     }
 
     /// Algorithm 1: the sequence number of the batch `self.chips` joins in `list`.
