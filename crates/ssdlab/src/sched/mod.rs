@@ -16,6 +16,8 @@ mod fifo;
 mod piq;
 mod queues;
 mod registry;
+#[cfg(test)]
+mod testutil;
 
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
@@ -212,5 +214,191 @@ pub(crate) fn chips_of(txns: &[TxnId], ctx: &SchedCtx, out: &mut Vec<ChipId>) {
         if !out.contains(&c) {
             out.push(c);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::{geometry, Bench};
+    use crate::sim::txn::NONE;
+    use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason};
+
+    const READ: FlashOp = FlashOp::Read;
+    const PROGRAM: FlashOp = FlashOp::Program;
+
+    /// Pushes transactions `(op, die, plane, page)` of one chip, in order.
+    fn queue_of(b: &mut Bench, spec: &[(FlashOp, u32, u32, u32)]) -> Vec<u32> {
+        let ids: Vec<u32> = spec
+            .iter()
+            .map(|&(op, die, plane, page)| {
+                let reason = if op == READ {
+                    TxnReason::HostRead
+                } else {
+                    TxnReason::HostWrite
+                };
+                b.txn_at(op, reason, DieId(die), plane, page, NONE, 0)
+            })
+            .collect();
+        let mut ctx = b.ctx();
+        for &t in &ids {
+            ctx.push(t);
+        }
+        ids
+    }
+
+    #[test]
+    fn take_for_die_packs_same_op_same_offset_distinct_planes_of_one_die() {
+        let mut b = Bench::new(geometry(1, 1, 2, 4), 16);
+        let t = queue_of(
+            &mut b,
+            &[
+                (READ, 0, 0, 3),    // head
+                (READ, 1, 1, 3),    // another die
+                (READ, 0, 1, 3),    // joins
+                (READ, 0, 1, 3),    // plane 1 already in the group
+                (PROGRAM, 0, 2, 3), // another operation
+                (READ, 0, 3, 4),    // another page offset
+                (READ, 0, 2, 3),    // joins
+            ],
+        );
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 6);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0], t[2], t[6]]);
+        assert_eq!(b.queue(0), vec![t[1], t[3], t[4], t[5]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 3);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+        for &g in &group {
+            b.queues.txn_started(&b.txns[g]);
+        }
+        assert_eq!(b.queues.queued_reads[0], 3);
+        assert_eq!(b.queues.queued_writes[0], 1);
+        b.check();
+    }
+
+    #[test]
+    fn take_for_die_refuses_a_different_page_offset() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let t = queue_of(&mut b, &[(READ, 0, 0, 3), (READ, 0, 1, 4)]);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0]]);
+        assert_eq!(b.queue(0), vec![t[1]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 1);
+    }
+
+    #[test]
+    fn take_for_die_without_multi_plane_takes_the_first_for_that_die() {
+        let mut b = Bench::new(geometry(1, 1, 2, 2), 16);
+        let t = queue_of(&mut b, &[(READ, 1, 0, 3), (READ, 0, 0, 3), (READ, 0, 1, 3)]);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), false, &mut group);
+        assert_eq!(group, vec![t[1]]);
+        assert_eq!(b.queue(0), vec![t[0], t[2]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 1);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+    }
+
+    #[test]
+    fn take_for_die_never_packs_erases() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let erase = |b: &mut Bench, plane| {
+            b.txn_at(
+                FlashOp::Erase,
+                TxnReason::GcErase,
+                DieId(0),
+                plane,
+                0,
+                NONE,
+                0,
+            )
+        };
+        let (e0, e1) = (erase(&mut b, 0), erase(&mut b, 1));
+        b.ctx().push(e0);
+        b.ctx().push(e1);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![e0]);
+        assert_eq!(b.queue(0), vec![e1]);
+    }
+
+    #[test]
+    fn take_for_die_finds_nothing_for_a_die_with_nothing_queued() {
+        let mut b = Bench::new(geometry(1, 1, 2, 1), 16);
+        let t = queue_of(&mut b, &[(READ, 1, 0, 0)]);
+        let mut group = vec![t[0]];
+        b.ctx().take_for_die(DieId(0), false, &mut group);
+        assert!(group.is_empty());
+        assert_eq!(b.queue(0), t);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+    }
+
+    #[test]
+    fn per_die_counts_follow_push_take_at_and_start() {
+        let mut b = Bench::new(geometry(2, 1, 2, 1), 8);
+        let t = queue_of(
+            &mut b,
+            &[(READ, 0, 0, 0), (PROGRAM, 1, 0, 0), (READ, 1, 0, 1)],
+        );
+        let other_chip = queue_of(&mut b, &[(READ, 2, 0, 0)]);
+        assert_eq!(
+            [0, 1, 2, 3].map(|d| b.queues.queued_for_die(DieId(d))),
+            [1, 2, 1, 0]
+        );
+        assert_eq!(
+            (b.queues.queued_reads[0], b.queues.queued_writes[0]),
+            (2, 1)
+        );
+        b.check();
+        let taken = b.ctx().take_at(ChipId(0), 1);
+        assert_eq!(taken, Some(t[1]));
+        assert_eq!(b.ctx().queued_for_die(DieId(1)), 1);
+        assert_eq!(b.ctx().take_at(ChipId(0), 5), None);
+        // Taken but not started: the program still counts for the expected wait.
+        assert_eq!(b.queues.queued_writes[0], 1);
+        b.queues.txn_started(&b.txns[t[1]]);
+        assert_eq!(b.queues.queued_writes[0], 0);
+        assert_eq!(b.queue(0), vec![t[0], t[2]]);
+        assert_eq!(b.queue(1), other_chip);
+        b.check();
+    }
+
+    #[test]
+    #[should_panic(expected = "per-die counts of chip 0")]
+    fn check_invariants_catches_a_queue_changed_behind_the_counters() {
+        let mut b = Bench::new(geometry(1, 1, 1, 1), 8);
+        let t = queue_of(&mut b, &[(READ, 0, 0, 0)]);
+        b.queues.chip[0].push_back(t[0]);
+        b.check();
+    }
+
+    #[test]
+    fn bus_status_follows_the_back_end() {
+        let mut b = Bench::new(geometry(2, 2, 1, 1), 8);
+        let (c0, c1) = (ChannelId(0), ChannelId(1));
+        b.queues.bus_granted(c1);
+        b.queues.bus_wait_started(c1);
+        b.queues.bus_wait_started(c1);
+        let ctx = b.ctx();
+        assert!(ctx.bus(c1).busy);
+        assert_eq!(ctx.bus(c1).waiting, 2);
+        assert!(!ctx.bus(c0).busy);
+        assert_eq!(ctx.bus(c0).waiting, 0);
+        // The transfer ends and the first waiter takes the bus.
+        b.queues.bus_released(c1);
+        b.queues.bus_wait_ended(c1);
+        b.queues.bus_granted(c1);
+        assert!(b.queues.bus(c1).busy);
+        assert_eq!(b.queues.bus(c1).waiting, 1);
+        b.check();
+        b.queues.bus_released(c1);
+        b.queues.bus_wait_ended(c1);
+        b.queues.bus_granted(c1);
+        b.queues.bus_released(c1);
+        assert!(b.queues.buses().iter().all(|s| !s.busy && s.waiting == 0));
+        // A transaction of chip 3 crosses channel 1 (chips are numbered channel first).
+        let t = b.host_read(3, 0, 0);
+        assert_eq!(b.ctx().channel_of(t), c1);
     }
 }
