@@ -58,7 +58,7 @@ impl Batch {
     }
 }
 
-/// PIQ (and, with [`Brr`], BRR).
+/// PIQ (and, with Algorithm 2 attached, BRR).
 pub struct Piq {
     read_batches: Vec<Batch>,
     write_batches: Vec<Batch>,
