@@ -35,10 +35,16 @@
 //!   the reconstruction's member reads come back through `submit_background` and go
 //!   straight to their chip queues.
 
-use super::SchedCtx;
+use super::{Piq, SchedCtx};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::TxnId;
-use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
+use ssdlab_nand::{ChipId, FlashOp, Geometry, NandTiming, TxnReason};
 use std::collections::VecDeque;
+
+/// BRR as `cfg` describes it: PIQ with Algorithm 2, latencies from `timing`.
+pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Piq {
+    Piq::new(geom, cfg, Some(Brr::new(timing, geom.page_size_bytes)))
+}
 
 /// A transaction the batch lists hold for one chip, in dispatch order.
 #[derive(Clone, Copy, Debug)]
@@ -159,4 +165,123 @@ fn next_arrival_ns(
 /// reconstruction refuses pending pages), so it may overtake queued programs.
 pub(crate) fn may_overtake_programs(reason: TxnReason) -> bool {
     matches!(reason, TxnReason::HostRead | TxnReason::ReconstructRead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::testutil::{geometry, timing, Bench, FixedPlans};
+    use crate::sched::IoScheduler;
+    use crate::sim::txn::NONE;
+
+    /// Four chips on four channels (one die, one plane each) under BRR.
+    fn setup(depth: u32) -> (Bench, Piq) {
+        let b = Bench::new(geometry(4, 1, 1, 1), depth);
+        let cfg = SchedulerConfig {
+            chip_queue_depth: depth,
+            ..SchedulerConfig::default()
+        };
+        let brr = from_config(&cfg, &b.geom, &timing());
+        (b, brr)
+    }
+
+    /// `L_r` of [`timing`]: array read plus the page's transfer.
+    fn l_read_ns() -> u64 {
+        let t = timing();
+        t.t_read_ns + t.page_transfer_ns(4096)
+    }
+
+    /// Queues `n` GC transactions of `op` on `chip`.
+    fn load(b: &mut Bench, s: &mut Piq, chip: u32, op: FlashOp, n: usize) -> Vec<TxnId> {
+        let t: Vec<TxnId> = (0..n).map(|_| b.gc(op, chip)).collect();
+        for &x in &t {
+            s.submit_background(x, &mut b.ctx());
+        }
+        t
+    }
+
+    /// A host read on chip 0, which holds two programs, with chip `busy`'s queue
+    /// holding `programs` programs; returns the read and whether BRR redirected it.
+    fn read_with_busy_member(busy: u32, programs: usize) -> (Bench, TxnId, bool) {
+        let (mut b, mut s) = setup(8);
+        let p = load(&mut b, &mut s, 0, FlashOp::Program, 2);
+        load(&mut b, &mut s, busy, FlashOp::Program, programs);
+        let r = b.host_read(0, 1, 0);
+        let plans = FixedPlans {
+            target: r,
+            chips: vec![ChipId(1), ChipId(2), ChipId(3)],
+        };
+        s.submit_request(1, &[r], &mut b.ctx_with(&plans));
+        let redirected = b.queues.redirected == [r];
+        let expect_queue = if redirected { p } else { vec![p[0], p[1], r] };
+        assert_eq!(b.queue(0), expect_queue);
+        assert_eq!(s.held(), 0);
+        (b, r, redirected)
+    }
+
+    #[test]
+    fn redirects_a_read_on_a_busy_chip_when_every_member_passes() {
+        // WT_2 + L_r = L_w + L_r <= WT_0 = 2 L_w: chip 2 serves the extra read sooner.
+        let (b, r, redirected) = read_with_busy_member(2, 1);
+        assert!(redirected);
+        assert!(!b.queue(0).contains(&r));
+        b.check();
+    }
+
+    #[test]
+    fn reads_directly_when_a_member_chip_is_as_busy_as_the_target() {
+        // WT_2 + L_r = 2 L_w + L_r > WT_0 = 2 L_w.
+        let (b, _, redirected) = read_with_busy_member(2, 2);
+        assert!(!redirected);
+        assert!(b.queues.redirected.is_empty());
+        b.check();
+    }
+
+    #[test]
+    fn reads_directly_without_a_reconstruction_plan() {
+        let (mut b, mut s) = setup(8);
+        load(&mut b, &mut s, 0, FlashOp::Program, 2);
+        let r = b.host_read(0, 1, 0);
+        let plans = FixedPlans {
+            target: NONE,
+            chips: vec![ChipId(1), ChipId(2), ChipId(3)],
+        };
+        s.submit_request(1, &[r], &mut b.ctx_with(&plans));
+        assert!(b.queues.redirected.is_empty());
+        assert_eq!(b.queue(0).last(), Some(&r));
+    }
+
+    /// Chip 0 runs one program and queues another; the read on chip 0 waits in the batch
+    /// lists until the first program completes. Member chip 1 queues two reads and holds
+    /// a host read that arrives `gap_ns` after ours. Returns whether BRR redirected.
+    fn redirected_with_next_arrival_after(gap_ns: u64) -> bool {
+        let (mut b, mut s) = setup(2);
+        load(&mut b, &mut s, 0, FlashOp::Program, 2);
+        load(&mut b, &mut s, 1, FlashOp::Read, 2);
+        let r = b.host_read(0, 1, 0);
+        let plans = FixedPlans {
+            target: r,
+            chips: vec![ChipId(1), ChipId(2), ChipId(3)],
+        };
+        s.submit_request(1, &[r], &mut b.ctx_with(&plans));
+        let q = b.host_read(1, 2, gap_ns);
+        s.submit_request(2, &[q], &mut b.ctx_with(&plans));
+        assert!(b.queues.redirected.is_empty(), "no room for the read yet");
+        let die = b.die(0, 0);
+        let running = b.start_with(&mut s, die, &plans);
+        // WT_0 = 2 L_w (one queued, one running); WT_1 + L_r = 3 L_r passes that test,
+        // so the next arrival on chip 1 decides.
+        b.finish_with(&mut s, die, &running, &plans);
+        let redirected = b.queues.redirected == [r];
+        assert_eq!(b.queue(0).contains(&r), !redirected);
+        b.check();
+        redirected
+    }
+
+    #[test]
+    fn redirects_only_if_members_serve_the_read_before_their_next_arrival() {
+        let needed = 3 * l_read_ns();
+        assert!(!redirected_with_next_arrival_after(needed - 1));
+        assert!(redirected_with_next_arrival_after(needed));
+    }
 }

@@ -9,8 +9,9 @@
 //!   overtakes the program of a page it is about to move.
 
 use super::{chips_of, IoScheduler, SchedCtx};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, NONE};
-use ssdlab_nand::{ChipId, DieId, Geometry};
+use ssdlab_nand::{ChipId, DieId, Geometry, NandTiming};
 use std::collections::VecDeque;
 
 /// Per-chip FIFO queues; overflow beyond the chip queue depth waits in arrival order.
@@ -28,6 +29,11 @@ impl AsyncFifo {
             held: 0,
             multi_plane,
         }
+    }
+
+    /// The policy `cfg` describes, for `geom`.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
+        AsyncFifo::new(geom, cfg.multi_plane)
     }
 
     fn enqueue(&mut self, t: TxnId, ctx: &mut SchedCtx) {
@@ -97,6 +103,11 @@ impl SyncFifo {
             chips: Vec::new(),
             head: Vec::new(),
         }
+    }
+
+    /// The policy `cfg` describes.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, _: &Geometry, _: &NandTiming) -> Self {
+        SyncFifo::new(cfg.multi_plane)
     }
 
     /// Releases head requests while every chip the head needs is idle.
@@ -175,5 +186,162 @@ impl IoScheduler for SyncFifo {
 
     fn held(&self) -> usize {
         self.txns.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::testutil::{geometry, Bench};
+    use ssdlab_nand::FlashOp;
+
+    /// Two chips on two channels, one die of one plane each.
+    fn bench(depth: u32) -> Bench {
+        Bench::new(geometry(2, 1, 1, 1), depth)
+    }
+
+    #[test]
+    fn async_fifo_sends_each_transaction_to_its_chip_queue() {
+        let mut b = bench(4);
+        let mut s = AsyncFifo::new(&b.geom, false);
+        let t = [
+            b.host_read(0, 1, 0),
+            b.host_read(1, 1, 0),
+            b.host_read(0, 1, 0),
+        ];
+        s.submit_request(1, &t, &mut b.ctx());
+        assert_eq!(b.queue(0), vec![t[0], t[2]]);
+        assert_eq!(b.queue(1), vec![t[1]]);
+        assert_eq!(s.held(), 0);
+        assert_eq!(b.queues.touched, vec![ChipId(0), ChipId(1)]);
+        let g = b.gc(FlashOp::Program, 1);
+        s.submit_background(g, &mut b.ctx());
+        assert_eq!(b.queue(1), vec![t[1], g]);
+        b.check();
+    }
+
+    #[test]
+    fn async_fifo_overflow_waits_in_arrival_order_beyond_the_depth() {
+        let mut b = bench(2);
+        let mut s = AsyncFifo::new(&b.geom, false);
+        let t: Vec<TxnId> = (0..4).map(|_| b.host_read(0, 1, 0)).collect();
+        s.submit_request(1, &t, &mut b.ctx());
+        assert_eq!(b.queue(0), vec![t[0], t[1]]);
+        assert_eq!(s.held(), 2);
+        let die = b.die(0, 0);
+        let mut group = Vec::new();
+        s.pick(die, &mut b.ctx(), &mut group);
+        assert_eq!(group, vec![t[0]]);
+        // The queue has room again, but work is waiting: a newcomer joins its tail.
+        let g = b.gc(FlashOp::Read, 0);
+        s.submit_background(g, &mut b.ctx());
+        assert_eq!(b.queue(0), vec![t[1]]);
+        assert_eq!(s.held(), 3);
+        s.on_chip_room(ChipId(0), &mut b.ctx());
+        assert_eq!(b.queue(0), vec![t[1], t[2]]);
+        assert_eq!(s.held(), 2);
+        // Chip 1 is not held up by chip 0's overflow.
+        let other = b.host_read(1, 2, 0);
+        s.submit_request(2, &[other], &mut b.ctx());
+        assert_eq!(b.queue(1), vec![other]);
+        for expected in [t[1], t[2], t[3], g] {
+            s.pick(die, &mut b.ctx(), &mut group);
+            assert_eq!(group, vec![expected]);
+            s.on_chip_room(ChipId(0), &mut b.ctx());
+        }
+        assert_eq!(s.held(), 0);
+        assert!(b.queue(0).is_empty());
+    }
+
+    #[test]
+    fn sync_fifo_holds_the_head_request_until_every_chip_it_needs_is_idle() {
+        let mut b = bench(4);
+        let mut s = SyncFifo::new(false);
+        let (d0, d1) = (b.die(0, 0), b.die(1, 0));
+        let a = b.host_read(0, 1, 0);
+        s.submit_request(1, &[a], &mut b.ctx());
+        assert_eq!(b.start(&mut s, d0), vec![a]);
+        // B needs chip 0, which is busy; C, behind B, needs only the idle chip 1.
+        let req_b = [b.host_read(0, 2, 0), b.host_read(1, 2, 0)];
+        s.submit_request(2, &req_b, &mut b.ctx());
+        let c = b.host_read(1, 3, 0);
+        s.submit_request(3, &[c], &mut b.ctx());
+        assert!(b.queue(0).is_empty());
+        assert!(b.queue(1).is_empty());
+        assert_eq!(s.held(), 3);
+        // A completes while its die is still held: nothing moves yet.
+        s.on_txn_done(ChipId(0), &mut b.ctx());
+        assert_eq!(s.held(), 3);
+        b.finish(&mut s, d0, &[a]);
+        assert_eq!(b.queue(0), vec![req_b[0]]);
+        assert_eq!(b.queue(1), vec![req_b[1]]);
+        assert_eq!(s.held(), 1, "C waits for chip 1 to be idle again");
+        assert_eq!(b.start(&mut s, d1), vec![req_b[1]]);
+        b.finish(&mut s, d1, &[req_b[1]]);
+        assert_eq!(b.queue(1), vec![c]);
+        assert_eq!(b.queue(0), vec![req_b[0]]);
+        assert_eq!(s.held(), 0);
+        b.check();
+    }
+
+    #[test]
+    fn sync_fifo_background_work_keeps_its_place_in_the_order() {
+        let mut b = bench(4);
+        let mut s = SyncFifo::new(false);
+        let d0 = b.die(0, 0);
+        let a = b.host_read(0, 1, 0);
+        s.submit_request(1, &[a], &mut b.ctx());
+        assert_eq!(b.start(&mut s, d0), vec![a]);
+        let gc_read = b.gc(FlashOp::Read, 0);
+        s.submit_background(gc_read, &mut b.ctx());
+        let d = b.host_read(1, 2, 0);
+        s.submit_request(2, &[d], &mut b.ctx());
+        let gc_write = b.gc(FlashOp::Program, 0);
+        s.submit_background(gc_write, &mut b.ctx());
+        assert!(
+            b.queue(1).is_empty(),
+            "a request never overtakes earlier GC"
+        );
+        assert_eq!(s.held(), 3);
+        b.queues.touched.clear();
+        b.queues.is_touched.fill(false);
+        b.finish(&mut s, d0, &[a]);
+        // The GC read goes first, then the request behind it; the GC program waits for
+        // chip 0 to be idle again, so it cannot run before the read of its page.
+        assert_eq!(b.queues.touched, vec![ChipId(0), ChipId(1)]);
+        assert_eq!(b.queue(0), vec![gc_read]);
+        assert_eq!(b.queue(1), vec![d]);
+        assert_eq!(s.held(), 1);
+        assert_eq!(b.start(&mut s, d0), vec![gc_read]);
+        b.finish(&mut s, d0, &[gc_read]);
+        assert_eq!(b.queue(0), vec![gc_write]);
+        assert_eq!(s.held(), 0);
+    }
+
+    #[test]
+    fn sync_fifo_feeds_a_request_larger_than_the_chip_queue_in_page_order() {
+        let mut b = bench(2);
+        let mut s = SyncFifo::new(false);
+        let d0 = b.die(0, 0);
+        let t = [
+            b.host_read(0, 1, 0),
+            b.host_read(0, 1, 0),
+            b.host_read(0, 1, 0),
+            b.host_read(1, 1, 0),
+        ];
+        s.submit_request(1, &t, &mut b.ctx());
+        // Release stops at the first page that finds no room, chip 1's included.
+        assert_eq!(b.queue(0), vec![t[0], t[1]]);
+        assert!(b.queue(1).is_empty());
+        assert_eq!(s.held(), 2);
+        let g = b.start(&mut s, d0);
+        b.finish(&mut s, d0, &g);
+        assert_eq!(b.queue(0), vec![t[1]], "chip 0 still has work queued");
+        let g = b.start(&mut s, d0);
+        assert_eq!(g, vec![t[1]]);
+        b.finish(&mut s, d0, &g);
+        assert_eq!(b.queue(0), vec![t[2]]);
+        assert_eq!(b.queue(1), vec![t[3]]);
+        assert_eq!(s.held(), 0);
     }
 }

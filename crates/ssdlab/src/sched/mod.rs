@@ -7,81 +7,34 @@
 //!
 //! A policy owns its pending state (requests or transactions not yet in a chip queue)
 //! and moves them into the per-chip queues through [`SchedCtx::push`]. The simulator
-//! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are chosen by name in
-//! one place, [`build`]; a new policy is one file plus one enum variant.
+//! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are registered in one
+//! list below, one line each, from which [`SchedulerKind`] (the `scheduler.name` values)
+//! and [`build`] are derived: a new policy is one file plus one line.
 
 mod brr;
 mod fifo;
 mod piq;
+mod queues;
+mod registry;
+#[cfg(test)]
+mod testutil;
 
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
+pub use queues::{BusStatus, Queues};
 
-use crate::config::{SchedulerConfig, SchedulerKind};
+use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
-use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming};
-use std::collections::VecDeque;
+use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
-/// The per-chip queues and load counters the simulator shares with the policy.
-pub struct Queues {
-    /// Transactions admitted to each chip's queue, waiting for a die.
-    pub chip: Vec<VecDeque<TxnId>>,
-    /// Capacity of each chip queue.
-    pub depth: usize,
-    /// Transactions per chip that are queued, running, or held by the policy.
-    pub load: Vec<u32>,
-    /// Whether each die is executing an operation.
-    pub die_busy: Vec<bool>,
-    /// Chips whose queue received work since the simulator last looked.
-    pub touched: Vec<ChipId>,
-    /// Membership flags of `touched`.
-    pub is_touched: Vec<bool>,
-    /// Reads and programs waiting in each chip's queue (for expected-wait estimates).
-    pub queued_reads: Vec<u32>,
-    /// Programs waiting in each chip's queue.
-    pub queued_writes: Vec<u32>,
-    /// Host reads a policy chose to serve by reconstruction (see [`SchedCtx::redirect`]).
-    pub redirected: Vec<TxnId>,
-}
-
-impl Queues {
-    /// Empty queues for `geom`.
-    pub fn new(geom: &Geometry, depth: u32) -> Self {
-        let chips = geom.chips() as usize;
-        Queues {
-            chip: (0..chips)
-                .map(|_| VecDeque::with_capacity(depth as usize))
-                .collect(),
-            depth: depth as usize,
-            load: vec![0; chips],
-            die_busy: vec![false; geom.dies() as usize],
-            touched: Vec::with_capacity(chips),
-            is_touched: vec![false; chips],
-            queued_reads: vec![0; chips],
-            queued_writes: vec![0; chips],
-            redirected: Vec::new(),
-        }
-    }
-
-    /// True if `chip`'s queue has room.
-    #[inline]
-    pub fn has_room(&self, chip: ChipId) -> bool {
-        self.chip[chip.idx()].len() < self.depth
-    }
-
-    /// True if `chip` has nothing queued or running.
-    #[inline]
-    pub fn chip_idle(&self, chip: ChipId, geom: &Geometry) -> bool {
-        self.chip[chip.idx()].is_empty()
-            && (0..geom.dies_per_chip).all(|n| !self.die_busy[geom.die_of_chip(chip, n).idx()])
-    }
-}
-
-/// What a policy sees and may change.
+/// What a policy sees and may change: the chip queues (through [`SchedCtx::push`] and
+/// the `take_*` methods, which keep the counters right) and, read-only, the counts of
+/// queued work per die and chip and each channel bus ([`SchedCtx::queued_for_die`],
+/// [`SchedCtx::bus`]).
 pub struct SchedCtx<'a> {
     /// All transactions.
     pub txns: &'a TxnSlab,
-    /// Chip queues and loads.
+    /// Chip queues, loads, per-die counts and channel buses.
     pub queues: &'a mut Queues,
     /// The device shape.
     pub geom: &'a Geometry,
@@ -118,7 +71,7 @@ impl SchedCtx<'_> {
     /// Removes and returns the transaction at `pos` in `chip`'s queue (for policies
     /// that choose what a die serves next themselves).
     pub fn take_at(&mut self, chip: ChipId, pos: usize) -> Option<TxnId> {
-        self.queues.chip[chip.idx()].remove(pos)
+        self.queues.remove(chip, pos, self.txns)
     }
 
     /// BRR's expected waiting time of `chip`: `t_read × queued reads + t_prog × queued
@@ -134,17 +87,29 @@ impl SchedCtx<'_> {
         self.geom.chip_of_die(self.txns[t].die)
     }
 
+    /// The channel whose bus `t`'s page crosses.
+    #[inline]
+    pub fn channel_of(&self, t: TxnId) -> ChannelId {
+        self.geom.channel_of_chip(self.chip_of(t))
+    }
+
+    /// Transactions waiting for `die` in its chip's queue (O(1)).
+    #[inline]
+    pub fn queued_for_die(&self, die: DieId) -> u32 {
+        self.queues.queued_for_die(die)
+    }
+
+    /// Channel `ch`'s bus now: busy or free, and how many transfers wait for it (O(1)).
+    #[inline]
+    pub fn bus(&self, ch: ChannelId) -> BusStatus {
+        self.queues.bus(ch)
+    }
+
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
     #[inline]
     pub fn push(&mut self, t: TxnId) {
         let chip = self.chip_of(t);
-        debug_assert!(self.queues.has_room(chip));
-        self.queues.chip[chip.idx()].push_back(t);
-        match self.txns[t].op {
-            FlashOp::Read => self.queues.queued_reads[chip.idx()] += 1,
-            FlashOp::Program => self.queues.queued_writes[chip.idx()] += 1,
-            FlashOp::Erase => {}
-        }
+        self.queues.push_back(chip, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
         if !self.queues.is_touched[chip.idx()] {
@@ -160,16 +125,23 @@ impl SchedCtx<'_> {
     pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
         group.clear();
         let chip = self.geom.chip_of_die(die);
-        let q = &mut self.queues.chip[chip.idx()];
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
-            group.extend(q.pop_front());
+            group.extend(self.queues.remove(chip, 0, self.txns));
             return;
         }
-        let Some(pos) = q.iter().position(|&t| self.txns[t].die == die) else {
+        if self.queues.queued_for_die(die) == 0 {
             return;
-        };
-        let head = q.remove(pos).expect("position is in range");
+        }
+        let q = &self.queues.chip[chip.idx()];
+        let pos = q
+            .iter()
+            .position(|&t| self.txns[t].die == die)
+            .expect("a die with queued work has a transaction in its chip queue");
+        let head = self
+            .queues
+            .remove(chip, pos, self.txns)
+            .expect("position is in range");
         group.push(head);
         let h = self.txns[head];
         if !multi_plane || h.op == FlashOp::Erase || self.geom.planes_per_die == 1 {
@@ -178,8 +150,10 @@ impl SchedCtx<'_> {
         let offset = self.geom.page_in_block(h.ppn);
         let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
         let mut i = pos;
-        while i < q.len() && group.len() < self.geom.planes_per_die as usize {
-            let t = self.txns[q[i]];
+        while i < self.queues.chip[chip.idx()].len()
+            && group.len() < self.geom.planes_per_die as usize
+        {
+            let t = self.txns[self.queues.chip[chip.idx()][i]];
             let plane_bit = 1u64 << (self.geom.plane_of_page(t.ppn).0 % 64);
             if t.die == die
                 && t.op == h.op
@@ -187,7 +161,8 @@ impl SchedCtx<'_> {
                 && planes_used & plane_bit == 0
             {
                 planes_used |= plane_bit;
-                group.push(q.remove(i).expect("index is in range"));
+                let taken = self.queues.remove(chip, i, self.txns);
+                group.push(taken.expect("index is in range"));
             } else {
                 i += 1;
             }
@@ -195,8 +170,8 @@ impl SchedCtx<'_> {
     }
 }
 
-/// A scheduling policy.
-pub trait IoScheduler {
+/// A scheduling policy. `Send`, so that a simulation can run on another thread.
+pub trait IoScheduler: Send {
     /// The policy's name in reports.
     fn name(&self) -> &'static str;
     /// The transactions of one newly admitted host request (in page order).
@@ -215,18 +190,20 @@ pub trait IoScheduler {
     fn held(&self) -> usize;
 }
 
-/// Builds the policy named in `cfg` (BRR reads its latencies `L_r`, `L_w` from `timing`).
-pub fn build(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Box<dyn IoScheduler> {
-    match cfg.name {
-        SchedulerKind::SyncFifo => Box::new(SyncFifo::new(cfg.multi_plane)),
-        SchedulerKind::AsyncFifo => Box::new(AsyncFifo::new(geom, cfg.multi_plane)),
-        SchedulerKind::Piq => Box::new(Piq::new(geom, cfg, None)),
-        SchedulerKind::Brr => Box::new(Piq::new(
-            geom,
-            cfg,
-            Some(brr::Brr::new(timing, geom.page_size_bytes)),
-        )),
-    }
+// The schedulers, one line each: `Variant = "config-name" => constructor,` under the
+// variant's doc comment. The order is the order of `SchedulerKind::NAMES`.
+registry::schedulers! {
+    /// Requests in strict arrival order; a request's sub-requests start together once
+    /// every chip it needs is free (BRR paper, Sync_FIFO).
+    SyncFifo = "sync-fifo" => SyncFifo::from_config,
+    /// Every sub-request goes straight to its chip's FIFO queue (BRR paper, Async_FIFO).
+    AsyncFifo = "async-fifo" => AsyncFifo::from_config,
+    /// Parallel Issue Queuing, asynchronous: batches of requests without chip conflicts,
+    /// read and write batch lists (BRR paper §II-D, Algorithm 1).
+    Piq = "piq" => Piq::from_config,
+    /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
+    /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
+    Brr = "brr" => brr::from_config,
 }
 
 /// Chips a request touches, for policies that reason per request.
@@ -237,5 +214,191 @@ pub(crate) fn chips_of(txns: &[TxnId], ctx: &SchedCtx, out: &mut Vec<ChipId>) {
         if !out.contains(&c) {
             out.push(c);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::{geometry, Bench};
+    use crate::sim::txn::NONE;
+    use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason};
+
+    const READ: FlashOp = FlashOp::Read;
+    const PROGRAM: FlashOp = FlashOp::Program;
+
+    /// Pushes transactions `(op, die, plane, page)` of one chip, in order.
+    fn queue_of(b: &mut Bench, spec: &[(FlashOp, u32, u32, u32)]) -> Vec<u32> {
+        let ids: Vec<u32> = spec
+            .iter()
+            .map(|&(op, die, plane, page)| {
+                let reason = if op == READ {
+                    TxnReason::HostRead
+                } else {
+                    TxnReason::HostWrite
+                };
+                b.txn_at(op, reason, DieId(die), plane, page, NONE, 0)
+            })
+            .collect();
+        let mut ctx = b.ctx();
+        for &t in &ids {
+            ctx.push(t);
+        }
+        ids
+    }
+
+    #[test]
+    fn take_for_die_packs_same_op_same_offset_distinct_planes_of_one_die() {
+        let mut b = Bench::new(geometry(1, 1, 2, 4), 16);
+        let t = queue_of(
+            &mut b,
+            &[
+                (READ, 0, 0, 3),    // head
+                (READ, 1, 1, 3),    // another die
+                (READ, 0, 1, 3),    // joins
+                (READ, 0, 1, 3),    // plane 1 already in the group
+                (PROGRAM, 0, 2, 3), // another operation
+                (READ, 0, 3, 4),    // another page offset
+                (READ, 0, 2, 3),    // joins
+            ],
+        );
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 6);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0], t[2], t[6]]);
+        assert_eq!(b.queue(0), vec![t[1], t[3], t[4], t[5]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 3);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+        for &g in &group {
+            b.queues.txn_started(&b.txns[g]);
+        }
+        assert_eq!(b.queues.queued_reads[0], 3);
+        assert_eq!(b.queues.queued_writes[0], 1);
+        b.check();
+    }
+
+    #[test]
+    fn take_for_die_refuses_a_different_page_offset() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let t = queue_of(&mut b, &[(READ, 0, 0, 3), (READ, 0, 1, 4)]);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0]]);
+        assert_eq!(b.queue(0), vec![t[1]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 1);
+    }
+
+    #[test]
+    fn take_for_die_without_multi_plane_takes_the_first_for_that_die() {
+        let mut b = Bench::new(geometry(1, 1, 2, 2), 16);
+        let t = queue_of(&mut b, &[(READ, 1, 0, 3), (READ, 0, 0, 3), (READ, 0, 1, 3)]);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), false, &mut group);
+        assert_eq!(group, vec![t[1]]);
+        assert_eq!(b.queue(0), vec![t[0], t[2]]);
+        assert_eq!(b.queues.queued_for_die(DieId(0)), 1);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+    }
+
+    #[test]
+    fn take_for_die_never_packs_erases() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let erase = |b: &mut Bench, plane| {
+            b.txn_at(
+                FlashOp::Erase,
+                TxnReason::GcErase,
+                DieId(0),
+                plane,
+                0,
+                NONE,
+                0,
+            )
+        };
+        let (e0, e1) = (erase(&mut b, 0), erase(&mut b, 1));
+        b.ctx().push(e0);
+        b.ctx().push(e1);
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![e0]);
+        assert_eq!(b.queue(0), vec![e1]);
+    }
+
+    #[test]
+    fn take_for_die_finds_nothing_for_a_die_with_nothing_queued() {
+        let mut b = Bench::new(geometry(1, 1, 2, 1), 16);
+        let t = queue_of(&mut b, &[(READ, 1, 0, 0)]);
+        let mut group = vec![t[0]];
+        b.ctx().take_for_die(DieId(0), false, &mut group);
+        assert!(group.is_empty());
+        assert_eq!(b.queue(0), t);
+        assert_eq!(b.queues.queued_for_die(DieId(1)), 1);
+    }
+
+    #[test]
+    fn per_die_counts_follow_push_take_at_and_start() {
+        let mut b = Bench::new(geometry(2, 1, 2, 1), 8);
+        let t = queue_of(
+            &mut b,
+            &[(READ, 0, 0, 0), (PROGRAM, 1, 0, 0), (READ, 1, 0, 1)],
+        );
+        let other_chip = queue_of(&mut b, &[(READ, 2, 0, 0)]);
+        assert_eq!(
+            [0, 1, 2, 3].map(|d| b.queues.queued_for_die(DieId(d))),
+            [1, 2, 1, 0]
+        );
+        assert_eq!(
+            (b.queues.queued_reads[0], b.queues.queued_writes[0]),
+            (2, 1)
+        );
+        b.check();
+        let taken = b.ctx().take_at(ChipId(0), 1);
+        assert_eq!(taken, Some(t[1]));
+        assert_eq!(b.ctx().queued_for_die(DieId(1)), 1);
+        assert_eq!(b.ctx().take_at(ChipId(0), 5), None);
+        // Taken but not started: the program still counts for the expected wait.
+        assert_eq!(b.queues.queued_writes[0], 1);
+        b.queues.txn_started(&b.txns[t[1]]);
+        assert_eq!(b.queues.queued_writes[0], 0);
+        assert_eq!(b.queue(0), vec![t[0], t[2]]);
+        assert_eq!(b.queue(1), other_chip);
+        b.check();
+    }
+
+    #[test]
+    #[should_panic(expected = "per-die counts of chip 0")]
+    fn check_invariants_catches_a_queue_changed_behind_the_counters() {
+        let mut b = Bench::new(geometry(1, 1, 1, 1), 8);
+        let t = queue_of(&mut b, &[(READ, 0, 0, 0)]);
+        b.queues.chip[0].push_back(t[0]);
+        b.check();
+    }
+
+    #[test]
+    fn bus_status_follows_the_back_end() {
+        let mut b = Bench::new(geometry(2, 2, 1, 1), 8);
+        let (c0, c1) = (ChannelId(0), ChannelId(1));
+        b.queues.bus_granted(c1);
+        b.queues.bus_wait_started(c1);
+        b.queues.bus_wait_started(c1);
+        let ctx = b.ctx();
+        assert!(ctx.bus(c1).busy);
+        assert_eq!(ctx.bus(c1).waiting, 2);
+        assert!(!ctx.bus(c0).busy);
+        assert_eq!(ctx.bus(c0).waiting, 0);
+        // The transfer ends and the first waiter takes the bus.
+        b.queues.bus_released(c1);
+        b.queues.bus_wait_ended(c1);
+        b.queues.bus_granted(c1);
+        assert!(b.queues.bus(c1).busy);
+        assert_eq!(b.queues.bus(c1).waiting, 1);
+        b.check();
+        b.queues.bus_released(c1);
+        b.queues.bus_wait_ended(c1);
+        b.queues.bus_granted(c1);
+        b.queues.bus_released(c1);
+        assert!(b.queues.buses().iter().all(|s| !s.busy && s.waiting == 0));
+        // A transaction of chip 3 crosses channel 1 (chips are numbered channel first).
+        let t = b.host_read(3, 0, 0);
+        assert_eq!(b.ctx().channel_of(t), c1);
     }
 }

@@ -34,7 +34,7 @@ use super::brr::{may_overtake_programs, Brr, HeldEntry, List, Running};
 use super::{chips_of, IoScheduler, SchedCtx};
 use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId};
-use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, TxnReason};
+use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
 use std::collections::VecDeque;
 
 /// One batch of non-conflicting requests: its target chips as a bit set.
@@ -58,7 +58,7 @@ impl Batch {
     }
 }
 
-/// PIQ (and, with [`Brr`], BRR).
+/// PIQ (and, with Algorithm 2 attached, BRR).
 pub struct Piq {
     read_batches: Vec<Batch>,
     write_batches: Vec<Batch>,
@@ -107,6 +107,11 @@ impl Piq {
             running: vec![Running::default(); chips],
             brr,
         }
+    }
+
+    /// PIQ as `cfg` describes it, for `geom`.
+    pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
+        Piq::new(geom, cfg, None)
     }
 
     /// Algorithm 1: the sequence number of the batch `self.chips` joins in `list`.
@@ -353,5 +358,192 @@ impl Piq {
             }
         }
         ctx.take_for_die(die, self.multi_plane, group);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::testutil::{geometry, Bench};
+
+    /// Four chips on four channels, one die of one plane each; chip queues of `depth`.
+    fn setup(depth: u32, write_behind_read: bool) -> (Bench, Piq) {
+        let b = Bench::new(geometry(4, 1, 1, 1), depth);
+        let cfg = SchedulerConfig {
+            chip_queue_depth: depth,
+            write_behind_read,
+            ..SchedulerConfig::default()
+        };
+        let piq = Piq::new(&b.geom, &cfg, None);
+        (b, piq)
+    }
+
+    /// Host reads of request `req`, one on each of `chips`.
+    fn reads(b: &mut Bench, req: ReqId, chips: &[u32]) -> Vec<TxnId> {
+        chips.iter().map(|&c| b.host_read(c, req, 0)).collect()
+    }
+
+    /// Fills chip `chip`'s queue of one with a GC program.
+    fn occupy(b: &mut Bench, s: &mut Piq, chip: u32) -> TxnId {
+        let g = b.gc(FlashOp::Program, chip);
+        s.submit_background(g, &mut b.ctx());
+        assert_eq!(b.queue(chip), vec![g]);
+        g
+    }
+
+    /// Runs what chip `chip`'s queue holds now to completion; returns it.
+    fn serve(b: &mut Bench, s: &mut Piq, chip: u32) -> Vec<TxnId> {
+        let die = b.die(chip, 0);
+        let g = b.start(s, die);
+        b.finish(s, die, &g);
+        g
+    }
+
+    fn seqs(batches: &[Batch]) -> Vec<u64> {
+        batches.iter().map(|b| b.seq).collect()
+    }
+
+    #[test]
+    fn a_request_joins_the_first_batch_it_does_not_conflict_with() {
+        let (mut b, mut s) = setup(1, false);
+        let g1 = occupy(&mut b, &mut s, 1);
+        let g2 = occupy(&mut b, &mut s, 2);
+        let g3 = occupy(&mut b, &mut s, 3);
+        let r1 = reads(&mut b, 1, &[0, 1]);
+        s.submit_request(1, &r1, &mut b.ctx());
+        assert_eq!(b.queue(0), vec![r1[0]]);
+        let r2 = reads(&mut b, 2, &[1, 2]);
+        s.submit_request(2, &r2, &mut b.ctx());
+        assert_eq!(
+            seqs(&s.read_batches),
+            vec![1, 2],
+            "R2 shares chip 1 with R1"
+        );
+        // R3 shares no chip with batch 1 ({0, 1}): it joins it, ahead of R2 on chip 2.
+        let r3 = reads(&mut b, 3, &[2]);
+        s.submit_request(3, &r3, &mut b.ctx());
+        assert_eq!(seqs(&s.read_batches), vec![1, 2]);
+        // R4 conflicts with batch 1 on chip 0 but not with batch 2 ({1, 2}).
+        let r4 = reads(&mut b, 4, &[0]);
+        s.submit_request(4, &r4, &mut b.ctx());
+        assert_eq!(seqs(&s.read_batches), vec![1, 2]);
+        // R5 conflicts with neither: the first batch takes it.
+        let r5 = reads(&mut b, 5, &[3]);
+        s.submit_request(5, &r5, &mut b.ctx());
+        let by_chip = |s: &Piq, c: usize| -> Vec<(u64, TxnId)> {
+            s.by_chip[c].iter().map(|e| (e.seq, e.txn)).collect()
+        };
+        assert_eq!(by_chip(&s, 0), vec![(2, r4[0])]);
+        assert_eq!(by_chip(&s, 1), vec![(1, r1[1]), (2, r2[0])]);
+        assert_eq!(by_chip(&s, 2), vec![(1, r3[0]), (2, r2[1])]);
+        assert_eq!(by_chip(&s, 3), vec![(1, r5[0])]);
+        assert_eq!(s.held(), 6);
+        // Each chip receives its held work in batch order as its queue frees.
+        assert_eq!(serve(&mut b, &mut s, 2), vec![g2]);
+        assert_eq!(b.queue(2), vec![r3[0]], "R3 overtakes R2 through batch 1");
+        assert_eq!(serve(&mut b, &mut s, 2), vec![r3[0]]);
+        assert_eq!(b.queue(2), vec![r2[1]]);
+        assert_eq!(serve(&mut b, &mut s, 1), vec![g1]);
+        assert_eq!(b.queue(1), vec![r1[1]]);
+        assert_eq!(serve(&mut b, &mut s, 0), vec![r1[0]]);
+        assert_eq!(b.queue(0), vec![r4[0]]);
+        assert_eq!(serve(&mut b, &mut s, 3), vec![g3]);
+        assert_eq!(b.queue(3), vec![r5[0]]);
+        // Batch 1 is gone once all its transactions are dispatched.
+        assert_eq!(seqs(&s.read_batches), vec![2]);
+        b.check();
+    }
+
+    #[test]
+    fn reads_and_writes_are_batched_apart() {
+        let (mut b, mut s) = setup(1, false);
+        occupy(&mut b, &mut s, 0);
+        let g = occupy(&mut b, &mut s, 2);
+        let r1 = reads(&mut b, 1, &[0]);
+        s.submit_request(1, &r1, &mut b.ctx());
+        let w = b.host_write(2, 2);
+        s.submit_request(2, &[w], &mut b.ctx());
+        // In one list the write would have joined batch 1 and the read after it, which
+        // shares chip 2 with the write, would have opened a younger batch behind it;
+        // apart, the read joins batch 1 and goes first.
+        let r3 = reads(&mut b, 3, &[2]);
+        s.submit_request(3, &r3, &mut b.ctx());
+        assert_eq!(seqs(&s.read_batches), vec![1]);
+        assert_eq!(seqs(&s.write_batches), vec![2]);
+        assert_eq!(serve(&mut b, &mut s, 2), vec![g]);
+        assert_eq!(b.queue(2), vec![r3[0]]);
+        assert_eq!(serve(&mut b, &mut s, 2), vec![r3[0]]);
+        assert_eq!(b.queue(2), vec![w]);
+    }
+
+    #[test]
+    fn background_work_keeps_its_place_in_its_chip_order() {
+        let (mut b, mut s) = setup(1, false);
+        let g0 = occupy(&mut b, &mut s, 0);
+        let r1 = reads(&mut b, 1, &[0]);
+        s.submit_request(1, &r1, &mut b.ctx());
+        let gc_read = b.gc(FlashOp::Read, 0);
+        s.submit_background(gc_read, &mut b.ctx());
+        // A new batch (2) never goes before background work submitted earlier.
+        let r2 = reads(&mut b, 2, &[0]);
+        s.submit_request(2, &r2, &mut b.ctx());
+        assert_eq!(seqs(&s.read_batches), vec![1, 2]);
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            order.extend(serve(&mut b, &mut s, 0));
+        }
+        assert_eq!(order, vec![g0, r1[0], gc_read, r2[0]]);
+        assert_eq!(s.held(), 0);
+    }
+
+    #[test]
+    fn reconstruction_reads_go_straight_to_their_chip() {
+        let (mut b, mut s) = setup(1, false);
+        occupy(&mut b, &mut s, 0);
+        let r1 = reads(&mut b, 1, &[0]);
+        s.submit_request(1, &r1, &mut b.ctx());
+        let die = b.die(0, 0);
+        let x = b.txn_at(FlashOp::Read, TxnReason::ReconstructRead, die, 0, 0, 7, 0);
+        s.submit_background(x, &mut b.ctx());
+        assert_eq!(s.held(), 2);
+        serve(&mut b, &mut s, 0);
+        assert_eq!(b.queue(0), vec![x]);
+        serve(&mut b, &mut s, 0);
+        assert_eq!(b.queue(0), vec![r1[0]]);
+    }
+
+    #[test]
+    fn write_behind_read_serves_reads_queued_before_the_program_reached_the_head() {
+        let (mut b, mut s) = setup(8, true);
+        let die = b.die(0, 0);
+        let g = b.gc(FlashOp::Read, 0);
+        s.submit_background(g, &mut b.ctx());
+        assert_eq!(b.start(&mut s, die), vec![g]);
+        let w = b.host_write(0, 1);
+        s.submit_request(1, &[w], &mut b.ctx());
+        let r1 = reads(&mut b, 2, &[0]);
+        s.submit_request(2, &r1, &mut b.ctx());
+        assert_eq!(b.queue(0), vec![w, r1[0]]);
+        b.finish(&mut s, die, &[g]);
+        // The program is at the head: the read queued behind it goes first.
+        assert_eq!(b.start(&mut s, die), vec![r1[0]]);
+        let r2 = reads(&mut b, 3, &[0]);
+        s.submit_request(3, &r2, &mut b.ctx());
+        b.finish(&mut s, die, &r1);
+        // R2 was queued after the program reached the head: it waits.
+        assert_eq!(b.start(&mut s, die), vec![w]);
+        b.finish(&mut s, die, &[w]);
+        assert_eq!(b.start(&mut s, die), vec![r2[0]]);
+    }
+
+    #[test]
+    fn without_write_behind_read_the_program_goes_first() {
+        let (mut b, mut s) = setup(8, false);
+        let die = b.die(0, 0);
+        let w = b.host_write(0, 1);
+        s.submit_request(1, &[w], &mut b.ctx());
+        let r1 = reads(&mut b, 2, &[0]);
+        s.submit_request(2, &r1, &mut b.ctx());
+        assert_eq!(b.start(&mut s, die), vec![w]);
     }
 }

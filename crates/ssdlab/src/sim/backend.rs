@@ -109,13 +109,8 @@ impl Simulation {
             self.txns[w[0]].group_next = w[1];
         }
         let gc_total = self.die_gc_ns[die.idx()];
-        let chip = self.geom.chip_of_die(die).idx();
         for &t in &group {
-            match self.txns[t].op {
-                FlashOp::Read => self.queues.queued_reads[chip] -= 1,
-                FlashOp::Program => self.queues.queued_writes[chip] -= 1,
-                FlashOp::Erase => {}
-            }
+            self.queues.txn_started(&self.txns[t]);
             let txn = &mut self.txns[t];
             txn.started_ns = now;
             let queued = now - txn.enqueued_ns;
@@ -214,7 +209,9 @@ impl Simulation {
             self.grant_bus(ch, t);
         } else {
             self.channels[ch.idx()].waiters.push_back(t);
+            self.queues.bus_wait_started(ch);
         }
+        self.debug_check_bus(ch);
     }
 
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
@@ -223,7 +220,17 @@ impl Simulation {
         txn.bus_wait_ns = now - txn.bus_req_ns;
         txn.bus_ns = self.xfer.as_ns();
         self.channels[ch.idx()].holder = t;
+        self.queues.bus_granted(ch);
         self.events.schedule_in(self.xfer, Event::BusDone(ch));
+    }
+
+    /// The scheduler's view of channel `ch`'s bus agrees with the bus.
+    #[inline]
+    fn debug_check_bus(&self, ch: ChannelId) {
+        let c = &self.channels[ch.idx()];
+        let seen = self.queues.bus(ch);
+        debug_assert_eq!(seen.busy, c.holder != NONE, "bus {ch} busy flag");
+        debug_assert_eq!(seen.waiting as usize, c.waiters.len(), "bus {ch} waiters");
     }
 
     /// A page finished crossing channel `ch`.
@@ -233,9 +240,12 @@ impl Simulation {
         debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
         c.busy_ns += self.xfer.as_ns();
         c.holder = NONE;
+        self.queues.bus_released(ch);
         if let Some(next) = c.waiters.pop_front() {
+            self.queues.bus_wait_ended(ch);
             self.grant_bus(ch, next);
         }
+        self.debug_check_bus(ch);
         let die = self.txns[t].die;
         let d = &mut self.dies[die.idx()];
         debug_assert!(d.xfers_left > 0);

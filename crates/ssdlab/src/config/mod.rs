@@ -1,0 +1,235 @@
+//! The run configuration: one TOML document, strict, with named presets.
+//!
+//! A configuration is built in layers: the built-in defaults, then a preset or a
+//! file (both partial TOML documents: a key that is absent keeps its default), then
+//! `--set key=value` overrides. Unknown keys are errors that name their full path;
+//! [`SimConfig::validate`] then reports every inconsistent value with its key.
+//!
+//! ```text
+//!  mod.rs      SimConfig: the whole document, validate(), hash
+//!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
+//!  error.rs    ConfigError, ConfigErrors
+//!  host.rs, sched.rs, dgc.rs: one section each
+//! ```
+
+mod builder;
+mod dgc;
+mod error;
+mod host;
+mod sched;
+
+pub use builder::ConfigBuilder;
+pub use dgc::{ArrivalEstimate, DgcConfig};
+pub use error::{ConfigError, ConfigErrors};
+pub use host::{HostConfig, HostMode, UnwrittenReads};
+pub use sched::{SchedulerConfig, SchedulerKind};
+
+use serde::{Deserialize, Serialize};
+use ssdlab_ftl::FtlConfig;
+use ssdlab_nand::{Geometry, NandTiming};
+use ssdlab_raid::{RaidConfig, RaidLevel};
+
+/// Everything a run needs besides its trace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// The one seed every random stream of the run is forked from.
+    pub seed: u64,
+    /// Flash array shape.
+    pub geometry: Geometry,
+    /// Flash timing.
+    pub timing: NandTiming,
+    /// Flash translation layer.
+    pub ftl: FtlConfig,
+    /// Host model: arrivals and queue depths.
+    pub host: HostConfig,
+    /// I/O scheduler.
+    pub scheduler: SchedulerConfig,
+    /// RAID inside the SSD (`level = "none"` by default).
+    pub raid: RaidConfig,
+    /// DGC: deferring garbage collection by redirecting writes (chip-level RAID-4/5).
+    pub dgc: DgcConfig,
+    /// Check that every host read returns the content token last written to its LPN.
+    pub verify: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            seed: 1,
+            geometry: Geometry::default(),
+            timing: NandTiming::default(),
+            ftl: FtlConfig::default(),
+            host: HostConfig::default(),
+            scheduler: SchedulerConfig::default(),
+            raid: RaidConfig::default(),
+            dgc: DgcConfig::default(),
+            verify: false,
+        }
+    }
+}
+
+impl SimConfig {
+    /// A named preset, fully resolved.
+    pub fn preset(name: &str) -> Result<SimConfig, ConfigErrors> {
+        ConfigBuilder::new().preset(name)?.build()
+    }
+
+    /// Reports every inconsistent value, each with its key.
+    pub fn validate(&self) -> Result<(), ConfigErrors> {
+        let mut errs: Vec<ConfigError> = Vec::new();
+        let mut invalid = |key: &str, message: String| {
+            errs.push(ConfigError::Invalid {
+                key: key.to_string(),
+                message,
+            })
+        };
+        let geometry_errs = self.geometry.validate();
+        for e in &geometry_errs {
+            invalid("geometry", e.to_string());
+        }
+        for e in self.timing.validate() {
+            invalid("timing", e.to_string());
+        }
+        let ftl_errs = if geometry_errs.is_empty() {
+            self.ftl.validate_for(&self.geometry)
+        } else {
+            self.ftl.validate()
+        };
+        for e in ftl_errs {
+            invalid(e.key(), e.to_string());
+        }
+        if self.seed > i64::MAX as u64 {
+            invalid(
+                "seed",
+                format!(
+                    "must be at most {} (TOML integers are signed 64-bit), found {}",
+                    i64::MAX,
+                    self.seed
+                ),
+            );
+        }
+        let h = &self.host;
+        if !(h.time_scale.is_finite() && h.time_scale > 0.0) {
+            invalid(
+                "host.time_scale",
+                format!("must be a positive number, found {}", h.time_scale),
+            );
+        }
+        if h.queue_depth == 0 {
+            invalid("host.queue_depth", "must be at least 1".into());
+        }
+        if h.device_queue_depth == 0 {
+            invalid("host.device_queue_depth", "must be at least 1".into());
+        }
+        if self.scheduler.chip_queue_depth == 0 {
+            invalid("scheduler.chip_queue_depth", "must be at least 1".into());
+        }
+        if geometry_errs.is_empty() {
+            self.validate_raid(&mut errs);
+        }
+        if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
+            errs.push(ConfigError::Invalid {
+                key: "ftl.over_provisioning".into(),
+                message: "leaves no logical capacity for this geometry".into(),
+            });
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigErrors(errs))
+        }
+    }
+
+    fn validate_raid(&self, errs: &mut Vec<ConfigError>) {
+        let r = &self.raid;
+        if self.dgc.enabled && (!r.level.has_parity() || r.domain != ssdlab_raid::Domain::Chip) {
+            errs.push(ConfigError::Invalid {
+                key: "dgc.enabled".into(),
+                message: "DGC redirects writes between the parity groups of chip-level RAID-4/5: set raid.level = 5 and raid.domain = \"chip\"".into(),
+            });
+        }
+        if self.dgc.idle_gc_blocks == 0 {
+            errs.push(ConfigError::Invalid {
+                key: "dgc.idle_gc_blocks".into(),
+                message: "must be at least 1 (deferred GC must leave the chip room to write)"
+                    .into(),
+            });
+        }
+        for e in r.validate_for(&self.geometry) {
+            errs.push(ConfigError::Invalid {
+                key: e.key().to_string(),
+                message: e.to_string(),
+            });
+        }
+        if r.level == RaidLevel::None {
+            return;
+        }
+        if r.level.has_parity() && r.group_size > 64 {
+            errs.push(ConfigError::Invalid {
+                key: "raid.group_size".into(),
+                message: format!(
+                    "at most 64 members per parity group are supported, found {}",
+                    r.group_size
+                ),
+            });
+        }
+    }
+
+    /// The full configuration as TOML (what `ssdlab config show` prints).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a SimConfig always serializes")
+    }
+
+    /// A stable 64-bit FNV-1a hash of the resolved configuration, in hex.
+    pub fn hash_hex(&self) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.to_toml().bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn defaults_are_valid() {
+        let cfg = ConfigBuilder::new().build().unwrap();
+        assert_eq!(cfg, SimConfig::default());
+    }
+
+    #[test]
+    fn inconsistent_values_are_all_reported() {
+        let err = ConfigBuilder::new()
+            .set("geometry.pages_per_block=0")
+            .unwrap()
+            .set("host.device_queue_depth=0")
+            .unwrap()
+            .set("ftl.over_provisioning=1.0")
+            .unwrap()
+            .build()
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("pages_per_block"), "{msg}");
+        assert!(msg.contains("host.device_queue_depth"), "{msg}");
+        assert!(msg.contains("over_provisioning"), "{msg}");
+    }
+
+    #[test]
+    fn every_preset_resolves_and_round_trips() {
+        for name in presets::NAMES {
+            let cfg = SimConfig::preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let again = ConfigBuilder::new()
+                .text(&cfg.to_toml(), "shown")
+                .unwrap()
+                .build()
+                .unwrap();
+            assert_eq!(cfg, again, "{name}");
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The chip queues and the device state the simulator shares with a policy.
+//!
+//! ```text
+//!  SchedCtx::push ──► chip queue (depth-limited) ──► take_for_die / take_at ──► die
+//!                     per-die counts, op counts        (counts follow every move)
+//!  back end ────────► bus status per channel (busy, transfers waiting)
+//! ```
+//!
+//! The counters a policy reads in O(1) (transactions queued per die, reads and programs
+//! queued per chip, each channel bus) are updated only through the methods here, so they
+//! cannot drift from the queues; [`Queues::check_invariants`] recounts them.
+
+use crate::sim::txn::{Txn, TxnId, TxnSlab};
+use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry};
+use std::collections::VecDeque;
+
+/// One channel bus as a policy sees it (PAQ's bus contention).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BusStatus {
+    /// A page is crossing the bus now.
+    pub busy: bool,
+    /// Transfers waiting for the bus, each holding its die.
+    pub waiting: u32,
+}
+
+/// The per-chip queues and load counters the simulator shares with the policy.
+pub struct Queues {
+    /// Transactions admitted to each chip's queue, waiting for a die.
+    pub chip: Vec<VecDeque<TxnId>>,
+    /// Capacity of each chip queue.
+    pub depth: usize,
+    /// Transactions per chip that are queued, running, or held by the policy.
+    pub load: Vec<u32>,
+    /// Whether each die is executing an operation.
+    pub die_busy: Vec<bool>,
+    /// Chips whose queue received work since the simulator last looked.
+    pub touched: Vec<ChipId>,
+    /// Membership flags of `touched`.
+    pub is_touched: Vec<bool>,
+    /// Reads waiting in each chip's queue (for expected-wait estimates).
+    pub queued_reads: Vec<u32>,
+    /// Programs waiting in each chip's queue.
+    pub queued_writes: Vec<u32>,
+    /// Host reads a policy chose to serve by reconstruction (see
+    /// [`super::SchedCtx::redirect`]).
+    pub redirected: Vec<TxnId>,
+    /// Transactions in its chip's queue for each die.
+    die_queued: Vec<u32>,
+    dies_per_chip: u32,
+    /// Each channel's bus, kept by the back end.
+    bus: Vec<BusStatus>,
+}
+
+impl Queues {
+    /// Empty queues for `geom`.
+    pub fn new(geom: &Geometry, depth: u32) -> Self {
+        let chips = geom.chips() as usize;
+        Queues {
+            chip: (0..chips)
+                .map(|_| VecDeque::with_capacity(depth as usize))
+                .collect(),
+            depth: depth as usize,
+            load: vec![0; chips],
+            die_busy: vec![false; geom.dies() as usize],
+            touched: Vec::with_capacity(chips),
+            is_touched: vec![false; chips],
+            queued_reads: vec![0; chips],
+            queued_writes: vec![0; chips],
+            redirected: Vec::new(),
+            die_queued: vec![0; geom.dies() as usize],
+            dies_per_chip: geom.dies_per_chip,
+            bus: vec![BusStatus::default(); geom.channels as usize],
+        }
+    }
+
+    /// True if `chip`'s queue has room.
+    #[inline]
+    pub fn has_room(&self, chip: ChipId) -> bool {
+        self.chip[chip.idx()].len() < self.depth
+    }
+
+    /// True if `chip` has nothing queued or running.
+    #[inline]
+    pub fn chip_idle(&self, chip: ChipId, geom: &Geometry) -> bool {
+        self.chip[chip.idx()].is_empty()
+            && (0..geom.dies_per_chip).all(|n| !self.die_busy[geom.die_of_chip(chip, n).idx()])
+    }
+
+    /// Transactions waiting for `die` in its chip's queue.
+    #[inline]
+    pub fn queued_for_die(&self, die: DieId) -> u32 {
+        self.die_queued[die.idx()]
+    }
+
+    /// The bus of channel `ch` now.
+    #[inline]
+    pub fn bus(&self, ch: ChannelId) -> BusStatus {
+        self.bus[ch.idx()]
+    }
+
+    /// Every channel's bus, by channel index.
+    #[inline]
+    pub fn buses(&self) -> &[BusStatus] {
+        &self.bus
+    }
+
+    /// Appends `t` (whose record is `txn`) to `chip`'s queue and counts it.
+    #[inline]
+    pub(super) fn push_back(&mut self, chip: ChipId, t: TxnId, txn: &Txn) {
+        debug_assert!(self.has_room(chip));
+        debug_assert_eq!(self.chip_of_die(txn.die), chip);
+        self.chip[chip.idx()].push_back(t);
+        self.die_queued[txn.die.idx()] += 1;
+        match txn.op {
+            FlashOp::Read => self.queued_reads[chip.idx()] += 1,
+            FlashOp::Program => self.queued_writes[chip.idx()] += 1,
+            FlashOp::Erase => {}
+        }
+        self.debug_check_chip(chip);
+    }
+
+    /// Removes the transaction at `pos` of `chip`'s queue; its die count follows. Its
+    /// read or program count follows when it starts ([`Queues::txn_started`]).
+    #[inline]
+    pub(super) fn remove(&mut self, chip: ChipId, pos: usize, txns: &TxnSlab) -> Option<TxnId> {
+        let t = self.chip[chip.idx()].remove(pos)?;
+        let die = txns[t].die;
+        debug_assert!(
+            self.die_queued[die.idx()] > 0,
+            "die {die} has nothing queued"
+        );
+        self.die_queued[die.idx()] -= 1;
+        self.debug_check_chip(chip);
+        Some(t)
+    }
+
+    /// The back end started `txn`, which a policy took from its chip's queue: it no
+    /// longer counts among the chip's queued reads or programs.
+    #[inline]
+    pub(crate) fn txn_started(&mut self, txn: &Txn) {
+        let chip = self.chip_of_die(txn.die).idx();
+        match txn.op {
+            FlashOp::Read => self.queued_reads[chip] -= 1,
+            FlashOp::Program => self.queued_writes[chip] -= 1,
+            FlashOp::Erase => {}
+        }
+    }
+
+    /// The back end granted channel `ch`'s bus to a transfer.
+    #[inline]
+    pub(crate) fn bus_granted(&mut self, ch: ChannelId) {
+        let b = &mut self.bus[ch.idx()];
+        debug_assert!(!b.busy, "bus {ch} granted twice");
+        b.busy = true;
+    }
+
+    /// A transfer started waiting for channel `ch`'s busy bus.
+    #[inline]
+    pub(crate) fn bus_wait_started(&mut self, ch: ChannelId) {
+        let b = &mut self.bus[ch.idx()];
+        debug_assert!(b.busy, "waiting for free bus {ch}");
+        b.waiting += 1;
+    }
+
+    /// A waiting transfer left channel `ch`'s bus queue (to be granted the bus).
+    #[inline]
+    pub(crate) fn bus_wait_ended(&mut self, ch: ChannelId) {
+        let b = &mut self.bus[ch.idx()];
+        debug_assert!(b.waiting > 0, "nothing waits for bus {ch}");
+        b.waiting -= 1;
+    }
+
+    /// The transfer on channel `ch`'s bus finished.
+    #[inline]
+    pub(crate) fn bus_released(&mut self, ch: ChannelId) {
+        let b = &mut self.bus[ch.idx()];
+        debug_assert!(b.busy, "bus {ch} released while free");
+        b.busy = false;
+    }
+
+    #[inline]
+    fn chip_of_die(&self, die: DieId) -> ChipId {
+        ChipId(die.0 / self.dies_per_chip)
+    }
+
+    #[inline]
+    fn dies_of_chip(&self, chip: ChipId) -> std::ops::Range<usize> {
+        let n = self.dies_per_chip as usize;
+        chip.idx() * n..(chip.idx() + 1) * n
+    }
+
+    /// The per-die counts of `chip` sum to its queue length (O(dies per chip)).
+    #[inline]
+    fn debug_check_chip(&self, chip: ChipId) {
+        if cfg!(debug_assertions) {
+            let counted: u32 = self.die_queued[self.dies_of_chip(chip)].iter().sum();
+            debug_assert_eq!(
+                counted as usize,
+                self.chip[chip.idx()].len(),
+                "per-die counts of chip {chip}"
+            );
+        }
+    }
+
+    /// Recounts every counter from the queues' contents (slow; for tests). Valid between
+    /// events, when every transaction taken from a queue has started.
+    pub fn check_invariants(&self, txns: &TxnSlab) {
+        let mut per_die = vec![0u32; self.die_queued.len()];
+        for (c, q) in self.chip.iter().enumerate() {
+            let chip = ChipId(c as u32);
+            assert!(q.len() <= self.depth, "chip {chip} queue over depth");
+            let (mut reads, mut programs) = (0, 0);
+            for &t in q {
+                let txn = &txns[t];
+                assert_eq!(
+                    self.chip_of_die(txn.die),
+                    chip,
+                    "txn {t} in a foreign queue"
+                );
+                per_die[txn.die.idx()] += 1;
+                match txn.op {
+                    FlashOp::Read => reads += 1,
+                    FlashOp::Program => programs += 1,
+                    FlashOp::Erase => {}
+                }
+            }
+            let counted: u32 = self.die_queued[self.dies_of_chip(chip)].iter().sum();
+            assert_eq!(counted as usize, q.len(), "per-die counts of chip {chip}");
+            assert_eq!(self.queued_reads[c], reads, "queued reads of chip {chip}");
+            assert_eq!(
+                self.queued_writes[c], programs,
+                "queued programs of chip {chip}"
+            );
+        }
+        assert_eq!(per_die, self.die_queued, "per-die counts");
+        for (ch, b) in self.bus.iter().enumerate() {
+            assert!(b.busy || b.waiting == 0, "free bus {ch} with waiters");
+        }
+    }
+}
