@@ -492,11 +492,11 @@ impl Simulation {
             ("trace-ignored-lines", self.source.ignored_lines()),
             ("trace-clamped-timestamps", self.source.clamped_timestamps()),
         ] {
-            self.rec.count(name, v);
+            self.rec.count_named(name, v);
         }
         let design = self.raid_counters().into_iter().chain(self.fail_counters());
         for (name, v) in design.chain(self.dgc_counters()) {
-            self.rec.count(name, v);
+            self.rec.count_named(name, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());
         let end_state = self.end_state(end);
