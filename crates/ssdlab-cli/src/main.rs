@@ -12,7 +12,7 @@ use anyhow::{anyhow, Context};
 use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RaidCmd, RunArgs, TraceArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
-use ssdlab_stats::Report;
+use ssdlab_stats::{Counter, Report};
 use ssdlab_trace::{RequestStream, SyntheticConfig, TraceOptions, TraceSource};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -284,28 +284,28 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
     run?;
     let audited = sim.audit()?;
     let report = sim.into_report()?;
-    let c = |name: &str| report.counters.get(name).copied().unwrap_or(0);
+    let c = |counter: Counter| report.counter(counter);
     let mut s = String::new();
     let lines: [(&str, u64); 14] = [
         ("requests", report.requests.all),
-        ("reads checked", c("verified-reads")),
-        ("degraded reads", c("degraded-reads")),
-        ("reconstructions", c("raid-reconstructions")),
-        ("redirected reads", c("redirected-reads")),
+        ("reads checked", c(Counter::VerifiedReads)),
+        ("degraded reads", c(Counter::DegradedReads)),
+        ("reconstructions", c(Counter::RaidReconstructions)),
+        ("redirected reads", c(Counter::RedirectedReads)),
         ("mismatches", 0),
-        ("unrecoverable reads", c("unrecoverable-reads")),
-        ("unrecoverable pages", c("unrecoverable-pages")),
-        ("degraded writes", c("degraded-writes")),
-        ("lost writes", c("lost-writes")),
-        ("failures", c("failures")),
-        ("rebuilt pages", c("rebuilt-pages")),
-        ("rebuild rows done", c("rebuild-rows-done")),
+        ("unrecoverable reads", c(Counter::UnrecoverableReads)),
+        ("unrecoverable pages", c(Counter::UnrecoverablePages)),
+        ("degraded writes", c(Counter::DegradedWrites)),
+        ("lost writes", c(Counter::LostWrites)),
+        ("failures", c(Counter::Failures)),
+        ("rebuilt pages", c(Counter::RebuiltPages)),
+        ("rebuild rows done", c(Counter::RebuildRowsDone)),
         ("pages audited", audited),
     ];
     for (name, v) in lines {
         let _ = writeln!(s, "{name}: {v}");
     }
-    let _ = writeln!(s, "rebuild rows total: {}", c("rebuild-rows-total"));
+    let _ = writeln!(s, "rebuild rows total: {}", c(Counter::RebuildRowsTotal));
     print(&s)?;
     if let Some(p) = &a.json {
         write_json(create_output("--json", p)?, p, &report)?;

@@ -1,10 +1,10 @@
 //! The [`Recorder`]: collects metrics while the simulation runs.
 
-use std::collections::BTreeMap;
 use std::io;
 
 use ssdlab_nand::{ChannelId, ChipId, FlashOp, TxnReason};
 
+use crate::counter::Counter;
 use crate::csv::CsvSink;
 use crate::latency::{ClassLatency, ClassStats};
 use crate::record::{EndState, OpClass, RequestRecord, Shape, TxnRecord};
@@ -48,8 +48,7 @@ pub(crate) struct ReasonAcc {
 /// Collects metrics during a run; [`Recorder::finish`] turns them into a [`Report`].
 ///
 /// The hot-path methods are O(1) and allocate nothing in steady state (a latency
-/// histogram grows once if a value beyond 10 s appears; [`Recorder::count`] allocates
-/// the first time it sees a name).
+/// histogram grows once if a value beyond 10 s appears).
 pub struct Recorder {
     pub(crate) shape: Shape,
     pub(crate) response: ClassLatency,
@@ -63,7 +62,9 @@ pub struct Recorder {
     /// Programmed pages per channel; `None` until a transaction names its channel.
     pub(crate) channel_programs: Option<Vec<u64>>,
     pub(crate) chip_programs: Option<Vec<u64>>,
-    pub(crate) counters: BTreeMap<&'static str, u64>,
+    /// Per [`Counter::index`]: `None` until the counter is first counted (a counter
+    /// counted with 0 is reported, one never counted is not).
+    pub(crate) counters: [Option<u64>; Counter::ALL.len()],
     pub(crate) last_completion_ns: u64,
     sink: Option<CsvSink>,
     sink_error: Option<io::Error>,
@@ -84,7 +85,7 @@ impl Recorder {
             programmed_pages: 0,
             channel_programs: None,
             chip_programs: None,
-            counters: BTreeMap::new(),
+            counters: [None; Counter::ALL.len()],
             last_completion_ns: 0,
             sink: None,
             sink_error: None,
@@ -207,15 +208,26 @@ impl Recorder {
         self.util_busy_sum += u128::from(busy_chips);
     }
 
-    /// Adds `delta` to the named counter (e.g. [`crate::counter::REDIRECTED_READS`]).
-    /// Allocates the first time a name appears; use sparingly on hot paths.
-    pub fn count(&mut self, name: &'static str, delta: u64) {
-        *self.counters.entry(name).or_insert(0) += delta;
+    /// Adds `delta` to `counter`. O(1), no allocation. The report lists every counter
+    /// counted at least once, even with 0.
+    #[inline]
+    pub fn count(&mut self, counter: Counter, delta: u64) {
+        *self.counters[counter.index()].get_or_insert(0) += delta;
     }
 
-    /// The current value of a named counter (0 if never counted).
-    pub fn counter(&self, name: &str) -> u64 {
-        self.counters.get(name).copied().unwrap_or(0)
+    /// The current value of `counter` (0 if never counted).
+    pub fn counter(&self, counter: Counter) -> u64 {
+        self.counters[counter.index()].unwrap_or(0)
+    }
+
+    /// The counters counted so far and their values, in name order.
+    pub(crate) fn counted(&self) -> impl Iterator<Item = (Counter, u64)> + '_ {
+        let mut counted: Vec<(Counter, u64)> = Counter::ALL
+            .into_iter()
+            .filter_map(|c| self.counters[c.index()].map(|v| (c, v)))
+            .collect();
+        counted.sort_unstable_by_key(|&(c, _)| c);
+        counted.into_iter()
     }
 
     /// Writes every completed request as one CSV line to `w` (see
@@ -328,7 +340,7 @@ impl std::fmt::Debug for Recorder {
             .field("shape", &self.shape)
             .field("requests", &self.response.count_all())
             .field("util_samples", &self.util_samples)
-            .field("counters", &self.counters)
+            .field("counters", &self.counted().collect::<Vec<_>>())
             .field("csv", &self.sink.is_some())
             .finish_non_exhaustive()
     }
@@ -377,15 +389,24 @@ mod tests {
     }
 
     #[test]
-    fn counters_accumulate_by_name() {
+    fn counters_accumulate_and_list_in_name_order() {
         let mut rec = Recorder::new(shape());
-        rec.count("b", 2);
-        rec.count("a", 1);
-        rec.count("b", 3);
-        assert_eq!(rec.counter("b"), 5);
-        assert_eq!(rec.counter("zzz"), 0);
-        let names: Vec<_> = rec.counters.keys().copied().collect();
-        assert_eq!(names, ["a", "b"]);
+        rec.count(Counter::VerifiedReads, 2);
+        rec.count(Counter::BufferHits, 1);
+        rec.count(Counter::VerifiedReads, 3);
+        rec.count(Counter::DeferredGc, 0);
+        assert_eq!(rec.counter(Counter::VerifiedReads), 5);
+        assert_eq!(rec.counter(Counter::DeferredGc), 0);
+        assert_eq!(rec.counter(Counter::Failures), 0);
+        let counted: Vec<_> = rec.counted().collect();
+        assert_eq!(
+            counted,
+            [
+                (Counter::BufferHits, 1),
+                (Counter::DeferredGc, 0),
+                (Counter::VerifiedReads, 5)
+            ]
+        );
     }
 
     #[test]

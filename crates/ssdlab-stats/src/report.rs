@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::TxnReason;
 
-use crate::counter;
+use crate::counter::Counter;
 use crate::latency::{ClassStats, Latency};
 use crate::record::{EndState, Shape};
 use crate::recorder::{ReasonAcc, Recorder, WorkAcc};
@@ -240,8 +240,9 @@ pub struct Report {
     /// their chip ([`Recorder::txn_done_at`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes_per_chip: Option<CountSpread>,
-    /// Named counters added by designs, in name order.
-    pub counters: BTreeMap<String, u64>,
+    /// Counters added by designs, in name order (serialized as a map from
+    /// [`Counter::name`] to value). Read one with [`Report::counter`].
+    pub counters: BTreeMap<Counter, u64>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -310,7 +311,7 @@ impl Report {
         let txns: u64 = rec.reasons.iter().map(|a| a.count).sum();
         let bus_wait_total: u128 = rec.reasons.iter().map(|a| a.bus_wait_sum_ns).sum();
         let pre_read_pages = rec.reasons[TxnReason::PreRead.index()].pages;
-        let counter = |name: &str| rec.counters.get(name).copied().unwrap_or(0) as f64;
+        let counter = |c: Counter| rec.counter(c) as f64;
 
         let report = Report {
             shape: rec.shape,
@@ -360,20 +361,16 @@ impl Report {
             wear: end.ftl.wear,
             pre_reads_per_write: ratio(pre_read_pages as f64, response.write.count as f64),
             redirected_read_ratio: ratio(
-                counter(counter::REDIRECTED_READS),
+                counter(Counter::RedirectedReads),
                 rec.work.read.pages as f64,
             ),
             redirected_write_ratio: ratio(
-                counter(counter::REDIRECTED_WRITES),
+                counter(Counter::RedirectedWrites),
                 rec.work.write.pages as f64,
             ),
             writes_per_channel: rec.channel_programs.as_deref().map(CountSpread::of),
             writes_per_chip: rec.chip_programs.as_deref().map(CountSpread::of),
-            counters: rec
-                .counters
-                .iter()
-                .map(|(&k, &v)| (k.to_owned(), v))
-                .collect(),
+            counters: rec.counted().collect(),
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -417,6 +414,11 @@ impl Report {
     /// Reads a report written by [`Report::to_json`].
     pub fn from_json(json: &str) -> Result<Report, serde_json::Error> {
         serde_json::from_str(json)
+    }
+
+    /// The value of `counter`; 0 when the run never counted it.
+    pub fn counter(&self, counter: Counter) -> u64 {
+        self.counters.get(&counter).copied().unwrap_or(0)
     }
 
     /// Statistics of one transaction reason, if it occurred.

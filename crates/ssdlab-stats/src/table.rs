@@ -322,8 +322,8 @@ impl Report {
         if self.counters.is_empty() {
             return writeln!(w, "  (none)");
         }
-        for (name, v) in &self.counters {
-            kv(w, name, fmt_count(*v))?;
+        for (counter, v) in &self.counters {
+            kv(w, counter.name(), fmt_count(*v))?;
         }
         Ok(())
     }

@@ -4,8 +4,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::synthetic::SyntheticErrors;
+
 /// What went wrong in a trace (the location is in [`TraceError`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TraceErrorKind {
     /// The file could not be opened or read.
@@ -88,13 +90,13 @@ pub enum TraceErrorKind {
         /// What is wrong with it.
         message: String,
     },
-    /// A synthetic workload configuration is invalid (the message names the key).
+    /// A synthetic workload configuration is invalid (each problem names its key).
     #[error("invalid synthetic workload: {0}")]
-    InvalidConfig(String),
+    InvalidConfig(SyntheticErrors),
 }
 
 /// A trace error located in its file (line 0 when it concerns the whole file).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{}: {kind}", Location(path, *line))]
 pub struct TraceError {
     /// The trace file (`<synthetic>` for generated workloads).

@@ -18,7 +18,8 @@
 //!   says otherwise; bad lines are [`TraceError`]s naming file, line and field, or are
 //!   skipped and counted when [`TraceOptions::skip_bad_lines`] is set.
 //! * [`SyntheticConfig`] / [`SyntheticGen`]: a deterministic workload (arrivals, read
-//!   ratio, size distribution, address pattern, duplicate content) from one seed.
+//!   ratio, size distribution, address pattern, duplicate content) from one seed; an
+//!   invalid one is described by [`SyntheticErrors`], one [`SyntheticError`] per key.
 //! * [`TraceSource`] / [`RequestStream`]: one entry point over files and synthetic
 //!   workloads, as the simulator and the CLI see them.
 //! * [`TraceStats`] / [`analyze`]: request counts, sizes, working set and duplicate
@@ -47,5 +48,6 @@ pub use request::{page_token, IoRequest, Op, PAGE_BYTES};
 pub use source::{RequestStream, TraceSource, SYNTHETIC_PATH};
 pub use stats::{analyze, TraceStats};
 pub use synthetic::{
-    AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticGen, DUPLICATE_POOL_SEEDS,
+    AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticError, SyntheticErrors,
+    SyntheticGen, DUPLICATE_POOL_SEEDS,
 };

@@ -91,8 +91,8 @@ impl TraceSource {
         match self {
             TraceSource::File { path, options } => Ok(Box::new(TraceReader::open(path, options)?)),
             TraceSource::Synthetic(cfg) => {
-                let generator = SyntheticGen::try_new(cfg).map_err(|msg| {
-                    let kind = TraceErrorKind::InvalidConfig(msg);
+                let generator = SyntheticGen::try_new(cfg).map_err(|errs| {
+                    let kind = TraceErrorKind::InvalidConfig(errs);
                     TraceError::new(Path::new(SYNTHETIC_PATH), 0, kind)
                 })?;
                 Ok(Box::new(SyntheticStream(generator)))
@@ -148,7 +148,14 @@ mod tests {
             ..cfg
         });
         let err = bad.open().err().unwrap();
-        assert!(err.to_string().contains("read_ratio"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "<synthetic>: invalid synthetic workload: read_ratio: must be within [0, 1], found 1.5"
+        );
+        let TraceErrorKind::InvalidConfig(errs) = &err.kind else {
+            panic!("{err:?}");
+        };
+        assert_eq!(errs.keys().collect::<Vec<_>>(), ["read_ratio"]);
     }
 
     #[test]

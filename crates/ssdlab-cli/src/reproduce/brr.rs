@@ -22,6 +22,7 @@ use super::{BrrArgs, BusModel};
 use crate::Failure;
 use anyhow::anyhow;
 use ssdlab::ConfigBuilder;
+use ssdlab_stats::Counter;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -72,8 +73,8 @@ impl From<&Run> for Outcome {
             read_response_ns: r.response.read.mean_ns,
             chip_util: r.utilization.sampled_chip,
             redirected_ratio: r.redirected_read_ratio,
-            extra_reads: run.counter("raid-reconstruct-reads"),
-            verified_reads: run.counter("verified-reads"),
+            extra_reads: r.counter(Counter::RaidReconstructReads),
+            verified_reads: r.counter(Counter::VerifiedReads),
             mismatches: run.mismatches,
         }
     }

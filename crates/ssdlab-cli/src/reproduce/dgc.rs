@@ -17,6 +17,7 @@ use super::{BusModel, DgcArgs};
 use crate::Failure;
 use anyhow::anyhow;
 use ssdlab::ConfigBuilder;
+use ssdlab_stats::Counter;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -78,13 +79,13 @@ impl From<&Run> for Row {
             requests: r.requests.all,
             mean: [all.mean_ns, read.mean_ns, write.mean_ns],
             p99: [all.p99_ns, read.p99_ns, write.p99_ns],
-            deferred_gc: run.counter("deferred-gc"),
+            deferred_gc: r.counter(Counter::DeferredGc),
             redirected_write_ratio: r.redirected_write_ratio,
             gc_runs: r.gc_runs,
             t_chip: bd.service_ns_mean,
             t_gc: bd.gc_wait_ns_mean,
             t_wait: bd.other_wait_ns_mean,
-            verified_reads: run.counter("verified-reads"),
+            verified_reads: r.counter(Counter::VerifiedReads),
             mismatches: run.mismatches,
         }
     }

@@ -36,13 +36,6 @@ pub struct Run {
     pub mismatches: u64,
 }
 
-impl Run {
-    /// Counter `name` of the report, 0 when it never counted.
-    pub fn counter(&self, name: &str) -> u64 {
-        self.report.counters.get(name).copied().unwrap_or(0)
-    }
-}
-
 /// The runs of an experiment, keyed as its jobs were, and what they took.
 pub struct Finished<K, T> {
     /// What the experiment keeps of each run.

@@ -1,6 +1,7 @@
 //! Malformed traces: exit code 2, and a message naming the file, the line and the field.
 
-use crate::{json_u64, out_path, read_json, ssdlab, tmp_file, trace, MSR_OK};
+use crate::{out_path, read_report, ssdlab, tmp_file, trace, MSR_OK};
+use ssdlab_stats::Counter;
 
 /// An MSR file: `good` valid lines, then `bad`, then one more valid line.
 fn msr_with_bad_line(name: &str, good: usize, bad: &str) -> String {
@@ -175,9 +176,9 @@ fn skip_bad_lines_counts_the_bad_line() {
     // ...with it, the line is skipped and counted.
     let json = out_path("bt-skip.json");
     run_default(&p, &["--skip-bad-lines", "--json", &json]).assert_ok();
-    let r = read_json(&json);
-    assert_eq!(json_u64(&r, &["counters", "trace-skipped-lines"]), 1);
-    assert_eq!(json_u64(&r, &["requests", "all"]), 3);
+    let r = read_report(&json);
+    assert_eq!(r.counter(Counter::TraceSkippedLines), 1);
+    assert_eq!(r.requests.all, 3);
 }
 
 #[test]

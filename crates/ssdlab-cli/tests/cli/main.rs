@@ -157,7 +157,14 @@ pub fn read_json(path: &str) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path} is valid JSON: {e}"))
 }
 
-/// An unsigned integer field of a JSON report, e.g. `json_u64(&r, &["counters", "verified-reads"])`.
+/// Reads a JSON report as the typed [`Report`](ssdlab_stats::Report), for its counters.
+pub fn read_report(path: &str) -> ssdlab_stats::Report {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("the JSON report {path} is readable: {e}"));
+    ssdlab_stats::Report::from_json(&text).unwrap_or_else(|e| panic!("{path} is a report: {e}"))
+}
+
+/// An unsigned integer field of a JSON report, e.g. `json_u64(&r, &["requests", "all"])`.
 #[track_caller]
 pub fn json_u64(report: &serde_json::Value, path: &[&str]) -> u64 {
     let mut v = report;

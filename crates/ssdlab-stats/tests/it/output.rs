@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 use ssdlab_nand::{FlashOp, TxnReason};
-use ssdlab_stats::{compare_table, counter, OpClass, Recorder, Report, TxnRecord, CSV_HEADER};
+use ssdlab_stats::{compare_table, Counter, OpClass, Recorder, Report, TxnRecord, CSV_HEADER};
 
 use crate::{five_request_report, five_requests, idle_end, req, small_shape};
 
@@ -24,7 +24,7 @@ fn busy_report(wall_time_ns: Option<u64>) -> Report {
             array_ns: 50_000,
         });
     }
-    rec.count(counter::BUFFER_HITS, 3);
+    rec.count(Counter::BufferHits, 3);
     let mut end = idle_end(1_040_000);
     end.chip_busy_ns = vec![1, 2, 3, 777_777];
     end.die_busy_ns = vec![5, 6, 7, 8, 9, 10, 11, 1_000_000];
@@ -69,6 +69,51 @@ fn json_uses_stable_names() {
     ] {
         assert!(json.contains(key), "{key} missing");
     }
+}
+
+#[test]
+fn counters_serialize_as_a_map_in_name_order() {
+    let mut rec = Recorder::new(small_shape());
+    rec.count(Counter::VerifiedReads, 7);
+    rec.count(Counter::BackgroundGcRuns, 0);
+    rec.count(Counter::TraceSkippedLines, 1);
+    rec.count(Counter::VerifiedReads, 1);
+    let r = rec.finish(idle_end(0)).unwrap();
+    let json = r.to_json();
+    let want = "  \"counters\": {\n    \"background-gc-runs\": 0,\n    \"trace-skipped-lines\": 1,\n    \"verified-reads\": 8\n  }\n}";
+    assert!(json.ends_with(want), "{json}");
+    let table = r.table();
+    let names: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.contains("background-gc-runs"))
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "background-gc-runs",
+            "trace-skipped-lines",
+            "verified-reads"
+        ]
+    );
+    let back = Report::from_json(&json).unwrap();
+    assert_eq!(back.counter(Counter::VerifiedReads), 8);
+    assert_eq!(back.counter(Counter::Failures), 0);
+}
+
+#[test]
+fn a_report_naming_an_unknown_counter_does_not_parse() {
+    let json = five_request_report().to_json().replace(
+        "\"counters\": {}",
+        "\"counters\": {\n    \"no-such-counter\": 1\n  }",
+    );
+    assert!(json.contains("no-such-counter"), "{json}");
+    let err = Report::from_json(&json).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("unknown counter `no-such-counter`"),
+        "{err}"
+    );
 }
 
 /// A writer whose bytes the test can read after the recorder has consumed it.

@@ -1,7 +1,7 @@
 //! Metric definitions, checked against hand computations.
 
 use ssdlab_nand::{ChannelId, FlashOp, TxnReason};
-use ssdlab_stats::{counter, EndState, FtlSummary, OpClass, Recorder, Shape, TxnRecord};
+use ssdlab_stats::{Counter, EndState, FtlSummary, OpClass, Recorder, Shape, TxnRecord};
 
 use crate::{five_request_report, idle_end, req, small_shape};
 
@@ -237,14 +237,16 @@ fn writes_per_channel_and_redirect_ratios() {
     for id in 0..4 {
         rec.request_done(&req(id, OpClass::Read, 0, 0, 10, 5));
     }
-    rec.count(counter::REDIRECTED_READS, 1);
-    rec.count(counter::DEFERRED_GC, 2);
+    rec.count(Counter::RedirectedReads, 1);
+    rec.count(Counter::DeferredGc, 2);
     let r = rec.finish(idle_end(10)).unwrap();
     let wpc = r.writes_per_channel.unwrap();
     assert_eq!((wpc.min, wpc.mean, wpc.max), (1, 2.0, 3));
     assert_eq!(r.redirected_read_ratio, 0.25);
     assert_eq!(r.redirected_write_ratio, 0.0);
-    assert_eq!(r.counters.get("deferred-gc"), Some(&2));
-    let names: Vec<_> = r.counters.keys().map(String::as_str).collect();
+    assert_eq!(r.counter(Counter::DeferredGc), 2);
+    assert_eq!(r.counter(Counter::RedirectedReads), 1);
+    assert_eq!(r.counter(Counter::RedirectedWrites), 0);
+    let names: Vec<_> = r.counters.keys().map(|c| c.name()).collect();
     assert_eq!(names, ["deferred-gc", "redirected-reads"]);
 }

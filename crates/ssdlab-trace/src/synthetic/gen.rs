@@ -1,7 +1,9 @@
 //! [`SyntheticGen`]: the deterministic request generator.
 
 use super::zipf::Zipf;
-use super::{AddressPattern, Arrival, SizeDist, SyntheticConfig, DUPLICATE_POOL_SEEDS};
+use super::{
+    AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticErrors, DUPLICATE_POOL_SEEDS,
+};
 use crate::request::{mix64, IoRequest, Op};
 use ssdlab_engine::SimRng;
 
@@ -52,7 +54,7 @@ impl SyntheticGen {
     }
 
     /// A generator for `cfg`, or the problems [`SyntheticConfig::validate`] finds.
-    pub fn try_new(cfg: &SyntheticConfig) -> Result<Self, String> {
+    pub fn try_new(cfg: &SyntheticConfig) -> Result<Self, SyntheticErrors> {
         cfg.validate()?;
         let root = SimRng::new(cfg.seed);
         let slots = cfg.footprint_bytes / cfg.alignment_bytes;

@@ -5,9 +5,11 @@
 //! (arrivals, operation, size, address, content), so changing, say, the size
 //! distribution does not move the arrival times.
 
+mod error;
 mod gen;
 mod zipf;
 
+pub use error::{SyntheticError, SyntheticErrors};
 pub use gen::SyntheticGen;
 
 use serde::{Deserialize, Serialize};
@@ -126,143 +128,131 @@ impl Default for SyntheticConfig {
     }
 }
 
-/// Problems found by [`SyntheticConfig::validate`], each prefixed by its key.
-struct Problems(Vec<String>);
-
-impl Problems {
-    fn add(&mut self, key: &str, msg: String) {
-        self.0.push(format!("{key}: {msg}"));
-    }
-}
-
 fn unit_interval(v: f64) -> bool {
     (0.0..=1.0).contains(&v)
 }
 
+/// A problem if `found` is outside `[0, 1]`.
+fn check_unit(key: &'static str, found: f64) -> Option<SyntheticError> {
+    (!unit_interval(found)).then_some(SyntheticError::OutOfRange {
+        key,
+        range: "[0, 1]",
+        found,
+    })
+}
+
 impl SyntheticConfig {
     /// Checks every key; the error lists each problem with its key path.
-    pub fn validate(&self) -> Result<(), String> {
-        let mut errs = Problems(Vec::new());
+    pub fn validate(&self) -> Result<(), SyntheticErrors> {
+        use SyntheticError as E;
+        let mut errs = Vec::new();
         if self.requests == 0 {
-            errs.add("requests", "must be at least 1".into());
+            errs.push(E::Zero { key: "requests" });
         }
         match self.arrival {
             Arrival::Poisson { iops } if !(iops.is_finite() && iops > 0.0) => {
-                errs.add(
-                    "arrival.iops",
-                    format!("must be a positive number, found {iops}"),
-                );
+                errs.push(E::NotPositive {
+                    key: "arrival.iops",
+                    found: iops,
+                });
             }
             _ => {}
         }
-        if !unit_interval(self.read_ratio) {
-            errs.add(
-                "read_ratio",
-                format!("must be within [0, 1], found {}", self.read_ratio),
-            );
-        }
-        if !unit_interval(self.duplicate_ratio) {
-            let found = self.duplicate_ratio;
-            errs.add(
-                "duplicate_ratio",
-                format!("must be within [0, 1], found {found}"),
-            );
-        }
+        errs.extend(check_unit("read_ratio", self.read_ratio));
+        errs.extend(check_unit("duplicate_ratio", self.duplicate_ratio));
         if self.alignment_bytes == 0 {
-            errs.add("alignment_bytes", "must be at least 1".into());
+            errs.push(E::Zero {
+                key: "alignment_bytes",
+            });
         }
         if self.footprint_bytes < self.alignment_bytes.max(1) {
-            let found = self.footprint_bytes;
-            errs.add(
-                "footprint_bytes",
-                format!("must hold one aligned slot, found {found}"),
-            );
+            errs.push(E::FootprintTooSmall {
+                footprint_bytes: self.footprint_bytes,
+                alignment_bytes: self.alignment_bytes,
+            });
         }
         self.validate_size(&mut errs);
         self.validate_address(&mut errs);
-        if errs.0.is_empty() {
+        if errs.is_empty() {
             Ok(())
         } else {
-            Err(errs.0.join("; "))
+            Err(SyntheticErrors(errs))
         }
     }
 
-    fn validate_size(&self, errs: &mut Problems) {
+    fn validate_size(&self, errs: &mut Vec<SyntheticError>) {
+        use SyntheticError as E;
         match &self.size {
-            SizeDist::Fixed { bytes: 0 } => errs.add("size.bytes", "must be positive".into()),
+            SizeDist::Fixed { bytes: 0 } => errs.push(E::ZeroFixedSize),
             SizeDist::Fixed { .. } => {}
-            SizeDist::Uniform {
-                min_bytes: lo,
-                max_bytes: hi,
+            &SizeDist::Uniform {
+                min_bytes,
+                max_bytes,
             } => {
                 let a = self.alignment_bytes.max(1);
-                if *lo == 0 || lo > hi {
-                    errs.add(
-                        "size",
-                        format!("need 0 < min_bytes <= max_bytes, found {lo}..{hi}"),
-                    );
-                } else if lo.div_ceil(a) > hi / a {
-                    errs.add(
-                        "size",
-                        format!("no multiple of alignment_bytes {a} in {lo}..={hi}"),
-                    );
+                if min_bytes == 0 || min_bytes > max_bytes {
+                    errs.push(E::SizeBounds {
+                        min_bytes,
+                        max_bytes,
+                    });
+                } else if min_bytes.div_ceil(a) > max_bytes / a {
+                    errs.push(E::NoAlignedSize {
+                        min_bytes,
+                        max_bytes,
+                        alignment_bytes: a,
+                    });
                 }
             }
             SizeDist::Choice { bytes, weights } => {
                 if bytes.is_empty() || bytes.len() != weights.len() {
-                    errs.add(
-                        "size.weights",
-                        "need one weight per size, at least one".into(),
-                    );
+                    errs.push(E::WeightCount {
+                        sizes: bytes.len(),
+                        weights: weights.len(),
+                    });
                 }
                 if bytes.contains(&0) {
-                    errs.add("size.bytes", "sizes must be positive".into());
+                    errs.push(E::ZeroChoiceSize);
                 }
                 let ok_w = weights.iter().all(|w| w.is_finite() && *w >= 0.0);
                 if !ok_w || weights.iter().sum::<f64>() <= 0.0 {
-                    errs.add(
-                        "size.weights",
-                        "must be non-negative and not all zero".into(),
-                    );
+                    errs.push(E::BadWeights {
+                        weights: weights.clone(),
+                    });
                 }
             }
         }
         let max_size = self.max_size_bytes();
         if max_size > self.footprint_bytes {
-            let fp = self.footprint_bytes;
-            errs.add(
-                "size",
-                format!("largest size {max_size} exceeds footprint_bytes {fp}"),
-            );
+            errs.push(E::SizeExceedsFootprint {
+                size_bytes: max_size,
+                footprint_bytes: self.footprint_bytes,
+            });
         }
     }
 
-    fn validate_address(&self, errs: &mut Problems) {
+    fn validate_address(&self, errs: &mut Vec<SyntheticError>) {
         match self.address {
             AddressPattern::Zipf { theta }
                 if !(theta.is_finite() && theta > 0.0 && theta <= 100.0) =>
             {
-                errs.add(
-                    "address.theta",
-                    format!("must be within (0, 100], found {theta}"),
-                );
+                errs.push(SyntheticError::OutOfRange {
+                    key: "address.theta",
+                    range: "(0, 100]",
+                    found: theta,
+                });
             }
             AddressPattern::HotCold {
-                hot_fraction: f,
-                hot_access: a,
+                hot_fraction,
+                hot_access,
             } => {
-                if !(f > 0.0 && f < 1.0) {
-                    errs.add(
-                        "address.hot_fraction",
-                        format!("must be within (0, 1), found {f}"),
-                    );
+                if !(hot_fraction > 0.0 && hot_fraction < 1.0) {
+                    errs.push(SyntheticError::OutOfRange {
+                        key: "address.hot_fraction",
+                        range: "(0, 1)",
+                        found: hot_fraction,
+                    });
                 }
-                if !unit_interval(a) {
-                    errs.add(
-                        "address.hot_access",
-                        format!("must be within [0, 1], found {a}"),
-                    );
-                }
+                errs.extend(check_unit("address.hot_access", hot_access));
             }
             _ => {}
         }
@@ -334,10 +324,25 @@ mod tests {
             ..SyntheticConfig::default()
         };
         let err = cfg.validate().unwrap_err();
-        for key in ["read_ratio", "duplicate_ratio", "address.hot_fraction"] {
-            assert!(err.contains(key), "{err}");
-        }
-        assert!(!err.contains("hot_access"), "{err}");
+        let keys: Vec<_> = err.keys().collect();
+        assert_eq!(
+            keys,
+            ["read_ratio", "duplicate_ratio", "address.hot_fraction"]
+        );
+        assert_eq!(
+            err.0[2],
+            SyntheticError::OutOfRange {
+                key: "address.hot_fraction",
+                range: "(0, 1)",
+                found: 1.0
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "read_ratio: must be within [0, 1], found 1.5; \
+             duplicate_ratio: must be within [0, 1], found -0.1; \
+             address.hot_fraction: must be within (0, 1), found 1"
+        );
         let cfg = SyntheticConfig {
             size: SizeDist::Uniform {
                 min_bytes: 5000,
@@ -345,12 +350,22 @@ mod tests {
             },
             ..SyntheticConfig::default()
         };
-        assert!(cfg.validate().unwrap_err().contains("alignment"));
+        assert_eq!(
+            cfg.validate().unwrap_err().0,
+            [SyntheticError::NoAlignedSize {
+                min_bytes: 5000,
+                max_bytes: 6000,
+                alignment_bytes: 4096
+            }]
+        );
         let cfg = SyntheticConfig {
             arrival: Arrival::Poisson { iops: 0.0 },
             ..SyntheticConfig::default()
         };
-        assert!(cfg.validate().unwrap_err().contains("arrival.iops"));
+        assert_eq!(
+            cfg.validate().unwrap_err().to_string(),
+            "arrival.iops: must be a positive number, found 0"
+        );
         let cfg = SyntheticConfig {
             size: SizeDist::Choice {
                 bytes: vec![4096, 8192],
@@ -358,7 +373,13 @@ mod tests {
             },
             ..SyntheticConfig::default()
         };
-        assert!(cfg.validate().unwrap_err().contains("size.weights"));
+        assert_eq!(
+            cfg.validate().unwrap_err().0,
+            [SyntheticError::WeightCount {
+                sizes: 2,
+                weights: 1
+            }]
+        );
     }
 
     #[test]

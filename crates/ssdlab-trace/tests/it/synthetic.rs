@@ -1,6 +1,8 @@
 //! Synthetic workloads: determinism, duplicates, skew, validation.
 
-use ssdlab_trace::{AddressPattern, IoRequest, Op, SizeDist, SyntheticConfig, SyntheticGen};
+use ssdlab_trace::{
+    AddressPattern, IoRequest, Op, SizeDist, SyntheticConfig, SyntheticError, SyntheticGen,
+};
 use std::collections::{HashMap, HashSet};
 
 fn writes_only(requests: u64) -> SyntheticConfig {
@@ -89,6 +91,15 @@ fn validate_rejects_read_ratio_above_one_naming_it() {
         ..SyntheticConfig::default()
     };
     let err = cfg.validate().unwrap_err();
-    assert!(err.contains("read_ratio"), "{err}");
+    assert_eq!(
+        err.0,
+        [SyntheticError::OutOfRange {
+            key: "read_ratio",
+            range: "[0, 1]",
+            found: 1.5
+        }]
+    );
+    assert!(err.to_string().starts_with("read_ratio: "), "{err}");
     assert!(SyntheticConfig::default().validate().is_ok());
+    assert_eq!(SyntheticGen::try_new(&cfg).err(), Some(err));
 }

@@ -16,13 +16,12 @@ mod builder;
 mod dgc;
 mod error;
 mod host;
-mod sched;
 
+pub use crate::sched::{SchedulerConfig, SchedulerKind};
 pub use builder::ConfigBuilder;
 pub use dgc::{ArrivalEstimate, DgcConfig};
 pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
-pub use sched::{SchedulerConfig, SchedulerKind};
 
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::FtlConfig;

@@ -35,16 +35,10 @@
 //!   the reconstruction's member reads come back through `submit_background` and go
 //!   straight to their chip queues.
 
-use super::{Piq, SchedCtx};
-use crate::config::SchedulerConfig;
+use super::SchedCtx;
 use crate::sim::txn::TxnId;
-use ssdlab_nand::{ChipId, FlashOp, Geometry, NandTiming, TxnReason};
+use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
 use std::collections::VecDeque;
-
-/// BRR as `cfg` describes it: PIQ with Algorithm 2, latencies from `timing`.
-pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Piq {
-    Piq::new(geom, cfg, Some(Brr::new(timing, geom.page_size_bytes)))
-}
 
 /// A transaction the batch lists hold for one chip, in dispatch order.
 #[derive(Clone, Copy, Debug)]
@@ -171,7 +165,7 @@ pub(crate) fn may_overtake_programs(reason: TxnReason) -> bool {
 mod tests {
     use super::*;
     use crate::sched::testutil::{geometry, timing, Bench, FixedPlans};
-    use crate::sched::IoScheduler;
+    use crate::sched::{IoScheduler, Piq, SchedulerConfig};
     use crate::sim::txn::NONE;
 
     /// Four chips on four channels (one die, one plane each) under BRR.
@@ -181,7 +175,7 @@ mod tests {
             chip_queue_depth: depth,
             ..SchedulerConfig::default()
         };
-        let brr = from_config(&cfg, &b.geom, &timing());
+        let brr = Piq::with_brr(&cfg, &b.geom, &timing());
         (b, brr)
     }
 

@@ -8,8 +8,8 @@
 //!   work (GC) joins the same order as one-transaction entries, so a GC read never
 //!   overtakes the program of a page it is about to move.
 
+use super::SchedulerConfig;
 use super::{chips_of, IoScheduler, SchedCtx};
-use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use ssdlab_nand::{ChipId, DieId, Geometry, NandTiming};
 use std::collections::VecDeque;

@@ -12,6 +12,7 @@
 //! and [`build`] are derived: a new policy is one file plus one line.
 
 mod brr;
+mod config;
 mod fifo;
 mod piq;
 mod queues;
@@ -19,11 +20,11 @@ mod registry;
 #[cfg(test)]
 mod testutil;
 
+pub use config::SchedulerConfig;
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
 
-use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
@@ -203,7 +204,7 @@ registry::schedulers! {
     Piq = "piq" => Piq::from_config,
     /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
     /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
-    Brr = "brr" => brr::from_config,
+    Brr = "brr" => Piq::with_brr,
 }
 
 /// Chips a request touches, for policies that reason per request.

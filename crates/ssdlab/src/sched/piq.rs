@@ -31,8 +31,8 @@
 //! chip is idle.
 
 use super::brr::{may_overtake_programs, Brr, HeldEntry, List, Running};
+use super::SchedulerConfig;
 use super::{chips_of, IoScheduler, SchedCtx};
-use crate::config::SchedulerConfig;
 use crate::sim::txn::{ReqId, TxnId};
 use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
 use std::collections::VecDeque;
@@ -112,6 +112,11 @@ impl Piq {
     /// PIQ as `cfg` describes it, for `geom`.
     pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
         Piq::new(geom, cfg, None)
+    }
+
+    /// BRR as `cfg` describes it: PIQ with Algorithm 2, latencies from `timing`.
+    pub(crate) fn with_brr(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Self {
+        Piq::new(geom, cfg, Some(Brr::new(timing, geom.page_size_bytes)))
     }
 
     /// Algorithm 1: the sequence number of the batch `self.chips` joins in `list`.

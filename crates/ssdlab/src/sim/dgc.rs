@@ -28,6 +28,7 @@ use crate::config::{ArrivalEstimate, DgcConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_nand::{ChipId, Geometry, Lpn, NandTiming, PlaneId};
+use ssdlab_stats::Counter;
 
 /// No time known yet.
 const UNKNOWN: u64 = u64::MAX;
@@ -166,11 +167,11 @@ impl DgcState {
     }
 
     /// DGC counters for the report.
-    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+    pub fn counters(&self) -> Vec<(Counter, u64)> {
         vec![
-            (ssdlab_stats::counter::REDIRECTED_WRITES, self.redirected),
-            (ssdlab_stats::counter::DEFERRED_GC, self.deferred_runs),
-            ("dgc-warned-writes", self.warned),
+            (Counter::RedirectedWrites, self.redirected),
+            (Counter::DeferredGc, self.deferred_runs),
+            (Counter::DgcWarnedWrites, self.warned),
         ]
     }
 }

@@ -5,7 +5,7 @@ use super::dgc::DgcState;
 use super::Simulation;
 use crate::error::SimError;
 use ssdlab_nand::Lpn;
-use ssdlab_stats::{EndState, Report};
+use ssdlab_stats::{Counter, EndState, Report};
 use std::collections::VecDeque;
 
 impl Simulation {
@@ -62,6 +62,7 @@ impl Simulation {
     /// Full consistency checks of every component (slow; for tests).
     pub fn check_invariants(&self) {
         self.ftl.check_invariants();
+        self.queues.check_invariants(&self.txns);
         let queued: usize = self.queues.chip.iter().map(VecDeque::len).sum();
         let loads: u64 = self.queues.load.iter().map(|&l| u64::from(l)).sum();
         assert!(
@@ -90,20 +91,23 @@ impl Simulation {
             });
         }
         let c = self.counters;
-        for (name, v) in [
-            ("buffer-hits", c.buffer_hits),
-            ("materialized-reads", c.materialized_reads),
-            ("unwritten-zero-reads", c.zero_reads),
-            ("verified-reads", c.verified_reads),
-            ("parked-writes", c.parked_writes),
-            ("background-gc-runs", c.background_gc_runs),
-            ("multi-plane-ops", c.multi_plane_ops),
-            (ssdlab_stats::counter::REDIRECTED_READS, c.redirected_reads),
-            ("trace-skipped-lines", self.source.skipped_lines()),
-            ("trace-ignored-lines", self.source.ignored_lines()),
-            ("trace-clamped-timestamps", self.source.clamped_timestamps()),
+        for (counter, v) in [
+            (Counter::BufferHits, c.buffer_hits),
+            (Counter::MaterializedReads, c.materialized_reads),
+            (Counter::UnwrittenZeroReads, c.zero_reads),
+            (Counter::VerifiedReads, c.verified_reads),
+            (Counter::ParkedWrites, c.parked_writes),
+            (Counter::BackgroundGcRuns, c.background_gc_runs),
+            (Counter::MultiPlaneOps, c.multi_plane_ops),
+            (Counter::RedirectedReads, c.redirected_reads),
+            (Counter::TraceSkippedLines, self.source.skipped_lines()),
+            (Counter::TraceIgnoredLines, self.source.ignored_lines()),
+            (
+                Counter::TraceClampedTimestamps,
+                self.source.clamped_timestamps(),
+            ),
         ] {
-            self.rec.count(name, v);
+            self.rec.count(counter, v);
         }
         let design = self.raid_counters().into_iter().chain(self.fail_counters());
         let dgc = self
@@ -111,8 +115,8 @@ impl Simulation {
             .as_ref()
             .map(DgcState::counters)
             .unwrap_or_default();
-        for (name, v) in design.chain(dgc) {
-            self.rec.count(name, v);
+        for (counter, v) in design.chain(dgc) {
+            self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());
         let end_state = self.end_state(end);

@@ -7,11 +7,8 @@
 use crate::util::{page, small_config, trace_sim, vec_sim};
 use proptest::prelude::*;
 use ssdlab::Simulation;
+use ssdlab_stats::Counter;
 use ssdlab_trace::{IoRequest, Op};
-
-fn counter(r: &ssdlab::Report, name: &str) -> u64 {
-    r.counters.get(name).copied().unwrap_or(0)
-}
 
 /// A request of `pages` pages starting at `lpn`.
 fn req(arrival_ns: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
@@ -374,13 +371,13 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{sets:?}: {e}; ops {ops:?}"))),
         };
         if one_per_group(&case, &fails) {
-            prop_assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", sets);
-            prop_assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{:?}", sets);
+            prop_assert_eq!(r.counter(Counter::UnrecoverableReads), 0, "{:?}", sets);
+            prop_assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "{:?}", sets);
         }
         if case.spares && !fails.is_empty() {
             prop_assert_eq!(
-                counter(&r, "rebuild-rows-done"),
-                counter(&r, "rebuild-rows-total"),
+                r.counter(Counter::RebuildRowsDone),
+                r.counter(Counter::RebuildRowsTotal),
                 "{:?}", sets
             );
         }
@@ -413,13 +410,13 @@ proptest! {
             Err(e) => return Err(TestCaseError::fail(format!("{sets:?}: {e}; ops {ops:?}"))),
         };
         if one_per_group(&case, &fails) {
-            prop_assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", sets);
-            prop_assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{:?}", sets);
+            prop_assert_eq!(r.counter(Counter::UnrecoverableReads), 0, "{:?}", sets);
+            prop_assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "{:?}", sets);
         }
         if case.spares && !fails.is_empty() {
             prop_assert_eq!(
-                counter(&r, "rebuild-rows-done"),
-                counter(&r, "rebuild-rows-total"),
+                r.counter(Counter::RebuildRowsDone),
+                r.counter(Counter::RebuildRowsTotal),
                 "{:?}", sets
             );
         }
@@ -467,8 +464,8 @@ fn unwritten_reads_in_stripes_with_a_dead_member_materialize_consistently() {
             }
             let r =
                 run_reqs(&sets, reqs, None).unwrap_or_else(|e| panic!("{lvl_fail} {fail}: {e}"));
-            assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{fail}");
-            assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{fail}");
+            assert_eq!(r.counter(Counter::UnrecoverableReads), 0, "{fail}");
+            assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "{fail}");
         }
     }
 }
@@ -509,16 +506,26 @@ fn rebuild_restores_parity_pages_of_the_failed_member() {
     reqs.push(page(250_000_000, Op::Read, 100));
     reqs.extend((0..48u64).map(|i| page(300_000_000 + i * 1_000, Op::Read, i)));
     let r = run_reqs(&sets, reqs, Some(98)).unwrap();
-    assert!(counter(&r, "rebuilt-pages") > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::RebuiltPages) > 0, "{:?}", r.counters);
     assert_eq!(
-        counter(&r, "rebuild-rows-done"),
-        counter(&r, "rebuild-rows-total"),
+        r.counter(Counter::RebuildRowsDone),
+        r.counter(Counter::RebuildRowsTotal),
         "{:?}",
         r.counters
     );
-    assert_eq!(counter(&r, "failures"), 2);
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::Failures), 2);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
+    assert_eq!(
+        r.counter(Counter::UnrecoverablePages),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// The same for RAID-1: a rebuilt primary's mirror pages come back too.
@@ -538,15 +545,25 @@ fn rebuild_restores_mirror_pages_of_the_failed_member() {
     reqs.push(page(250_000_000, Op::Read, 100));
     reqs.extend((0..48u64).map(|i| page(300_000_000 + i * 1_000, Op::Read, i)));
     let r = run_reqs(&sets, reqs, Some(98)).unwrap();
-    assert!(counter(&r, "rebuilt-pages") > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::RebuiltPages) > 0, "{:?}", r.counters);
     assert_eq!(
-        counter(&r, "rebuild-rows-done"),
-        counter(&r, "rebuild-rows-total"),
+        r.counter(Counter::RebuildRowsDone),
+        r.counter(Counter::RebuildRowsTotal),
         "{:?}",
         r.counters
     );
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
+    assert_eq!(
+        r.counter(Counter::UnrecoverablePages),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// DGC keeps single-failure tolerance (its §4.4), but a chunk redirected into another
@@ -567,20 +584,29 @@ fn dgc_with_one_failure_in_each_of_two_groups_counts_the_stripes_it_loses() {
         let mut sim = trace_sim(cfg(&sets), "msr/hm_1-writes13069.csv.gz");
         sim.set_trace_requests(13_069);
         let r = run_all_until(sim, u64::MAX).unwrap();
-        assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
+        assert_eq!(
+            r.counter(Counter::UnrecoverableReads),
+            0,
+            "{:?}",
+            r.counters
+        );
         r
     };
     let plain = run(false);
     assert_eq!(
-        counter(&plain, "unrecoverable-pages"),
+        plain.counter(Counter::UnrecoverablePages),
         0,
         "{:?}",
         plain.counters
     );
     let dgc = run(true);
-    assert!(counter(&dgc, "redirected-writes") > 0, "{:?}", dgc.counters);
     assert!(
-        counter(&dgc, "unrecoverable-pages") > 0,
+        dgc.counter(Counter::RedirectedWrites) > 0,
+        "{:?}",
+        dgc.counters
+    );
+    assert!(
+        dgc.counter(Counter::UnrecoverablePages) > 0,
         "{:?}",
         dgc.counters
     );
@@ -600,8 +626,18 @@ fn a_failed_spare_is_not_used_as_a_rebuild_target() {
     reqs.extend((0..48u64).map(|i| page(2_000_000 + i * 1_000, Op::Write, i)));
     reqs.extend((0..48u64).map(|i| page(300_000_000 + i * 1_000, Op::Read, i)));
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
+    assert_eq!(
+        r.counter(Counter::UnrecoverablePages),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// A write of a never-written page whose chip is dead and whose plane on that chip has
@@ -625,8 +661,18 @@ fn a_degraded_write_of_a_new_page_to_a_full_dead_plane_is_not_lost() {
     reqs.push(page(t, Op::Write, 12));
     reqs.push(page(t + 5_000_000, Op::Read, 12));
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
-    assert_eq!(counter(&r, "unwritten-zero-reads"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
+    assert_eq!(
+        r.counter(Counter::UnwrittenZeroReads),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// RAID-1 must not read a copy on a dead chip: once the dead mirror's plane is full its
@@ -651,7 +697,12 @@ fn raid1_never_reads_the_copy_on_a_dead_chip() {
         reqs.push(page(t + k * 1_000_000 + 1, Op::Read, 0));
     }
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// A burst of overwrites on one plane of a chip that dies during the burst: every
@@ -679,7 +730,12 @@ fn a_burst_of_overwrites_on_a_chip_that_dies_mid_burst() {
             reqs.push(page(50_000_001 + 2 * k as u64, Op::Read, l - 1));
         }
         let r = run_reqs(&sets, reqs, None).unwrap_or_else(|e| panic!("fail at {at}: {e}"));
-        assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
+        assert_eq!(
+            r.counter(Counter::UnrecoverableReads),
+            0,
+            "{:?}",
+            r.counters
+        );
     }
 }
 
@@ -707,7 +763,7 @@ fn materializing_a_stripe_with_a_parked_write_keeps_parity_consistent() {
         reqs.push(page(read_at, Op::Read, 2892));
         reqs.push(page(100_000_000, Op::Read, 2894));
         let r = run_reqs(&sets, reqs, None).unwrap_or_else(|e| panic!("read at {read_at}: {e}"));
-        assert!(counter(&r, "parked-writes") > 0, "{:?}", r.counters);
+        assert!(r.counter(Counter::ParkedWrites) > 0, "{:?}", r.counters);
     }
 }
 
@@ -728,7 +784,12 @@ fn a_read_of_a_stripe_with_lost_data_and_never_written_parity_ends() {
         page(10_000_001, Op::Read, 1),
     ];
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 1, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        1,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// A never-written parity page whose member is dead is not a redundancy mismatch: the
@@ -742,7 +803,12 @@ fn a_stripe_first_written_while_its_parity_member_is_dead_audits() {
     ]);
     let reqs = vec![req(10_000, Op::Write, 0, 3), page(10_000_000, Op::Read, 0)];
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// A failure at a simulated time happens at that time: requests before it run on the
@@ -758,13 +824,13 @@ fn timed_failures_do_not_delay_the_trace() {
     reqs.push(page(100_000_000, Op::Read, 0));
     let r = run_reqs(&sets, reqs, None).unwrap();
     // The writes arrive at 0..5 µs and must not be degraded by a failure at 50 ms.
-    assert_eq!(counter(&r, "degraded-writes"), 0, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::DegradedWrites), 0, "{:?}", r.counters);
     assert!(
-        counter(&r, "mean-response-ns-before-failure") > 0,
+        r.counter(Counter::MeanResponseNsBeforeFailure) > 0,
         "{:?}",
         r.counters
     );
-    assert_eq!(counter(&r, "degraded-reads"), 1, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::DegradedReads), 1, "{:?}", r.counters);
 }
 
 /// Reading a never-written page that lives on a dead chip answers nothing, and must not
@@ -780,7 +846,12 @@ fn a_read_of_an_unwritten_page_on_a_dead_chip_leaves_its_stripe_consistent() {
     ]);
     let reqs = vec![page(10_000, Op::Read, 2), page(1_000_000, Op::Read, 0)];
     let r = run_reqs(&sets, reqs, None).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        0,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// Preconditioning gives every stripe its parity, whatever the fill ratio and spares.
@@ -839,7 +910,12 @@ fn a_write_to_a_stripe_that_lost_data_and_parity_keeps_the_loss_visible() {
         page(20_000_000, Op::Read, 316),
     ];
     let r = run_reqs(&sets, reqs, Some(3)).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 1, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        1,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// The DGC variant: with two dead members in a group, a redirected rewrite of one lost
@@ -860,7 +936,12 @@ fn dgc_rewrite_in_a_stripe_with_two_dead_members_keeps_the_loss_visible() {
     ]));
     let reqs = vec![page(0, Op::Write, 3394), page(10_000_000, Op::Read, 3392)];
     let r = run_reqs(&sets, reqs, Some(1)).unwrap();
-    assert_eq!(counter(&r, "unrecoverable-reads"), 1, "{:?}", r.counters);
+    assert_eq!(
+        r.counter(Counter::UnrecoverableReads),
+        1,
+        "{:?}",
+        r.counters
+    );
 }
 
 /// DGC with one chip failure mid-run (sync-fifo): every request completes.

@@ -1,10 +1,7 @@
 //! DGC on real traces with GC active: writes redirected, GC deferred, content intact.
 
 use crate::util::{small_config, trace_sim};
-
-fn counter(r: &ssdlab::Report, name: &str) -> u64 {
-    r.counters.get(name).copied().unwrap_or(0)
-}
+use ssdlab_stats::Counter;
 
 #[test]
 fn dgc_redirects_and_defers_gc_without_a_mismatch() {
@@ -21,8 +18,8 @@ fn dgc_redirects_and_defers_gc_without_a_mismatch() {
     sim.audit().unwrap();
     let r = sim.into_report().unwrap();
     assert!(r.gc_runs > 0);
-    assert!(counter(&r, "redirected-writes") > 0, "{:?}", r.counters);
-    assert!(counter(&r, "deferred-gc") > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::RedirectedWrites) > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::DeferredGc) > 0, "{:?}", r.counters);
     assert!(r.redirected_write_ratio > 0.0);
 }
 
@@ -54,7 +51,7 @@ fn dgc_with_a_chip_failure_never_answers_wrong() {
         sim.check_invariants();
         sim.audit().unwrap_or_else(|e| panic!("fail at {at}: {e}"));
         let r = sim.into_report().unwrap();
-        assert_eq!(counter(&r, "unrecoverable-pages"), 0, "fail at {at}");
+        assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "fail at {at}");
     }
 }
 
@@ -81,7 +78,7 @@ fn dgc_cuts_the_time_writes_spend_behind_gc() {
         gc_wait(&dgc),
         gc_wait(&plain)
     );
-    assert!(counter(&dgc, "deferred-gc") > 0, "{:?}", dgc.counters);
+    assert!(dgc.counter(Counter::DeferredGc) > 0, "{:?}", dgc.counters);
 }
 
 #[test]

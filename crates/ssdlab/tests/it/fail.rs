@@ -2,11 +2,8 @@
 
 use crate::util::{page, small_config, trace_sim, vec_sim};
 use proptest::prelude::*;
+use ssdlab_stats::Counter;
 use ssdlab_trace::Op;
-
-fn counter(r: &ssdlab::Report, name: &str) -> u64 {
-    r.counters.get(name).copied().unwrap_or(0)
-}
 
 /// A verified, audited replay of `rel` with `sets`.
 fn run_checked(rel: &str, sets: &[&str]) -> ssdlab::Report {
@@ -39,11 +36,11 @@ fn a_chip_failure_mid_run_gives_degraded_reads_and_no_mismatch() {
             "raid.fail=[\"chip:1@20s\"]",
         ],
     );
-    assert_eq!(counter(&r, "failures"), 1);
-    assert!(counter(&r, "degraded-reads") > 0, "{:?}", r.counters);
-    assert!(counter(&r, "degraded-writes") > 0, "{:?}", r.counters);
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0);
+    assert_eq!(r.counter(Counter::Failures), 1);
+    assert!(r.counter(Counter::DegradedReads) > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::DegradedWrites) > 0, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::UnrecoverableReads), 0);
+    assert_eq!(r.counter(Counter::UnrecoverablePages), 0);
 }
 
 #[test]
@@ -59,13 +56,13 @@ fn a_spare_chip_is_rebuilt_in_the_background() {
             "raid.fail=[\"chip:2@10s\"]",
         ],
     );
-    assert!(counter(&r, "rebuilt-pages") > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::RebuiltPages) > 0, "{:?}", r.counters);
     assert_eq!(
-        counter(&r, "rebuild-rows-done"),
-        counter(&r, "rebuild-rows-total")
+        r.counter(Counter::RebuildRowsDone),
+        r.counter(Counter::RebuildRowsTotal)
     );
-    assert!(counter(&r, "rebuild-time-ns") > 0);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0);
+    assert!(r.counter(Counter::RebuildTimeNs) > 0);
+    assert_eq!(r.counter(Counter::UnrecoverablePages), 0);
     let rebuild = r
         .transactions
         .iter()
@@ -85,8 +82,12 @@ fn a_second_failure_in_a_group_is_data_loss_not_a_wrong_answer() {
             "raid.fail=[\"chip:0@5s\", \"chip:1@6s\"]",
         ],
     );
-    assert_eq!(counter(&r, "failures"), 2);
-    assert!(counter(&r, "unrecoverable-pages") > 0, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::Failures), 2);
+    assert!(
+        r.counter(Counter::UnrecoverablePages) > 0,
+        "{:?}",
+        r.counters
+    );
 }
 
 #[test]
@@ -101,9 +102,9 @@ fn channel_raid_survives_a_channel_failure() {
         ],
         Some(50_000),
     );
-    assert_eq!(counter(&r, "failures"), 1);
-    assert!(counter(&r, "degraded-reads") > 0);
-    assert_eq!(counter(&r, "unrecoverable-pages"), 0);
+    assert_eq!(r.counter(Counter::Failures), 1);
+    assert!(r.counter(Counter::DegradedReads) > 0);
+    assert_eq!(r.counter(Counter::UnrecoverablePages), 0);
 }
 
 #[test]
@@ -116,15 +117,15 @@ fn raid1_reads_the_surviving_copy() {
             "raid.fail=[\"chip:0@1s\"]",
         ],
     );
-    assert!(counter(&r, "degraded-reads") > 0);
-    assert_eq!(counter(&r, "unrecoverable-reads"), 0);
+    assert!(r.counter(Counter::DegradedReads) > 0);
+    assert_eq!(r.counter(Counter::UnrecoverableReads), 0);
 }
 
 #[test]
 fn without_redundancy_a_failure_loses_pages_and_says_so() {
     let r = run_checked("msr/hm_0-slice7016.csv.gz", &["raid.fail=[\"chip:0@1s\"]"]);
-    assert!(counter(&r, "unrecoverable-reads") > 0);
-    assert!(counter(&r, "unrecoverable-pages") > 0);
+    assert!(r.counter(Counter::UnrecoverableReads) > 0);
+    assert!(r.counter(Counter::UnrecoverablePages) > 0);
 }
 
 proptest! {
@@ -164,9 +165,9 @@ proptest! {
         sim.check_invariants();
         sim.audit().unwrap();
         let r = sim.into_report().unwrap();
-        prop_assert_eq!(counter(&r, "unrecoverable-reads"), 0);
+        prop_assert_eq!(r.counter(Counter::UnrecoverableReads), 0);
         prop_assert!(r.gc_runs > 0, "GC never ran");
-        prop_assert!(counter(&r, "degraded-reads") + counter(&r, "degraded-writes") > 0);
+        prop_assert!(r.counter(Counter::DegradedReads) + r.counter(Counter::DegradedWrites) > 0);
     }
 }
 
@@ -212,17 +213,20 @@ fn channel_raid_with_dynamic_chip_choice_survives_a_chip_failure() {
             ],
             7015,
         );
-        assert_eq!(counter(&r, "failures"), 1, "{preset} level {level}");
-        assert!(counter(&r, "verified-reads") > 0, "{preset} level {level}");
+        assert_eq!(r.counter(Counter::Failures), 1, "{preset} level {level}");
+        assert!(
+            r.counter(Counter::VerifiedReads) > 0,
+            "{preset} level {level}"
+        );
         // Chip 3 shares its channel with live chips: no write needs to be degraded.
         assert_eq!(
-            counter(&r, "degraded-writes"),
+            r.counter(Counter::DegradedWrites),
             0,
             "{preset} level {level}: {:?}",
             r.counters
         );
         assert_eq!(
-            counter(&r, "unrecoverable-reads"),
+            r.counter(Counter::UnrecoverableReads),
             0,
             "{preset} level {level}"
         );

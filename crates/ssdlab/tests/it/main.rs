@@ -1,5 +1,6 @@
 //! Integration tests of the simulator: real-trace replays with GC active, determinism,
-//! interleaved simulations, hand-worked timing, scheduler behaviour.
+//! interleaved simulations, hand-worked timing, scheduler behaviour, and the shape of the
+//! source tree.
 
 mod adversarial;
 mod dgc;
@@ -7,5 +8,6 @@ mod fail;
 mod raid;
 mod replay;
 mod sched_brr;
+mod structure;
 mod timing;
 mod util;

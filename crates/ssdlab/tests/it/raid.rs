@@ -2,6 +2,7 @@
 
 use crate::util::{page, small_config, trace_sim, vec_sim};
 use ssdlab::SimError;
+use ssdlab_stats::Counter;
 use ssdlab_trace::Op;
 
 /// Preconditioned, verified replay of `rel` with `sets`; returns the report.
@@ -17,10 +18,6 @@ fn raid_replay(rel: &str, sets: &[&str]) -> ssdlab::Report {
     sim.into_report().unwrap()
 }
 
-fn counter(r: &ssdlab::Report, name: &str) -> u64 {
-    r.counters.get(name).copied().unwrap_or(0)
-}
-
 #[test]
 fn chip_raid5_adjacent_and_lci_verify_on_a_real_trace() {
     for layout in ["adjacent", "lci"] {
@@ -32,12 +29,12 @@ fn chip_raid5_adjacent_and_lci_verify_on_a_real_trace() {
                 &format!("raid.layout={layout}"),
             ],
         );
-        assert!(counter(&r, "verified-reads") > 0, "{layout}");
+        assert!(r.counter(Counter::VerifiedReads) > 0, "{layout}");
         assert!(
-            counter(&r, "raid-rmw") + counter(&r, "raid-rcw") > 0,
+            r.counter(Counter::RaidRmw) + r.counter(Counter::RaidRcw) > 0,
             "{layout}: no parity update"
         );
-        assert!(counter(&r, "raid-parity-writes") > 0, "{layout}");
+        assert!(r.counter(Counter::RaidParityWrites) > 0, "{layout}");
         assert!(r.pre_reads_per_write > 0.0, "{layout}");
         assert!(r.gc_runs > 0, "{layout}: GC never ran");
     }
@@ -55,13 +52,13 @@ fn every_read_reconstructed_still_verifies() {
         ],
     );
     assert!(
-        counter(&r, "raid-reconstructions") > 1000,
+        r.counter(Counter::RaidReconstructions) > 1000,
         "{:?}",
         r.counters
     );
     assert_eq!(
-        counter(&r, "raid-reconstruct-reads"),
-        3 * counter(&r, "raid-reconstructions")
+        r.counter(Counter::RaidReconstructReads),
+        3 * r.counter(Counter::RaidReconstructions)
     );
 }
 
@@ -89,11 +86,11 @@ fn channel_raid_cr1_cr4_cr5_verify_on_a_real_trace() {
         ),
     ] {
         let r = raid_replay("spc-derived/financial1-50k.disksim.gz", &sets);
-        assert!(counter(&r, "verified-reads") > 0, "{name}");
+        assert!(r.counter(Counter::VerifiedReads) > 0, "{name}");
         if name == "cr1" {
-            assert!(counter(&r, "mirror-writes") > 0, "{name}");
+            assert!(r.counter(Counter::MirrorWrites) > 0, "{name}");
         } else {
-            assert!(counter(&r, "raid-parity-writes") > 0, "{name}");
+            assert!(r.counter(Counter::RaidParityWrites) > 0, "{name}");
         }
     }
 }
@@ -108,8 +105,8 @@ fn sequential_new_writes_fill_whole_groups_without_pre_reads() {
     )
     .run()
     .unwrap();
-    assert_eq!(counter(&r, "raid-pre-reads"), 0, "{:?}", r.counters);
-    assert!(counter(&r, "raid-full-group") > 0, "{:?}", r.counters);
+    assert_eq!(r.counter(Counter::RaidPreReads), 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::RaidFullGroup) > 0, "{:?}", r.counters);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Real-trace replays with GC active, checked for integrity afterwards.
 
 use crate::util::{small_config, trace_sim};
+use ssdlab_stats::Counter;
 
 /// Preconditioned, verified replay of `rel`; returns the report's GC runs.
 fn replay_checked(rel: &str, extra: &[&str]) -> u64 {
@@ -31,7 +32,7 @@ fn replay_checked(rel: &str, extra: &[&str]) -> u64 {
     }
     if report.requests.read > 0 {
         assert!(
-            report.counters["verified-reads"] > 0,
+            report.counter(Counter::VerifiedReads) > 0,
             "{rel}: no read was verified"
         );
     }
@@ -83,7 +84,7 @@ fn background_gc_runs_when_dies_idle() {
     sim.check_invariants();
     sim.audit().unwrap();
     let r = sim.into_report().unwrap();
-    assert!(r.counters["background-gc-runs"] > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::BackgroundGcRuns) > 0, "{:?}", r.counters);
 }
 
 #[test]

@@ -19,6 +19,7 @@
 
 use crate::util::{page, small_config, trace_sim, vec_sim};
 use ssdlab::ConfigBuilder;
+use ssdlab_stats::Counter;
 use ssdlab_trace::{IoRequest, Op};
 
 const SLOT: u64 = 25_000 + 10_240;
@@ -77,7 +78,7 @@ fn sync_fifo_needs_more_slots_than_piq_and_async_fifo() {
     assert_eq!(sync, 3 * SLOT);
     assert_eq!(fifo, 2 * SLOT);
     assert_eq!(piq, 2 * SLOT);
-    assert_eq!(r.counters["verified-reads"], 6);
+    assert_eq!(r.counter(Counter::VerifiedReads), 6);
 }
 
 #[test]
@@ -108,7 +109,7 @@ fn piq_batches_reorder_a_full_chip_queue() {
     let sum = |r: &ssdlab::Report| (r.response.read.mean_ns * 7.0).round() as u64;
     assert_eq!(sum(&f), 25 * SLOT);
     assert_eq!(sum(&p), 24 * SLOT);
-    assert_eq!(p.counters["verified-reads"], 10);
+    assert_eq!(p.counter(Counter::VerifiedReads), 10);
 }
 
 #[test]
@@ -129,9 +130,9 @@ fn brr_redirects_reads_off_a_busy_chip_and_finishes_in_fewer_slots() {
     let (brr, r) = last_done("brr", 64, &q);
     assert_eq!(piq, 4 * SLOT);
     assert_eq!(brr, 2 * SLOT);
-    assert_eq!(r.counters["redirected-reads"], 2);
-    assert_eq!(r.counters["raid-reconstruct-reads"], 4);
-    assert_eq!(r.counters["verified-reads"], 4);
+    assert_eq!(r.counter(Counter::RedirectedReads), 2);
+    assert_eq!(r.counter(Counter::RaidReconstructReads), 4);
+    assert_eq!(r.counter(Counter::VerifiedReads), 4);
     assert!((r.redirected_read_ratio - 0.5).abs() < 1e-9);
 }
 
@@ -143,8 +144,8 @@ fn brr_does_not_redirect_onto_chips_a_later_request_needs() {
     let mut q = vec![reads(0, 1), reads(6, 1), reads(18, 1), reads(24, 1)];
     q.push(page(1, Op::Read, 3));
     let (_, r) = last_done("brr", 64, &q);
-    assert_eq!(r.counters["redirected-reads"], 2);
-    assert_eq!(r.counters["verified-reads"], 5);
+    assert_eq!(r.counter(Counter::RedirectedReads), 2);
+    assert_eq!(r.counter(Counter::VerifiedReads), 5);
 }
 
 #[test]
@@ -189,8 +190,8 @@ fn brr_verifies_on_a_real_trace_and_redirects() {
         sim.check_invariants();
         sim.audit().unwrap_or_else(|e| panic!("{sched}: {e}"));
         let r = sim.into_report().unwrap();
-        assert!(r.counters["verified-reads"] > 0, "{sched}");
-        let redirected = r.counters.get("redirected-reads").copied().unwrap_or(0);
+        assert!(r.counter(Counter::VerifiedReads) > 0, "{sched}");
+        let redirected = r.counter(Counter::RedirectedReads);
         if sched == "brr" {
             assert!(redirected > 0, "{sched}: nothing redirected");
         } else {

@@ -5,6 +5,7 @@
 //! materialized at admission in zero time.
 
 use crate::util::{page, small_config, vec_sim};
+use ssdlab_stats::Counter;
 use ssdlab_trace::{IoRequest, Op};
 
 const READ: u64 = 25_000 + 10_240;
@@ -59,7 +60,7 @@ fn multi_plane_read_shares_one_array_operation() {
         vec![req],
     );
     assert_eq!(packed, 25_000 + 2 * XFER);
-    assert_eq!(r.counters["multi-plane-ops"], 1);
+    assert_eq!(r.counter(Counter::MultiPlaneOps), 1);
     let (single, _) = max_response(&["ftl.static_order=pcwd"], vec![req]);
     assert_eq!(single, 2 * READ);
 }
@@ -71,8 +72,8 @@ fn read_after_write_in_flight_is_a_buffer_hit() {
         vec![page(0, Op::Write, 9), page(1_000, Op::Read, 9)],
     );
     assert_eq!(r.response.read.max_ns, 0);
-    assert_eq!(r.counters["buffer-hits"], 1);
-    assert_eq!(r.counters["verified-reads"], 1);
+    assert_eq!(r.counter(Counter::BufferHits), 1);
+    assert_eq!(r.counter(Counter::VerifiedReads), 1);
 }
 
 #[test]

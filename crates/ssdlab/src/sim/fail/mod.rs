@@ -30,6 +30,7 @@ use crate::error::SimError;
 use crate::placement::{PageToPlace, Role};
 use ssdlab_nand::{ChipId, Lpn, Ppn, TxnReason};
 use ssdlab_raid::{FailAt, FailSpec, FailTarget};
+use ssdlab_stats::Counter;
 
 /// Failure and rebuild state of a run.
 #[derive(Default)]
@@ -206,7 +207,7 @@ impl Simulation {
     }
 
     /// Failure counters and rebuild progress for the report.
-    pub(in crate::sim) fn fail_counters(&self) -> Vec<(&'static str, u64)> {
+    pub(in crate::sim) fn fail_counters(&self) -> Vec<(Counter, u64)> {
         if self.fail.pending.is_empty() {
             return Vec::new();
         }
@@ -226,20 +227,20 @@ impl Simulation {
         let mean =
             |i: usize| (c.phase_response_ns[i] / u128::from(c.phase_requests[i].max(1))) as u64;
         vec![
-            ("failures", c.failures),
-            ("mean-response-ns-before-failure", mean(0)),
-            ("mean-response-ns-during-rebuild", mean(1)),
-            ("mean-response-ns-after-failure", mean(2)),
-            (ssdlab_stats::counter::DEGRADED_READS, c.degraded_reads),
-            ("degraded-writes", c.degraded_writes),
-            ("unrecoverable-reads", c.unrecoverable_reads),
-            ("lost-writes", c.lost_writes),
-            ("unrecoverable-pages", self.unrecoverable_pages()),
-            ("rebuilt-pages", c.rebuilt_pages),
-            ("rebuild-rows-done", done),
-            ("rebuild-rows-total", rows),
-            ("rebuild-deferrals", c.rebuild_deferrals),
-            ("rebuild-time-ns", finished.max().unwrap_or(0)),
+            (Counter::Failures, c.failures),
+            (Counter::MeanResponseNsBeforeFailure, mean(0)),
+            (Counter::MeanResponseNsDuringRebuild, mean(1)),
+            (Counter::MeanResponseNsAfterFailure, mean(2)),
+            (Counter::DegradedReads, c.degraded_reads),
+            (Counter::DegradedWrites, c.degraded_writes),
+            (Counter::UnrecoverableReads, c.unrecoverable_reads),
+            (Counter::LostWrites, c.lost_writes),
+            (Counter::UnrecoverablePages, self.unrecoverable_pages()),
+            (Counter::RebuiltPages, c.rebuilt_pages),
+            (Counter::RebuildRowsDone, done),
+            (Counter::RebuildRowsTotal, rows),
+            (Counter::RebuildDeferrals, c.rebuild_deferrals),
+            (Counter::RebuildTimeNs, finished.max().unwrap_or(0)),
         ]
     }
 

@@ -29,6 +29,7 @@ use crate::layout::RaidMap;
 use rustc_hash::FxHashMap as HashMap;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
 use ssdlab_raid::{Chunk, Domain, RaidLayout, RaidLevel};
+use ssdlab_stats::Counter;
 use std::collections::VecDeque;
 
 mod audit;
@@ -324,22 +325,22 @@ impl RaidState {
 
 impl Simulation {
     /// RAID counters for the report.
-    pub(in crate::sim) fn raid_counters(&self) -> Vec<(&'static str, u64)> {
+    pub(in crate::sim) fn raid_counters(&self) -> Vec<(Counter, u64)> {
         let Some(r) = self.raid.as_ref() else {
             return Vec::new();
         };
         let c = r.counters;
         vec![
-            ("raid-rmw", c.rmw),
-            ("raid-rcw", c.rcw),
-            ("raid-full-group", c.full_group),
-            ("raid-pre-reads", c.pre_reads),
-            ("raid-parity-writes", c.parity_writes),
-            ("raid-group-timeouts", c.timeouts),
-            (ssdlab_stats::counter::MIRROR_WRITES, c.mirror_writes),
-            ("raid-mirror-reads", c.mirror_reads),
-            ("raid-reconstructions", c.reconstructions),
-            ("raid-reconstruct-reads", c.reconstruct_reads),
+            (Counter::RaidRmw, c.rmw),
+            (Counter::RaidRcw, c.rcw),
+            (Counter::RaidFullGroup, c.full_group),
+            (Counter::RaidPreReads, c.pre_reads),
+            (Counter::RaidParityWrites, c.parity_writes),
+            (Counter::RaidGroupTimeouts, c.timeouts),
+            (Counter::MirrorWrites, c.mirror_writes),
+            (Counter::RaidMirrorReads, c.mirror_reads),
+            (Counter::RaidReconstructions, c.reconstructions),
+            (Counter::RaidReconstructReads, c.reconstruct_reads),
         ]
     }
 }

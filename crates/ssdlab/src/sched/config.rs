@@ -1,9 +1,11 @@
 //! `[scheduler]`: which I/O scheduler, and its queues. The scheduler names
-//! ([`SchedulerKind`]) are derived from the list of policies in [`crate::sched`].
+//! ([`SchedulerKind`]) are derived from the list of policies in [`crate::sched`]; the
+//! run configuration re-exports both as `crate::config::{SchedulerConfig,
+//! SchedulerKind}`.
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::sched::SchedulerKind;
+use super::SchedulerKind;
 
 /// Scheduler selection and its queues.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,252 @@
+//! [`Counter`]: the typed key of the report's named counters.
+//!
+//! The simulator adds to a counter with [`Recorder::count`](crate::Recorder::count) and
+//! readers take it back with [`Report::counter`](crate::Report::counter). In JSON and in
+//! the table a counter appears under its [`Counter::name`], and counters are listed in
+//! name order whatever the order of the variants ([`Counter`]'s `Ord` compares names).
+//!
+//! Counters count sub-requests (pages), not whole requests, unless their doc says
+//! otherwise.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+macro_rules! counters {
+    ($( $(#[doc = $doc:literal])+ $variant:ident = $name:literal, )+) => {
+        /// A named counter of the report: one variant per counter the simulator writes.
+        ///
+        /// Serialized (JSON map key) as its [`name`](Counter::name); ordered by name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Counter {
+            $( $(#[doc = $doc])+ $variant, )+
+        }
+
+        impl Counter {
+            /// Every counter, in declaration order (`Counter::ALL[c.index()] == c`).
+            pub const ALL: [Counter; [$(Counter::$variant),+].len()] = [$(Counter::$variant),+];
+
+            /// The counter's name in reports: kebab-case, stable across versions.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Counter::$variant => $name, )+
+                }
+            }
+        }
+    };
+}
+
+counters! {
+    // Host path, GC and scheduling (the simulator's own counters).
+    /// Read pages answered from the controller's write buffer (content still waiting
+    /// for space or being programmed) instead of by a flash read.
+    BufferHits = "buffer-hits",
+    /// Reads of never-written pages served after the page (under RAID, its stripe or
+    /// both copies, with their redundancy) was written in place at zero cost
+    /// (`host.unwritten_reads`).
+    MaterializedReads = "materialized-reads",
+    /// Reads of never-written pages answered without any flash read: with
+    /// `host.unwritten_reads = "zero"`, or when there was no room to materialize them.
+    UnwrittenZeroReads = "unwritten-zero-reads",
+    /// Host read pages whose content token was checked against the last write to their
+    /// page (verify mode).
+    VerifiedReads = "verified-reads",
+    /// Page programs (host, mirror or parity) that found no free page in their plane and
+    /// waited for its next erase.
+    ParkedWrites = "parked-writes",
+    /// GC runs started on an idle die before free space fell to the foreground
+    /// threshold (`ftl.gc.background`); counts runs.
+    BackgroundGcRuns = "background-gc-runs",
+    /// Multi-plane operations: array operations that served more than one plane of a
+    /// die at once; counts operations.
+    MultiPlaneOps = "multi-plane-ops",
+    /// Read sub-requests that a scheduler chose to serve by another plan than `direct`:
+    /// reconstruction from the parity group (BRR) or another copy (DS-FTL, CR1, CR5M).
+    /// Degraded reads are not counted here. The report divides it by the read pages
+    /// (BRR's redirected reads; DS-FTL figure 13).
+    RedirectedReads = "redirected-reads",
+    // The trace reader.
+    /// Bad trace lines skipped (only when skipping bad lines is asked for); counts lines.
+    TraceSkippedLines = "trace-skipped-lines",
+    /// Legitimate non-request trace lines passed over (blkparse events other than `D`,
+    /// its summary, header lines); counts lines.
+    TraceIgnoredLines = "trace-ignored-lines",
+    /// Trace records whose timestamp went backwards and was raised to the previous one;
+    /// counts records.
+    TraceClampedTimestamps = "trace-clamped-timestamps",
+    // RAID (present only with RAID configured).
+    /// Parity updates done by read-modify-write (old data and old parity pre-read);
+    /// counts stripe updates.
+    RaidRmw = "raid-rmw",
+    /// Parity updates done by reconstruct-write (the untouched members pre-read);
+    /// counts stripe updates.
+    RaidRcw = "raid-rcw",
+    /// Parity updates that rewrote every data chunk of their group, with no pre-read;
+    /// counts stripe updates.
+    RaidFullGroup = "raid-full-group",
+    /// Pages pre-read for parity updates (RMW and RCW).
+    RaidPreReads = "raid-pre-reads",
+    /// Parity pages programmed.
+    RaidParityWrites = "raid-parity-writes",
+    /// Buffered groups of new writes encoded because their timeout expired before all
+    /// their data chunks arrived (`raid.buffer_new_writes`); counts groups.
+    RaidGroupTimeouts = "raid-group-timeouts",
+    /// Mirror copies programmed (reason `mirror-write`): the second copy of a RAID-1
+    /// (CR1) page write, as opposed to a parity update.
+    MirrorWrites = "mirror-writes",
+    /// Reads served by the mirror copy because its chip had the shorter queue (RAID-1).
+    RaidMirrorReads = "raid-mirror-reads",
+    /// Reads served by reconstruction from their parity group, by choice or because of
+    /// a failure; counts reconstructed pages.
+    RaidReconstructions = "raid-reconstructions",
+    /// Pages read to reconstruct other pages: the other members of each reconstructed
+    /// page's group.
+    RaidReconstructReads = "raid-reconstruct-reads",
+    // Failures and rebuild (present only with failures configured).
+    /// Failures injected (`raid.fail`, `--fail`); a channel failure counts once.
+    Failures = "failures",
+    /// Mean response time, in ns, of the requests completed before the first failure
+    /// (a mean, not a count).
+    MeanResponseNsBeforeFailure = "mean-response-ns-before-failure",
+    /// Mean response time, in ns, of the requests completed while a rebuild ran (a mean,
+    /// not a count).
+    MeanResponseNsDuringRebuild = "mean-response-ns-during-rebuild",
+    /// Mean response time, in ns, of the requests completed after a failure while no
+    /// rebuild ran (a mean, not a count).
+    MeanResponseNsAfterFailure = "mean-response-ns-after-failure",
+    /// Read sub-requests served by reconstruction (or the other copy) because their
+    /// chip has failed.
+    DegradedReads = "degraded-reads",
+    /// Host page writes whose chip was dead, kept only by the redundancy (RAID-4/5
+    /// parity, the RAID-1 copy).
+    DegradedWrites = "degraded-writes",
+    /// Reads of pages that no plan could recover (a second failure in the group, or no
+    /// redundancy): counted, never answered.
+    UnrecoverableReads = "unrecoverable-reads",
+    /// Host page writes to a dead chip without redundancy: their data is gone.
+    LostWrites = "lost-writes",
+    /// At the end of the run, host pages on dead chips that neither their stripe nor a
+    /// mirror can recover.
+    UnrecoverablePages = "unrecoverable-pages",
+    /// Pages programmed onto spare chips by rebuilds.
+    RebuiltPages = "rebuilt-pages",
+    /// Rows the rebuilds have walked, over all rebuilds; counts rows.
+    RebuildRowsDone = "rebuild-rows-done",
+    /// Rows the rebuilds have to walk, over all rebuilds; counts rows.
+    RebuildRowsTotal = "rebuild-rows-total",
+    /// Times a rebuild row was put off because its stripe was busy.
+    RebuildDeferrals = "rebuild-deferrals",
+    /// Duration of the longest finished rebuild, in ns (0 when none finished).
+    RebuildTimeNs = "rebuild-time-ns",
+    // DGC (present only with DGC enabled).
+    /// Write sub-requests placed away from their usual place: to another chip before
+    /// its GC (DGC) or to another plane by content (DS-FTL). The report divides it by
+    /// the write pages (DS-FTL figure 13).
+    RedirectedWrites = "redirected-writes",
+    /// GC runs that DGC postponed and then started on an idle chip; counts runs.
+    DeferredGc = "deferred-gc",
+    /// Writes DGC found about to start or wait behind GC on their chip (the candidates
+    /// for redirection).
+    DgcWarnedWrites = "dgc-warned-writes",
+}
+
+impl Counter {
+    /// Position of the counter in [`Counter::ALL`].
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The counter named `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Counter> {
+        Counter::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl fmt::Display for Counter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// By name, so that a map keyed by counters lists them in name order.
+impl Ord for Counter {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Counter {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Serialize for Counter {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Counter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Counter::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown counter `{name}`")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_variant_at_its_index() {
+        for (i, c) in Counter::ALL.into_iter().enumerate() {
+            assert_eq!(c.index(), i, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn names_are_unique_kebab_case_and_round_trip() {
+        let mut names: Vec<&str> = Counter::ALL.iter().map(|c| c.name()).collect();
+        for n in &names {
+            assert!(!n.is_empty(), "empty name");
+            assert!(
+                n.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{n} is not kebab-case"
+            );
+            assert_eq!(Counter::from_name(n).map(Counter::name), Some(*n));
+        }
+        names.sort_unstable();
+        let len = names.len();
+        names.dedup();
+        assert_eq!(names.len(), len, "duplicate counter names");
+        assert_eq!(Counter::from_name("no-such-counter"), None);
+    }
+
+    #[test]
+    fn order_is_name_order() {
+        let mut by_ord = Counter::ALL.to_vec();
+        by_ord.sort();
+        let mut by_name = Counter::ALL.to_vec();
+        by_name.sort_by_key(|c| c.name());
+        assert_eq!(by_ord, by_name);
+        // Declaration order differs from name order, so the impl is what sorts.
+        assert!(Counter::BufferHits > Counter::BackgroundGcRuns);
+        assert!(Counter::DegradedReads < Counter::RedirectedReads);
+    }
+
+    #[test]
+    fn serializes_as_its_name() {
+        let json = serde_json::to_string(&Counter::TraceSkippedLines).unwrap();
+        assert_eq!(json, "\"trace-skipped-lines\"");
+        let back: Counter = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, Counter::TraceSkippedLines);
+        let err = serde_json::from_str::<Counter>("\"nope\"").unwrap_err();
+        assert!(err.to_string().contains("unknown counter `nope`"), "{err}");
+    }
+}
