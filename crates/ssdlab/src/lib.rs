@@ -21,6 +21,7 @@ pub mod device;
 pub mod error;
 pub mod layout;
 pub mod placement;
+pub mod plans;
 pub mod presets;
 pub mod sched;
 pub mod sim;

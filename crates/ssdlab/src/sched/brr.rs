@@ -36,6 +36,7 @@
 //!   straight to their chip queues.
 
 use super::SchedCtx;
+use crate::plans::{PlanKind, ReadPlans};
 use crate::sim::txn::TxnId;
 use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
 use std::collections::VecDeque;
@@ -70,6 +71,8 @@ pub(crate) struct Brr {
     l_write_ns: u64,
     /// Latency charged for a running erase.
     l_erase_ns: u64,
+    /// The alternatives the oracle offers for the read being decided.
+    alternatives: ReadPlans,
     chips: Vec<ChipId>,
 }
 
@@ -90,6 +93,7 @@ impl Brr {
             l_read_ns: timing.t_read_ns + xfer_ns,
             l_write_ns: timing.t_prog_ns + xfer_ns,
             l_erase_ns: timing.t_erase_ns,
+            alternatives: ReadPlans::new(),
             chips: Vec::with_capacity(16),
         }
     }
@@ -106,7 +110,13 @@ impl Brr {
         running: &[Running],
     ) -> bool {
         debug_assert_eq!(ctx.txns[t].op, FlashOp::Read);
-        if !ctx.plans.reconstruct_chips(t, &mut self.chips) || self.chips.is_empty() {
+        ctx.plans.alternatives(t, &mut self.alternatives);
+        let Some(plan) = self.alternatives.find(PlanKind::Reconstruct) else {
+            return false;
+        };
+        self.chips.clear();
+        self.chips.extend_from_slice(self.alternatives.chips(plan));
+        if self.chips.is_empty() {
             return false;
         }
         let lr = self.l_read_ns;
@@ -124,7 +134,7 @@ impl Brr {
                 }
             }
         }
-        ctx.redirect(t);
+        ctx.redirect(t, PlanKind::Reconstruct);
         true
     }
 
@@ -206,7 +216,7 @@ mod tests {
             chips: vec![ChipId(1), ChipId(2), ChipId(3)],
         };
         s.submit_request(1, &[r], &mut b.ctx_with(&plans));
-        let redirected = b.queues.redirected == [r];
+        let redirected = b.queues.redirected == [(r, PlanKind::Reconstruct)];
         let expect_queue = if redirected { p } else { vec![p[0], p[1], r] };
         assert_eq!(b.queue(0), expect_queue);
         assert_eq!(s.held(), 0);
@@ -266,7 +276,7 @@ mod tests {
         // WT_0 = 2 L_w (one queued, one running); WT_1 + L_r = 3 L_r passes that test,
         // so the next arrival on chip 1 decides.
         b.finish_with(&mut s, die, &running, &plans);
-        let redirected = b.queues.redirected == [r];
+        let redirected = b.queues.redirected == [(r, PlanKind::Reconstruct)];
         assert_eq!(b.queue(0).contains(&r), !redirected);
         b.check();
         redirected

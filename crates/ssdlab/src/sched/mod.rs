@@ -25,6 +25,7 @@ pub use fifo::{AsyncFifo, SyncFifo};
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
 
+use crate::plans::{PlanKind, ReadPlans};
 use crate::sim::txn::{ReqId, TxnId, TxnSlab};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
@@ -46,27 +47,30 @@ pub struct SchedCtx<'a> {
 /// Answers which alternative read plans exist for a queued host read (ARCHITECTURE §2:
 /// the FTL/RAID layers enumerate plans, the scheduler chooses).
 pub trait PlanOracle {
-    /// If host read `t` can be served now by reconstruction from its parity group,
-    /// fills `chips` with the chips that reconstruction reads and returns true.
-    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool;
+    /// Replaces the content of `plans` with the ways other than reading its own page
+    /// that could serve host read `t` now (another copy, a reconstruction), each with
+    /// the chips it occupies. Empty when there are none (or `t` is not a host read).
+    fn alternatives(&self, t: TxnId, plans: &mut ReadPlans);
 }
 
 /// The oracle of a device without alternative plans.
 pub struct NoPlans;
 
 impl PlanOracle for NoPlans {
-    fn reconstruct_chips(&self, _t: TxnId, _chips: &mut Vec<ChipId>) -> bool {
-        false
+    fn alternatives(&self, _t: TxnId, plans: &mut ReadPlans) {
+        plans.clear();
     }
 }
 
 impl SchedCtx<'_> {
-    /// Serves host read `t` by reconstruction instead of reading its page. Call only
-    /// after [`PlanOracle::reconstruct_chips`] returned true for `t` in this same call,
-    /// and do not queue `t` yourself: the controller replaces it with the reads of the
-    /// other members of its stripe, which it hands to `submit_background`.
-    pub fn redirect(&mut self, t: TxnId) {
-        self.queues.redirected.push(t);
+    /// Serves host read `t` by the alternative plan of `kind` instead of reading its
+    /// page. Call only after [`PlanOracle::alternatives`] offered such a plan for `t` in
+    /// this same call, and do not queue `t` yourself: the controller carries the plan
+    /// out (a reconstruction's reads, or the read of the copy) and hands its reads to
+    /// `submit_background`; if the plan is gone by then, `t` itself comes back there.
+    pub fn redirect(&mut self, t: TxnId, kind: PlanKind) {
+        debug_assert_ne!(kind, PlanKind::Direct);
+        self.queues.redirected.push((t, kind));
     }
 
     /// Removes and returns the transaction at `pos` in `chip`'s queue (for policies
@@ -177,6 +181,12 @@ pub trait IoScheduler: Send {
     fn name(&self) -> &'static str;
     /// The transactions of one newly admitted host request (in page order).
     fn submit_request(&mut self, req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx);
+    /// A host read page with several plans (`plans`, at least one): the index of the
+    /// plan to take, or `None` to leave it to the read-choice policy (the default: a
+    /// scheduler that decides at dispatch redirects there instead).
+    fn choose_read(&mut self, _plans: &ReadPlans, _ctx: &SchedCtx) -> Option<usize> {
+        None
+    }
     /// A transaction no host request waits on directly (GC and other background work).
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx);
     /// A transaction left `chip`'s queue to start on a die.

@@ -10,6 +10,7 @@
 //! queued per chip, each channel bus) are updated only through the methods here, so they
 //! cannot drift from the queues; [`Queues::check_invariants`] recounts them.
 
+use crate::plans::PlanKind;
 use crate::sim::txn::{Txn, TxnId, TxnSlab};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry};
 use std::collections::VecDeque;
@@ -43,7 +44,7 @@ pub struct Queues {
     pub queued_writes: Vec<u32>,
     /// Host reads a policy chose to serve by reconstruction (see
     /// [`super::SchedCtx::redirect`]).
-    pub redirected: Vec<TxnId>,
+    pub redirected: Vec<(TxnId, PlanKind)>,
     /// Transactions in its chip's queue for each die.
     die_queued: Vec<u32>,
     dies_per_chip: u32,

@@ -3,6 +3,7 @@
 //! simulator.
 
 use super::{IoScheduler, NoPlans, PlanOracle, Queues, SchedCtx};
+use crate::plans::ReadPlans;
 use crate::sim::txn::{ReqId, Txn, TxnId, TxnSlab, NONE};
 use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, Lpn, NandTiming, TxnReason};
 
@@ -41,13 +42,11 @@ pub struct FixedPlans {
 }
 
 impl PlanOracle for FixedPlans {
-    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool {
-        chips.clear();
-        if t != self.target {
-            return false;
+    fn alternatives(&self, t: TxnId, plans: &mut ReadPlans) {
+        plans.clear();
+        if t == self.target {
+            plans.push_reconstruct(self.chips.iter().copied(), false);
         }
-        chips.extend_from_slice(&self.chips);
-        true
     }
 }
 

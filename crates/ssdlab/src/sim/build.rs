@@ -8,6 +8,7 @@ use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
 use crate::placement;
+use crate::plans::{ReadPlans, ShortestQueue};
 use crate::sched::{self, Queues};
 use ssdlab_engine::{EventQueue, SimDuration, SimRng};
 use ssdlab_ftl::Ftl;
@@ -128,6 +129,8 @@ impl Simulation {
             meta,
             ftl,
             placement,
+            read_choice: Box::new(ShortestQueue),
+            read_plans: ReadPlans::new(),
             geom,
             cfg,
         };

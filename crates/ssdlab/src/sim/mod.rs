@@ -17,13 +17,7 @@ macro_rules! sched_ctx {
             txns: &$s.txns,
             queues: &mut $s.queues,
             geom: &$s.geom,
-            plans: &$crate::sim::raid::Plans {
-                raid: $s.raid.as_ref(),
-                dead: &$s.dead,
-                ftl: &$s.ftl,
-                txns: &$s.txns,
-                geom: &$s.geom,
-            },
+            plans: &$crate::sim::plan::oracle!($s),
         }
     };
 }
@@ -35,6 +29,7 @@ mod fail;
 mod gc;
 mod host;
 mod place;
+mod plan;
 pub(crate) mod raid;
 mod report;
 mod stream;
@@ -45,6 +40,7 @@ use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
 use crate::placement::PlacementPolicy;
+use crate::plans::{ReadChoice, ReadPlans};
 use crate::sched::{IoScheduler, Queues};
 use backend::{ChannelState, DieState};
 use gc::Parked;
@@ -103,6 +99,10 @@ pub struct Simulation {
     pub(crate) events: EventQueue<Event>,
     pub(crate) ftl: Ftl,
     pub(crate) placement: Box<dyn PlacementPolicy>,
+    /// Picks a read's plan when the scheduler has no opinion.
+    pub(crate) read_choice: Box<dyn ReadChoice>,
+    /// Scratch: the plans of the read being admitted.
+    pub(crate) read_plans: ReadPlans,
     pub(crate) sched: Box<dyn IoScheduler>,
     pub(crate) queues: Queues,
     pub(crate) txns: TxnSlab,

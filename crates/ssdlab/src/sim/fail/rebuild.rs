@@ -23,7 +23,7 @@ impl Simulation {
         };
         self.fail.spares.remove(0);
         let rows = r.map.rows();
-        self.raid_mut_pub().map.member_chip[member] = spare;
+        self.raid_mut().map.member_chip[member] = spare;
         let now = self.now().as_ns();
         self.fail.rebuilds.push(Rebuild {
             member: member as u32,
@@ -194,10 +194,5 @@ impl Simulation {
         self.raid
             .as_ref()
             .is_some_and(|r| r.map.level.has_parity() && u64::from(lpn.0) >= r.map.host_pages)
-    }
-
-    /// The RAID state, mutably, for sibling modules.
-    pub(in crate::sim) fn raid_mut_pub(&mut self) -> &mut crate::sim::raid::RaidState {
-        self.raid.as_mut().expect("RAID is configured")
     }
 }

@@ -4,71 +4,88 @@
 use super::ReadOutcome;
 use crate::config::UnwrittenReads;
 use crate::placement::{PageToPlace, Role};
+use crate::plans::{PlanKind, ReadPlan, ReadPlans};
+use crate::sim::plan::Enumerated;
 use crate::sim::txn::{ReqId, Txn};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 
 impl Simulation {
-    /// A read page: a flash read, an answer from the write buffer, or (RAID) a
-    /// reconstruction from the page's parity group.
+    /// A read page: its plans are enumerated, the scheduler (or the read-choice policy)
+    /// picks one, and the pick is carried out: a flash read of the page or a copy, an
+    /// answer from the write buffer, or a reconstruction.
     pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
-        if let Some(&(_, token)) = self.held_get(lpn) {
-            // The page's newest content waits for space in the controller.
-            self.counters.buffer_hits += 1;
-            self.reqs[id].buffer_hits += 1;
-            if self.cfg.verify {
-                self.check_token(lpn, self.shadow[lpn.idx()], token);
+        let mut plans = std::mem::take(&mut self.read_plans);
+        let outcome = match self.enumerate_read(lpn, &mut plans) {
+            Enumerated::Plans => {
+                let choice = match self.sched.choose_read(&plans, &sched_ctx!(self)) {
+                    Some(i) => i,
+                    None => self.read_choice.choose(&plans, &self.queues.load),
+                };
+                self.serve_read(id, lpn, &plans, choice)
             }
-            return ReadOutcome::Done;
-        }
-        if !self.lost_lpns.is_empty() && self.lost_lpns.contains(&lpn.0) {
-            self.fail.counters.unrecoverable_reads += 1;
-            return ReadOutcome::Done;
-        }
-        if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
-            let expect = if self.cfg.verify {
-                self.shadow[lpn.idx()]
-            } else {
-                0
-            };
-            return self.degraded_read(id, lpn, expect);
-        }
-        let ppn = match self.ftl.lookup(lpn) {
-            Some(p) => p,
-            None => match self.materialize(lpn) {
-                Some(p) => p,
-                None => return ReadOutcome::Done,
-            },
+            Enumerated::Lost => {
+                self.fail.counters.unrecoverable_reads += 1;
+                ReadOutcome::Done
+            }
+            Enumerated::Unwritten => ReadOutcome::Done,
         };
-        let expect = if self.cfg.verify {
+        self.read_plans = plans;
+        outcome
+    }
+
+    /// The token a read of `lpn` must return (verify mode; else 0).
+    #[inline]
+    fn expected(&self, lpn: Lpn) -> u64 {
+        if self.cfg.verify {
             self.shadow[lpn.idx()]
         } else {
             0
-        };
-        if self.ftl.is_pending(ppn) {
-            self.counters.buffer_hits += 1;
-            self.reqs[id].buffer_hits += 1;
-            if self.cfg.verify {
-                self.check_token(lpn, expect, self.ftl.token(ppn));
+        }
+    }
+
+    /// Carries out plan `choice` of `plans` for read page `lpn` of request `id`.
+    fn serve_read(&mut self, id: ReqId, lpn: Lpn, plans: &ReadPlans, choice: usize) -> ReadOutcome {
+        let plan = plans.plans()[choice];
+        let expect = self.expected(lpn);
+        match plan.kind {
+            PlanKind::Buffer => {
+                self.counters.buffer_hits += 1;
+                self.reqs[id].buffer_hits += 1;
+                if self.cfg.verify {
+                    let token = match plan.ppn {
+                        Some(p) => self.ftl.token(p),
+                        None => self.held_get(lpn).expect("a held page").1,
+                    };
+                    self.check_token(lpn, expect, token);
+                }
+                ReadOutcome::Done
             }
-            return ReadOutcome::Done;
-        }
-        if self.dead.any() && self.on_dead_chip(ppn) {
-            return self.degraded_read(id, lpn, expect);
-        }
-        let mut ppn = ppn;
-        if let Some(level) = self.raid.as_ref().map(|x| x.map.level) {
-            match level {
-                ssdlab_raid::RaidLevel::Raid1 => ppn = self.pick_mirror_copy(lpn, ppn),
-                ssdlab_raid::RaidLevel::Raid4 | ssdlab_raid::RaidLevel::Raid5
-                    if self.raid.as_ref().is_some_and(|x| x.force_reconstruct)
-                        && self.reconstruct_read(id, lpn, expect) =>
-                {
+            PlanKind::Reconstruct if self.page_is_degraded(lpn) => {
+                self.degraded_read(id, lpn, expect)
+            }
+            PlanKind::Reconstruct => {
+                if self.reconstruct_read(id, lpn, expect) {
                     return ReadOutcome::Deferred;
                 }
-                _ => {}
+                // The stripe changed under the plan: read the page itself after all.
+                let direct = plans
+                    .find(PlanKind::Direct)
+                    .expect("a forced reconstruction has a page");
+                self.read_copy(id, lpn, expect, plans.plans()[direct])
             }
+            PlanKind::Direct | PlanKind::Mirror | PlanKind::Duplicate => {
+                self.read_copy(id, lpn, expect, plan)
+            }
+        }
+    }
+
+    /// A flash read of the page a copy plan names.
+    fn read_copy(&mut self, id: ReqId, lpn: Lpn, expect: u64, plan: ReadPlan) -> ReadOutcome {
+        let ppn = plan.ppn.expect("a copy plan names its page");
+        if plan.kind == PlanKind::Mirror {
+            self.raid_mut().counters.mirror_reads += 1;
         }
         self.ftl.pin(ppn);
         let die = self.geom.die_of_page(ppn);
@@ -81,7 +98,7 @@ impl Simulation {
 
     /// A never-written page that a read asks for (see `host.unwritten_reads`). Under
     /// RAID the whole stripe (or both copies) is materialized with its redundancy.
-    pub(super) fn materialize(&mut self, lpn: Lpn) -> Option<Ppn> {
+    pub(in crate::sim) fn materialize(&mut self, lpn: Lpn) -> Option<Ppn> {
         if self.cfg.host.unwritten_reads == UnwrittenReads::Zero {
             self.counters.zero_reads += 1;
             return None;

@@ -38,8 +38,6 @@ mod fix;
 mod job;
 mod recon;
 
-pub(crate) use recon::Plans;
-
 /// What a stripe job reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum JobKind {
@@ -195,7 +193,7 @@ impl Simulation {
     }
 
     #[inline]
-    fn raid_mut(&mut self) -> &mut RaidState {
+    pub(in crate::sim) fn raid_mut(&mut self) -> &mut RaidState {
         self.raid.as_mut().expect("RAID is configured")
     }
 }

@@ -1,10 +1,10 @@
 //! Reconstruction: the pages whose XOR is a page's content, reads served from them,
 //! the RAID-1 copy choice, and the plans offered to schedulers.
 
-use super::{RaidState, ReconJob};
-use crate::sim::txn::{ReqId, Txn, TxnId};
+use super::ReconJob;
+use crate::sim::txn::{ReqId, Txn};
 use crate::sim::Simulation;
-use ssdlab_nand::{ChipId, FlashOp, Geometry, Lpn, Ppn, TxnReason};
+use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
 use ssdlab_raid::RaidLevel;
 
 impl Simulation {
@@ -197,105 +197,5 @@ impl Simulation {
             self.check_token(job.lpn, job.expect, job.acc);
         }
         self.sub_done(job.req, job.service_ns, txn.gc_mark_ns);
-    }
-
-    /// RAID-1 read: the copy whose chip has less outstanding work (ties: the primary).
-    pub(in crate::sim) fn pick_mirror_copy(&mut self, lpn: Lpn, primary: Ppn) -> Ppn {
-        let Some((mlpn, _)) = self.raid().map.mirror_of(lpn) else {
-            return primary;
-        };
-        if self.held.contains_key(&mlpn.0) {
-            return primary;
-        }
-        let Some(m) = self.ftl.lookup(mlpn) else {
-            return primary;
-        };
-        // A copy that is being programmed or sits on a dead chip is not offered.
-        if self.ftl.is_pending(m) || self.on_dead_chip(m) {
-            return primary;
-        }
-        let load = |p: Ppn| self.queues.load[self.geom.chip_of_page(p).idx()];
-        if load(m) < load(primary) {
-            self.raid_mut().counters.mirror_reads += 1;
-            m
-        } else {
-            primary
-        }
-    }
-
-    /// Replaces the host reads a policy redirected with reconstructions.
-    pub(in crate::sim) fn process_redirects(&mut self) {
-        if self.queues.redirected.is_empty() {
-            return;
-        }
-        let list = std::mem::take(&mut self.queues.redirected);
-        for &t in &list {
-            let txn = self.txns[t];
-            debug_assert_eq!(txn.reason, TxnReason::HostRead);
-            if self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
-                self.ftl.unpin(txn.ppn);
-                self.gc_page_released(txn.ppn);
-                let chip = self.geom.chip_of_die(txn.die);
-                self.queues.load[chip.idx()] -= 1;
-                self.txns.remove(t);
-                self.counters.redirected_reads += 1;
-            } else {
-                // The stripe changed since the policy asked: read directly after all.
-                self.sched.submit_background(t, &mut sched_ctx!(self));
-            }
-        }
-        let mut list = list;
-        list.clear();
-        self.queues.redirected = list;
-    }
-}
-
-/// The read plans the controller can execute now, as the scheduler sees them.
-pub(crate) struct Plans<'a> {
-    pub raid: Option<&'a RaidState>,
-    pub dead: &'a crate::device::DeadChips,
-    pub ftl: &'a ssdlab_ftl::Ftl,
-    pub txns: &'a crate::sim::txn::TxnSlab,
-    pub geom: &'a Geometry,
-}
-
-impl crate::sched::PlanOracle for Plans<'_> {
-    fn reconstruct_chips(&self, t: TxnId, chips: &mut Vec<ChipId>) -> bool {
-        chips.clear();
-        let Some(r) = self.raid else { return false };
-        let txn = &self.txns[t];
-        if txn.reason != TxnReason::HostRead || !r.map.level.has_parity() {
-            return false;
-        }
-        let c = r.map.layout.locate(u64::from(txn.lpn.0));
-        let stripe = r.map.stripe_of(&c);
-        if r.locks.contains_key(&stripe)
-            || r.buffers.contains_key(&stripe)
-            || r.parked_stripes.contains_key(&stripe)
-        {
-            return false;
-        }
-        let parity = self.ftl.lookup(r.map.red_lpn(stripe));
-        if parity.is_none() {
-            return false;
-        }
-        for pos in 0..r.map.layout.group_size() {
-            if pos == c.pos {
-                continue;
-            }
-            let ppn = match r.map.layout.lpn_at(c.row, c.group, pos) {
-                Some(x) => self.ftl.lookup(Lpn(x as u32)),
-                None => parity,
-            };
-            if let Some(p) = ppn {
-                let chip = self.geom.chip_of_page(p);
-                if self.ftl.is_pending(p) || self.dead.is_dead(chip) {
-                    chips.clear();
-                    return false;
-                }
-                chips.push(chip);
-            }
-        }
-        true
     }
 }

@@ -1,0 +1,410 @@
+//! The read-plan seam in the request path: the plans of a host read are enumerated
+//! here ([`Simulation::enumerate_read`]), the scheduler sees the alternatives of a
+//! queued read through [`Plans`], and the plans it chose at dispatch are carried out
+//! ([`Simulation::process_redirects`]). See [`crate::plans`].
+
+use super::raid::RaidState;
+use super::txn::{TxnId, TxnSlab};
+use super::Simulation;
+use crate::device::DeadChips;
+use crate::plans::{PlanKind, ReadPlans};
+use ssdlab_ftl::Ftl;
+use ssdlab_nand::{Geometry, Lpn, Ppn, TxnReason};
+use ssdlab_raid::RaidLevel;
+
+/// The oracle of a simulation, borrowing only the fields it reads.
+macro_rules! oracle {
+    ($s:ident) => {
+        $crate::sim::plan::Plans {
+            raid: $s.raid.as_ref(),
+            dead: &$s.dead,
+            ftl: &$s.ftl,
+            txns: &$s.txns,
+            geom: &$s.geom,
+            held: &$s.held,
+        }
+    };
+}
+pub(crate) use oracle;
+
+/// What enumerating the plans of a read found.
+pub(crate) enum Enumerated {
+    /// At least one plan.
+    Plans,
+    /// The content is lost for good (two members of its group failed).
+    Lost,
+    /// Never written, and not materialized (`host.unwritten_reads = "zero"`, or no room):
+    /// answered with zeros.
+    Unwritten,
+}
+
+impl Simulation {
+    /// Enumerates the plans of a host read of `lpn` into `plans`: the buffer when the
+    /// controller holds its content; the reconstruction (forced) when its page is on a
+    /// dead chip or exists only through redundancy; else the page itself, its RAID-1
+    /// copy, and with `raid.force_reconstruct_reads` a forced reconstruction.
+    pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn, plans: &mut ReadPlans) -> Enumerated {
+        plans.clear();
+        if self.held_get(lpn).is_some() {
+            // The page's newest content waits for space in the controller.
+            plans.push_buffer(None);
+            return Enumerated::Plans;
+        }
+        if !self.lost_lpns.is_empty() && self.lost_lpns.contains(&lpn.0) {
+            return Enumerated::Lost;
+        }
+        if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
+            self.push_degraded(lpn, plans);
+            return Enumerated::Plans;
+        }
+        let ppn = match self.ftl.lookup(lpn) {
+            Some(p) => p,
+            None => match self.materialize(lpn) {
+                Some(p) => p,
+                None => return Enumerated::Unwritten,
+            },
+        };
+        if self.ftl.is_pending(ppn) {
+            // Being programmed: its content is in the controller's write buffer.
+            plans.push_buffer(Some(ppn));
+            return Enumerated::Plans;
+        }
+        if self.dead.any() && self.on_dead_chip(ppn) {
+            self.push_degraded(lpn, plans);
+            return Enumerated::Plans;
+        }
+        plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
+        let Some(r) = self.raid.as_ref() else {
+            return Enumerated::Plans;
+        };
+        match r.map.level {
+            RaidLevel::Raid1 => {
+                if let Some(m) = mirror_copy(r, &self.held, &self.ftl, &self.dead, &self.geom, lpn)
+                {
+                    plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
+                }
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 if r.force_reconstruct => {
+                let mut sources = Vec::new();
+                if self.raid_sources(lpn, &mut sources) {
+                    let chips = sources.iter().map(|&p| self.geom.chip_of_page(p));
+                    plans.push_reconstruct(chips, true);
+                }
+            }
+            _ => {}
+        }
+        Enumerated::Plans
+    }
+
+    /// The one plan of a degraded read: reconstruction from the page's stripe or other
+    /// copy (its chips as they stand; the read may still wait for the stripe to settle).
+    fn push_degraded(&self, lpn: Lpn, plans: &mut ReadPlans) {
+        let mut sources = Vec::new();
+        let redundant = self
+            .raid
+            .as_ref()
+            .is_some_and(|r| r.map.level.is_redundant());
+        if redundant {
+            self.raid_sources_ignoring_busy(lpn, &mut sources);
+        }
+        let chips = sources.iter().map(|&p| self.geom.chip_of_page(p));
+        plans.push_reconstruct(chips, true);
+    }
+
+    /// True when a read of `lpn` is degraded: its page is on a dead chip, or its content
+    /// exists only through redundancy.
+    pub(in crate::sim) fn page_is_degraded(&self, lpn: Lpn) -> bool {
+        (!self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0))
+            || self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p))
+    }
+
+    /// Carries out the plans schedulers chose for queued host reads at dispatch.
+    pub(in crate::sim) fn process_redirects(&mut self) {
+        if self.queues.redirected.is_empty() {
+            return;
+        }
+        let list = std::mem::take(&mut self.queues.redirected);
+        for &(t, kind) in &list {
+            debug_assert_eq!(self.txns[t].reason, TxnReason::HostRead);
+            let served = match kind {
+                PlanKind::Reconstruct => self.redirect_to_reconstruction(t),
+                PlanKind::Mirror | PlanKind::Duplicate => self.redirect_to_copy(t, kind),
+                PlanKind::Direct | PlanKind::Buffer => false,
+            };
+            if !served {
+                // The plan is gone since the policy asked: read directly after all.
+                self.sched.submit_background(t, &mut sched_ctx!(self));
+            }
+        }
+        let mut list = list;
+        list.clear();
+        self.queues.redirected = list;
+    }
+
+    /// Replaces host read `t` with a reconstruction; false if the stripe cannot now.
+    fn redirect_to_reconstruction(&mut self, t: TxnId) -> bool {
+        let txn = self.txns[t];
+        if !self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
+            return false;
+        }
+        self.ftl.unpin(txn.ppn);
+        self.gc_page_released(txn.ppn);
+        let chip = self.geom.chip_of_die(txn.die);
+        self.queues.load[chip.idx()] -= 1;
+        self.txns.remove(t);
+        self.counters.redirected_reads += 1;
+        true
+    }
+
+    /// Points host read `t` at the copy of `kind` the oracle offers now and hands it back
+    /// to the scheduler; false if no such copy is offered any more.
+    fn redirect_to_copy(&mut self, t: TxnId, kind: PlanKind) -> bool {
+        let mut alts = std::mem::take(&mut self.read_plans);
+        oracle!(self).alternatives_of(t, &mut alts);
+        let copy = alts.find(kind).and_then(|i| alts.plans()[i].ppn);
+        self.read_plans = alts;
+        let Some(ppn) = copy else { return false };
+        let old = self.txns[t];
+        self.ftl.unpin(old.ppn);
+        self.gc_page_released(old.ppn);
+        self.queues.load[self.geom.chip_of_die(old.die).idx()] -= 1;
+        self.ftl.pin(ppn);
+        let die = self.geom.die_of_page(ppn);
+        self.queues.load[self.geom.chip_of_die(die).idx()] += 1;
+        let txn = &mut self.txns[t];
+        txn.ppn = ppn;
+        txn.die = die;
+        self.counters.redirected_reads += 1;
+        if kind == PlanKind::Mirror {
+            self.raid_mut().counters.mirror_reads += 1;
+        }
+        self.sched.submit_background(t, &mut sched_ctx!(self));
+        true
+    }
+}
+
+/// The RAID-1 copy of host page `lpn` that a read may take now: mapped, not waiting for
+/// space, not being programmed, not on a dead chip.
+fn mirror_copy(
+    r: &RaidState,
+    held: &rustc_hash::FxHashMap<u32, (u64, u64)>,
+    ftl: &Ftl,
+    dead: &DeadChips,
+    geom: &Geometry,
+    lpn: Lpn,
+) -> Option<Ppn> {
+    let (mlpn, _) = r.map.mirror_of(lpn)?;
+    if !held.is_empty() && held.contains_key(&mlpn.0) {
+        return None;
+    }
+    let m = ftl.lookup(mlpn)?;
+    (!ftl.is_pending(m) && !dead.page_dead(geom, m)).then_some(m)
+}
+
+/// The read plans the controller can execute now, as the scheduler sees them.
+pub(crate) struct Plans<'a> {
+    pub raid: Option<&'a RaidState>,
+    pub dead: &'a DeadChips,
+    pub ftl: &'a Ftl,
+    pub txns: &'a TxnSlab,
+    pub geom: &'a Geometry,
+    pub held: &'a rustc_hash::FxHashMap<u32, (u64, u64)>,
+}
+
+impl Plans<'_> {
+    /// See [`crate::sched::PlanOracle::alternatives`].
+    fn alternatives_of(&self, t: TxnId, plans: &mut ReadPlans) {
+        plans.clear();
+        let Some(r) = self.raid else { return };
+        let txn = &self.txns[t];
+        if txn.reason != TxnReason::HostRead {
+            return;
+        }
+        match r.map.level {
+            RaidLevel::Raid1 => {
+                let copy = mirror_copy(r, self.held, self.ftl, self.dead, self.geom, txn.lpn);
+                if let Some(m) = copy {
+                    plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
+                }
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 => self.reconstruction(r, txn.lpn, plans),
+            RaidLevel::Raid0 | RaidLevel::None => {}
+        }
+    }
+
+    /// The reconstruction of `lpn` from its stripe, if the stripe is quiescent, has its
+    /// parity, and no source is being programmed or on a dead chip.
+    fn reconstruction(&self, r: &RaidState, lpn: Lpn, plans: &mut ReadPlans) {
+        let c = r.map.layout.locate(u64::from(lpn.0));
+        let stripe = r.map.stripe_of(&c);
+        if r.locks.contains_key(&stripe)
+            || r.buffers.contains_key(&stripe)
+            || r.parked_stripes.contains_key(&stripe)
+        {
+            return;
+        }
+        let Some(parity) = self.ftl.lookup(r.map.red_lpn(stripe)) else {
+            return;
+        };
+        let mut sources: [Option<Ppn>; 64] = [None; 64];
+        for pos in 0..r.map.layout.group_size() {
+            if pos == c.pos {
+                continue;
+            }
+            let ppn = match r.map.layout.lpn_at(c.row, c.group, pos) {
+                Some(x) => self.ftl.lookup(Lpn(x as u32)),
+                None => Some(parity),
+            };
+            if let Some(p) = ppn {
+                if self.ftl.is_pending(p) || self.dead.page_dead(self.geom, p) {
+                    return;
+                }
+                sources[pos as usize] = Some(p);
+            }
+        }
+        let chips = sources.iter().flatten().map(|&p| self.geom.chip_of_page(p));
+        plans.push_reconstruct(chips, false);
+    }
+}
+
+impl crate::sched::PlanOracle for Plans<'_> {
+    fn alternatives(&self, t: TxnId, plans: &mut ReadPlans) {
+        self.alternatives_of(t, plans);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Schedulers that take a read's other copy, at admission and at dispatch, on a
+    //! RAID-1 device with verify on: every read is served by the mirror and checked.
+
+    use crate::config::ConfigBuilder;
+    use crate::plans::{PlanKind, ReadPlans};
+    use crate::sched::{AsyncFifo, IoScheduler, SchedCtx};
+    use crate::sim::txn::{ReqId, TxnId};
+    use crate::sim::{Simulation, VecStream};
+    use ssdlab_nand::{ChipId, DieId, Geometry, TxnReason};
+    use ssdlab_stats::Counter;
+    use ssdlab_trace::{IoRequest, Op};
+
+    /// When the mirror is taken: at admission (`choose_read`) or at dispatch (redirect).
+    #[derive(Clone, Copy, PartialEq)]
+    enum When {
+        Admission,
+        Dispatch,
+    }
+
+    /// Async FIFO that prefers a read's mirror copy.
+    struct MirrorFirst {
+        inner: AsyncFifo,
+        when: When,
+        alts: ReadPlans,
+    }
+
+    impl IoScheduler for MirrorFirst {
+        fn name(&self) -> &'static str {
+            "mirror-first"
+        }
+        fn submit_request(&mut self, req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
+            let mut direct = Vec::new();
+            for &t in txns {
+                let read = ctx.txns[t].reason == TxnReason::HostRead;
+                if read && self.when == When::Dispatch {
+                    ctx.plans.alternatives(t, &mut self.alts);
+                    if self.alts.find(PlanKind::Mirror).is_some() {
+                        ctx.redirect(t, PlanKind::Mirror);
+                        continue;
+                    }
+                }
+                direct.push(t);
+            }
+            self.inner.submit_request(req, &direct, ctx);
+        }
+        fn choose_read(&mut self, plans: &ReadPlans, _ctx: &SchedCtx) -> Option<usize> {
+            match self.when {
+                When::Admission => plans.find(PlanKind::Mirror),
+                When::Dispatch => None,
+            }
+        }
+        fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
+            self.inner.submit_background(txn, ctx);
+        }
+        fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+            self.inner.on_chip_room(chip, ctx);
+        }
+        fn on_txn_done(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+            self.inner.on_txn_done(chip, ctx);
+        }
+        fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
+            self.inner.pick(die, ctx, group);
+        }
+        fn held(&self) -> usize {
+            self.inner.held()
+        }
+    }
+
+    fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
+        IoRequest {
+            arrival_ns,
+            op,
+            offset_bytes: lpn * 4096,
+            size_bytes: 4096,
+            content: None,
+        }
+    }
+
+    /// Writes 8 pages, then reads them back, on chip RAID-1 over 4 chips; returns the
+    /// report and the chips the reads' flash transactions ran on.
+    fn replay(when: When) -> ssdlab_stats::Report {
+        let cfg = ConfigBuilder::new()
+            .text(
+                "verify = true\n[geometry]\nchannels = 4\nchips_per_channel = 1\n\
+                 dies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 32\n\
+                 pages_per_block = 8\n[raid]\nlevel = 1\ndomain = \"chip\"\ngroup_size = 2\n",
+                "raid-1",
+            )
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut reqs: Vec<IoRequest> = (0..8).map(|l| page(0, Op::Write, l)).collect();
+        reqs.extend((0..8).map(|l| page(10_000_000, Op::Read, l)));
+        let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "t").unwrap();
+        let geom: Geometry = sim.geom;
+        sim.sched = Box::new(MirrorFirst {
+            inner: AsyncFifo::new(&geom, false),
+            when,
+            alts: ReadPlans::new(),
+        });
+        sim.run_to_end().unwrap();
+        sim.check_invariants();
+        sim.audit().unwrap();
+        sim.into_report().unwrap()
+    }
+
+    /// Flash reads done for host reads.
+    fn host_flash_reads(r: &ssdlab_stats::Report) -> u64 {
+        r.transactions
+            .iter()
+            .filter(|t| t.reason == TxnReason::HostRead)
+            .map(|t| t.count)
+            .sum()
+    }
+
+    #[test]
+    fn a_scheduler_takes_the_mirror_at_admission() {
+        let r = replay(When::Admission);
+        assert_eq!(r.counter(Counter::RaidMirrorReads), 8);
+        assert_eq!(r.counter(Counter::RedirectedReads), 0);
+        assert_eq!(r.counter(Counter::VerifiedReads), 8);
+        assert_eq!(host_flash_reads(&r), 8);
+    }
+
+    #[test]
+    fn a_scheduler_redirects_a_queued_read_to_the_mirror() {
+        let r = replay(When::Dispatch);
+        assert_eq!(r.counter(Counter::RaidMirrorReads), 8);
+        assert_eq!(r.counter(Counter::RedirectedReads), 8);
+        assert_eq!(r.counter(Counter::VerifiedReads), 8);
+        assert_eq!(host_flash_reads(&r), 8);
+    }
+}
