@@ -25,7 +25,7 @@ impl Progress {
     }
 
     /// The callback the simulation calls with the number of completed requests.
-    pub fn callback(&self) -> Box<dyn FnMut(u64)> {
+    pub fn callback(&self) -> ssdlab::sim::ProgressFn {
         let bar = self.bar.clone();
         Box::new(move |done| bar.set_position(done))
     }

@@ -3,6 +3,34 @@
 use crate::config::{ConfigError, ConfigErrors};
 use ssdlab_trace::TraceError;
 
+/// A redundancy page that disagrees with the data it protects (found by the audit).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedundancyError {
+    /// A RAID-1 copy differs from its primary.
+    #[error("mirror of LPN {lpn} holds {mirror:#x}, primary {primary:#x}")]
+    Mirror {
+        /// The host page.
+        lpn: u64,
+        /// The copy's token.
+        mirror: u64,
+        /// The primary's token.
+        primary: u64,
+    },
+    /// A stripe's parity is not the XOR of its data pages.
+    #[error("stripe row {row} group {group}: parity {parity:#x} != XOR of data {xor:#x}")]
+    Parity {
+        /// The stripe's row.
+        row: u64,
+        /// Its parity group.
+        group: u32,
+        /// The parity page's token.
+        parity: u64,
+        /// The XOR of its data pages' tokens.
+        xor: u64,
+    },
+}
+
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -15,7 +43,7 @@ pub enum SimError {
     Trace(#[from] TraceError),
     /// Redundancy disagrees with data (a parity or mirror page is wrong).
     #[error("redundancy check: {0}")]
-    Redundancy(String),
+    Redundancy(#[from] RedundancyError),
     /// A request's arrival time does not fit simulated time.
     #[error("request {request} arrives at {arrival_ns} ns × host.time_scale {time_scale}, beyond the simulator's clock range (about 146 years); check the trace's timestamps or host.time_scale")]
     TimeOverflow {

@@ -3,6 +3,7 @@
 
 use super::backend::{ChannelState, DieState};
 use super::txn::TxnSlab;
+use super::verify::Verifier;
 use super::{dgc, fail, host::ReqSlab, raid, SimCounters, Simulation};
 use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
@@ -51,11 +52,6 @@ impl Simulation {
             ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
         }
         let timing = cfg.timing;
-        let shadow = if cfg.verify {
-            vec![0u64; logical_pages as usize]
-        } else {
-            Vec::new()
-        };
         let planes = geom.planes() as usize;
         let chips = geom.chips() as usize;
         let meta = RunMeta {
@@ -87,7 +83,7 @@ impl Simulation {
             last_completion_ns: 0,
             logical_pages: u64::from(logical_pages),
             write_seq: 0,
-            shadow,
+            verify: cfg.verify.then(|| Verifier::new(u64::from(logical_pages))),
             dies: vec![DieState::idle(); geom.dies() as usize],
             channels: vec![ChannelState::free(); geom.channels as usize],
             chip_busy_dies: vec![0; chips],
@@ -138,9 +134,7 @@ impl Simulation {
             sim.raid_fix_redundancy();
         }
         sim.init_failures()?;
-        if sim.cfg.verify {
-            sim.seed_shadow_from_ftl();
-        }
+        sim.seed_shadow_from_ftl();
         Ok(sim)
     }
 }

@@ -182,8 +182,8 @@ impl Simulation {
         if self.held.insert(lpn.0, (seq, token)).is_none() {
             self.raid_note_held(lpn, true);
         }
-        if self.cfg.verify && reason == TxnReason::HostWrite {
-            self.shadow[lpn.idx()] = token;
+        if reason == TxnReason::HostWrite {
+            self.note_written(lpn, token);
         }
         self.parked[plane.idx()].push(Parked {
             req,

@@ -90,7 +90,7 @@ pub(crate) struct SimCounters {
 }
 
 /// A progress callback: called with the number of completed requests.
-pub type ProgressFn = Box<dyn FnMut(u64)>;
+pub type ProgressFn = Box<dyn FnMut(u64) + Send>;
 
 /// One run of the simulator.
 pub struct Simulation {
@@ -123,7 +123,8 @@ pub struct Simulation {
     pub(crate) last_completion_ns: u64,
     pub(crate) logical_pages: u64,
     pub(crate) write_seq: u32,
-    pub(crate) shadow: Vec<u64>,
+    /// Verify mode's record of the tokens last written, when `verify = true`.
+    pub(crate) verify: Option<verify::Verifier>,
     // back end
     pub(crate) dies: Vec<DieState>,
     pub(crate) channels: Vec<ChannelState>,

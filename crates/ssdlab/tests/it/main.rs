@@ -8,6 +8,7 @@ mod fail;
 mod raid;
 mod replay;
 mod sched_brr;
+mod send;
 mod structure;
 mod timing;
 mod util;

@@ -57,11 +57,7 @@ impl Simulation {
     pub(in crate::sim) fn retry_degraded(&mut self, i: u32) {
         let (id, lpn, _) = self.degraded_wait[i as usize];
         self.degraded_free.push(i);
-        let expect = if self.cfg.verify {
-            self.shadow[lpn.idx()]
-        } else {
-            0
-        };
+        let expect = self.expected(lpn);
         if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {
             self.sub_done(id, 0, 0);
         }
@@ -100,9 +96,7 @@ impl Simulation {
         }
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;
-            if self.cfg.verify {
-                self.shadow[lpn.idx()] = token;
-            }
+            self.note_written(lpn, token);
         }
         self.admit_done_now += 1;
     }

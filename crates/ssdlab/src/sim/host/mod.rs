@@ -275,7 +275,7 @@ impl Simulation {
         match txn.reason {
             TxnReason::HostRead => {
                 self.ftl.unpin(txn.ppn);
-                if self.cfg.verify {
+                if self.verify.is_some() {
                     let found = self.ftl.token(txn.ppn);
                     self.check_token(txn.lpn, txn.expect, found);
                 }

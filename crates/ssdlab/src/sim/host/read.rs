@@ -35,16 +35,6 @@ impl Simulation {
         outcome
     }
 
-    /// The token a read of `lpn` must return (verify mode; else 0).
-    #[inline]
-    fn expected(&self, lpn: Lpn) -> u64 {
-        if self.cfg.verify {
-            self.shadow[lpn.idx()]
-        } else {
-            0
-        }
-    }
-
     /// Carries out plan `choice` of `plans` for read page `lpn` of request `id`.
     fn serve_read(&mut self, id: ReqId, lpn: Lpn, plans: &ReadPlans, choice: usize) -> ReadOutcome {
         let plan = plans.plans()[choice];
@@ -53,7 +43,7 @@ impl Simulation {
             PlanKind::Buffer => {
                 self.counters.buffer_hits += 1;
                 self.reqs[id].buffer_hits += 1;
-                if self.cfg.verify {
+                if self.verify.is_some() {
                     let token = match plan.ppn {
                         Some(p) => self.ftl.token(p),
                         None => self.held_get(lpn).expect("a held page").1,
@@ -109,8 +99,8 @@ impl Simulation {
             let token = token_for(lpn, 0);
             let plane = self.place(PageToPlace::new(lpn, token, Role::Materialize));
             let ok = self.materialize_page(lpn, plane, token);
-            if ok && self.cfg.verify {
-                self.shadow[lpn.idx()] = token;
+            if ok {
+                self.note_written(lpn, token);
             }
             ok
         };

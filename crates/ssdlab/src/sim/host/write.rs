@@ -75,9 +75,7 @@ impl Simulation {
         }
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;
-            if self.cfg.verify {
-                self.shadow[lpn.idx()] = token;
-            }
+            self.note_written(lpn, token);
         } else if let Some(x) = self.raid.as_mut() {
             x.counters.mirror_writes += 1;
         }

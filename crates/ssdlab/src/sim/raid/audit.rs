@@ -1,5 +1,6 @@
 //! The full redundancy check of the audit, and a test hook that breaks parity.
 
+use crate::error::RedundancyError;
 use crate::sim::Simulation;
 use ssdlab_nand::Lpn;
 use ssdlab_raid::RaidLevel;
@@ -8,7 +9,7 @@ impl Simulation {
     /// Full redundancy check: every stripe without a job or open buffer has parity
     /// equal to the XOR of its data; every mirror equals its primary. Returns the
     /// number of stripes or mirrors checked.
-    pub(in crate::sim) fn raid_audit(&self) -> Result<u64, String> {
+    pub(in crate::sim) fn raid_audit(&self) -> Result<u64, RedundancyError> {
         let Some(r) = self.raid.as_ref() else {
             return Ok(0);
         };
@@ -33,7 +34,11 @@ impl Simulation {
                     }
                     let (a, b) = (token(x), token(m));
                     if a != b {
-                        return Err(format!("mirror of LPN {x} holds {b:#x}, primary {a:#x}"));
+                        return Err(RedundancyError::Mirror {
+                            lpn: x,
+                            mirror: b,
+                            primary: a,
+                        });
                     }
                     checked += 1;
                 }
@@ -63,9 +68,12 @@ impl Simulation {
                         let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(x));
                         let parity = token(u64::from(r.map.red_lpn(i).0));
                         if xor != parity {
-                            return Err(format!(
-                                "stripe row {row} group {group}: parity {parity:#x} != XOR of data {xor:#x}"
-                            ));
+                            return Err(RedundancyError::Parity {
+                                row,
+                                group,
+                                parity,
+                                xor,
+                            });
                         }
                         checked += 1;
                     }

@@ -98,9 +98,7 @@ impl Simulation {
                             if !self.materialize_page(l, plane, t) {
                                 return false;
                             }
-                            if self.cfg.verify {
-                                self.shadow[l.idx()] = t;
-                            }
+                            self.note_written(l, t);
                             t
                         }
                     };
@@ -122,17 +120,15 @@ impl Simulation {
                 if !self.materialize_page(lpn, plane, t) {
                     return false;
                 }
-                if self.cfg.verify {
-                    self.shadow[lpn.idx()] = t;
-                }
+                self.note_written(lpn, t);
                 self.materialize_page(mlpn, mplane, t)
             }
             RaidLevel::Raid0 | RaidLevel::None => {
                 let t = ssdlab_ftl::token_for(lpn, 0);
                 let plane = self.place(PageToPlace::new(lpn, t, Role::Materialize));
                 let ok = self.materialize_page(lpn, plane, t);
-                if ok && self.cfg.verify {
-                    self.shadow[lpn.idx()] = t;
+                if ok {
+                    self.note_written(lpn, t);
                 }
                 ok
             }

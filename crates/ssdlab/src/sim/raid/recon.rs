@@ -193,7 +193,7 @@ impl Simulation {
         }
         let job = *job;
         self.raid_mut().recon_free.push(k);
-        if self.cfg.verify {
+        if self.verify.is_some() {
             self.check_token(job.lpn, job.expect, job.acc);
         }
         self.sub_done(job.req, job.service_ns, txn.gc_mark_ns);
