@@ -9,8 +9,9 @@
 //!   never chosen; when every chip of the channel is dead or full the static way is
 //!   taken (and the write becomes a degraded write or waits for space there).
 //!
-//! Zero-time roles (preconditioning, materialization, rebuild, redundancy fixes, pages
-//! recorded on dead chips) use the static layout, so that they agree with the audit.
+//! Every other role — rebuild (timed, through the queues), materialization, pages
+//! recorded on dead chips, and preconditioning with its redundancy fix (zero time) —
+//! uses the static layout, so that it agrees with the audit.
 
 use super::{PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
@@ -143,7 +144,7 @@ mod tests {
         dead.mark(ways[3]);
         assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Data), ways[2]);
         assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Parity), ways[2]);
-        // Zero-time roles keep the static way (row 0: way 0).
+        // Rebuild keeps the static way (row 0: way 0).
         assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Rebuild), ways[0]);
         // Every chip of the channel dead: the static way (the write becomes degraded).
         for &w in &ways {

@@ -42,8 +42,8 @@ pub struct Queues {
     pub queued_reads: Vec<u32>,
     /// Programs waiting in each chip's queue.
     pub queued_writes: Vec<u32>,
-    /// Host reads a policy chose to serve by reconstruction (see
-    /// [`super::SchedCtx::redirect`]).
+    /// Host reads a policy chose to serve by another plan (reconstruction or another
+    /// copy), with that plan's kind (see [`super::SchedCtx::redirect`]).
     pub redirected: Vec<(TxnId, PlanKind)>,
     /// Transactions in its chip's queue for each die.
     die_queued: Vec<u32>,

@@ -4,7 +4,7 @@
 use super::backend::{ChannelState, DieState};
 use super::txn::TxnSlab;
 use super::verify::Verifier;
-use super::{dgc, fail, host::ReqSlab, raid, SimCounters, Simulation};
+use super::{dgc, host::ReqSlab, raid, SimCounters, Simulation};
 use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
@@ -99,16 +99,12 @@ impl Simulation {
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
             raid,
-            fail: fail::FailState::default(),
+            fail: None,
             dead: DeadChips::new(geom.chips()),
             dgc: cfg
                 .dgc
                 .enabled
                 .then(|| dgc::DgcState::new(&cfg.dgc, &cfg.timing, &geom)),
-            redundant_only: rustc_hash::FxHashSet::default(),
-            lost_lpns: rustc_hash::FxHashSet::default(),
-            degraded_wait: Vec::new(),
-            degraded_free: Vec::new(),
             admit_done_now: 0,
             stripe_writes: Vec::new(),
             scratch: Vec::new(),

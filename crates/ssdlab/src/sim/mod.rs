@@ -146,20 +146,12 @@ pub struct Simulation {
     pub(crate) gc_check: Vec<PlaneId>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
-    pub(crate) fail: fail::FailState,
+    /// Failure injection and rebuild, when `raid.fail` names failures.
+    pub(crate) fail: Option<Box<fail::FailState>>,
     /// Failed chips.
     pub(crate) dead: DeadChips,
     /// DGC, when `dgc.enabled`.
     pub(crate) dgc: Option<dgc::DgcState>,
-    /// Host LPNs whose current content exists only through redundancy (written while
-    /// their chip was dead and no page could record them there).
-    pub(crate) redundant_only: rustc_hash::FxHashSet<u32>,
-    /// Host LPNs whose content was lost (two members of their group failed) until they
-    /// are written again.
-    pub(crate) lost_lpns: rustc_hash::FxHashSet<u32>,
-    /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
-    pub(crate) degraded_wait: Vec<(ReqId, Lpn, u64)>,
-    pub(crate) degraded_free: Vec<u32>,
     /// Pages of the request being admitted that completed without flash work.
     pub(crate) admit_done_now: u32,
     pub(crate) stripe_writes: Vec<raid::StripeWrite>,

@@ -50,10 +50,10 @@ impl Simulation {
             plans.push_buffer(None);
             return Enumerated::Plans;
         }
-        if !self.lost_lpns.is_empty() && self.lost_lpns.contains(&lpn.0) {
+        if self.is_lost(lpn) {
             return Enumerated::Lost;
         }
-        if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
+        if self.is_redundant_only(lpn) {
             self.push_degraded(lpn, plans);
             return Enumerated::Plans;
         }
@@ -114,8 +114,7 @@ impl Simulation {
     /// True when a read of `lpn` is degraded: its page is on a dead chip, or its content
     /// exists only through redundancy.
     pub(in crate::sim) fn page_is_degraded(&self, lpn: Lpn) -> bool {
-        (!self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0))
-            || self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p))
+        self.is_redundant_only(lpn) || self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p))
     }
 
     /// Carries out the plans schedulers chose for queued host reads at dispatch.

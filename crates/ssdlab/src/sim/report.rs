@@ -19,7 +19,7 @@ impl Simulation {
         let mut checked = 0;
         for (lpn, expected) in self.verify.iter().flat_map(|v| v.written()) {
             let lpn = lpn.0 as usize;
-            if self.lost_lpns.contains(&(lpn as u32)) {
+            if self.is_lost(Lpn(lpn as u32)) {
                 continue;
             }
             let found = match self.ftl.lookup(Lpn(lpn as u32)) {
@@ -37,7 +37,7 @@ impl Simulation {
                     sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))
                 }
                 Some(p) => self.ftl.token(p),
-                None if self.redundant_only.contains(&(lpn as u32)) => {
+                None if self.is_redundant_only(Lpn(lpn as u32)) => {
                     let mut sources = Vec::new();
                     if !self.raid_sources_ignoring_busy(Lpn(lpn as u32), &mut sources) {
                         continue;

@@ -13,7 +13,7 @@ impl Simulation {
         lpn: Lpn,
         expect: u64,
     ) -> crate::sim::host::ReadOutcome {
-        self.fail.counters.degraded_reads += 1;
+        self.fs_mut().counters.degraded_reads += 1;
         self.serve_degraded(id, lpn, expect)
     }
 
@@ -34,14 +34,14 @@ impl Simulation {
             }
             if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
                 // The stripe is settling (parity update, buffer, pages in flight).
-                let i = match self.degraded_free.pop() {
+                let i = match self.fs_mut().degraded_free.pop() {
                     Some(i) => {
-                        self.degraded_wait[i as usize] = (id, lpn, expect);
+                        self.fs_mut().degraded_wait[i as usize] = (id, lpn, expect);
                         i
                     }
                     None => {
-                        self.degraded_wait.push((id, lpn, expect));
-                        (self.degraded_wait.len() - 1) as u32
+                        self.fs_mut().degraded_wait.push((id, lpn, expect));
+                        (self.fs_mut().degraded_wait.len() - 1) as u32
                     }
                 };
                 let wait = ssdlab_engine::SimDuration(self.t_read.as_ns().max(1_000));
@@ -49,14 +49,14 @@ impl Simulation {
                 return ReadOutcome::Deferred;
             }
         }
-        self.fail.counters.unrecoverable_reads += 1;
+        self.fs_mut().counters.unrecoverable_reads += 1;
         ReadOutcome::Done
     }
 
     /// A degraded read that waited tries again; it returns the content current now.
     pub(in crate::sim) fn retry_degraded(&mut self, i: u32) {
-        let (id, lpn, _) = self.degraded_wait[i as usize];
-        self.degraded_free.push(i);
+        let (id, lpn, _) = self.fs_mut().degraded_wait[i as usize];
+        self.fs_mut().degraded_free.push(i);
         let expect = self.expected(lpn);
         if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {
             self.sub_done(id, 0, 0);
@@ -81,7 +81,7 @@ impl Simulation {
                     if old.is_some() {
                         self.ftl.trim(lpn);
                     }
-                    self.redundant_only.insert(lpn.0);
+                    self.fs_mut().redundant_only.insert(lpn.0);
                 }
             }
         }
@@ -90,9 +90,9 @@ impl Simulation {
             .as_ref()
             .is_some_and(|r| r.map.level.is_redundant())
         {
-            self.fail.counters.degraded_writes += 1;
+            self.fs_mut().counters.degraded_writes += 1;
         } else {
-            self.fail.counters.lost_writes += 1;
+            self.fs_mut().counters.lost_writes += 1;
         }
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;

@@ -24,7 +24,7 @@
 mod degraded;
 mod rebuild;
 
-use super::txn::NONE;
+use super::txn::{ReqId, NONE};
 use super::{Event, Simulation};
 use crate::error::SimError;
 use crate::placement::{PageToPlace, Role};
@@ -42,6 +42,15 @@ pub(crate) struct FailState {
     /// Rebuilds waiting or running, in failure order.
     pub rebuilds: Vec<Rebuild>,
     pub counters: FailCounters,
+    /// Host LPNs whose current content exists only through redundancy (written while
+    /// their chip was dead and no page could record them there).
+    pub redundant_only: rustc_hash::FxHashSet<u32>,
+    /// Host LPNs whose content was lost (two members of their group failed) until they
+    /// are written again.
+    pub lost_lpns: rustc_hash::FxHashSet<u32>,
+    /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
+    pub degraded_wait: Vec<(ReqId, Lpn, u64)>,
+    pub degraded_free: Vec<u32>,
 }
 
 /// One member being rebuilt onto a spare.
@@ -85,18 +94,24 @@ impl Simulation {
             .raid
             .fail_specs()
             .map_err(|e| SimError::config(e.key(), e.to_string()))?;
+        if specs.is_empty() {
+            return Ok(());
+        }
         let chips = self.geom.chips();
         let spares = self.cfg.raid.spare_chips;
-        self.fail.spares = (chips - spares..chips).collect();
+        self.fail = Some(Box::new(FailState {
+            spares: (chips - spares..chips).collect(),
+            ..FailState::default()
+        }));
         for (i, spec) in specs.into_iter().enumerate() {
             match spec.at {
                 FailAt::Time(t) => {
                     self.events
                         .schedule(t, Event::Fail(i as u32))
                         .expect("time zero or later");
-                    self.fail.pending.push((spec, None));
+                    self.fs_mut().pending.push((spec, None));
                 }
-                FailAt::Fraction(_) => self.fail.pending.push((spec, None)),
+                FailAt::Fraction(_) => self.fs_mut().pending.push((spec, None)),
             }
         }
         Ok(())
@@ -105,7 +120,10 @@ impl Simulation {
     /// Resolves failures given as a fraction of the trace's requests; `requests` is the
     /// trace length. Without it such failures are an error when the run starts.
     pub fn set_trace_requests(&mut self, requests: u64) {
-        for (spec, at) in &mut self.fail.pending {
+        let Some(f) = self.fail.as_deref_mut() else {
+            return;
+        };
+        for (spec, at) in &mut f.pending {
             if let FailAt::Fraction(f) = spec.at {
                 *at = Some(((requests as f64) * f).floor() as u64);
             }
@@ -114,7 +132,10 @@ impl Simulation {
 
     /// Checks that every fractional failure has been resolved.
     pub(in crate::sim) fn check_fail_fractions(&self) -> Result<(), SimError> {
-        for (spec, at) in &self.fail.pending {
+        let Some(f) = self.fail.as_deref() else {
+            return Ok(());
+        };
+        for (spec, at) in &f.pending {
             if matches!(spec.at, FailAt::Fraction(_)) && at.is_none() {
                 return Err(SimError::config(
                     "raid.fail",
@@ -127,11 +148,11 @@ impl Simulation {
 
     /// Applies fractional failures due at the arrival of request number `index`.
     pub(in crate::sim) fn fail_on_arrival(&mut self, index: u64) {
-        if self.fail.pending.is_empty() {
+        let Some(f) = self.fail.as_deref() else {
             return;
-        }
-        let due: Vec<usize> = (0..self.fail.pending.len())
-            .filter(|&i| self.fail.pending[i].1 == Some(index))
+        };
+        let due: Vec<usize> = (0..f.pending.len())
+            .filter(|&i| f.pending[i].1 == Some(index))
             .collect();
         for i in due {
             self.apply_failure(i);
@@ -144,8 +165,8 @@ impl Simulation {
     }
 
     fn apply_failure(&mut self, i: usize) {
-        let spec = self.fail.pending[i].0;
-        self.fail.counters.failures += 1;
+        let spec = self.fs_mut().pending[i].0;
+        self.fs_mut().counters.failures += 1;
         let chips: Vec<ChipId> = match spec.target {
             FailTarget::Chip(c) => vec![c],
             FailTarget::Channel(ch) => (0..self.geom.chips_per_channel)
@@ -157,7 +178,7 @@ impl Simulation {
                 continue;
             }
             // A dead spare is no rebuild target.
-            self.fail.spares.retain(|&s| s != chip.0);
+            self.fs_mut().spares.retain(|&s| s != chip.0);
             self.release_parked_on(chip);
             self.start_rebuild(chip);
         }
@@ -208,19 +229,19 @@ impl Simulation {
 
     /// Failure counters and rebuild progress for the report.
     pub(in crate::sim) fn fail_counters(&self) -> Vec<(Counter, u64)> {
-        if self.fail.pending.is_empty() {
+        if self.fail.is_none() {
             return Vec::new();
         }
-        let c = self.fail.counters;
-        let rows: u64 = self.fail.rebuilds.iter().map(|b| b.rows).sum();
+        let c = self.fs().counters;
+        let rows: u64 = self.fs().rebuilds.iter().map(|b| b.rows).sum();
         let done: u64 = self
-            .fail
+            .fs()
             .rebuilds
             .iter()
             .map(|b| b.next_row.min(b.rows))
             .sum();
         let finished = self
-            .fail
+            .fs()
             .rebuilds
             .iter()
             .filter_map(|b| b.finished_ns.map(|f| f - b.started_ns));
@@ -272,23 +293,71 @@ impl Simulation {
     }
 }
 
-impl Simulation {}
-
 impl Simulation {
     /// Files a completed request's response time under the failure phase it ended in.
     #[inline]
     pub(in crate::sim) fn note_response_phase(&mut self, response_ns: u64) {
-        if self.fail.pending.is_empty() {
+        if self.fail.is_none() {
             return;
         }
         let phase = if !self.dead.any() {
             0
-        } else if self.fail.rebuilds.iter().any(|b| b.finished_ns.is_none()) {
+        } else if self
+            .fs_mut()
+            .rebuilds
+            .iter()
+            .any(|b| b.finished_ns.is_none())
+        {
             1
         } else {
             2
         };
-        self.fail.counters.phase_response_ns[phase] += u128::from(response_ns);
-        self.fail.counters.phase_requests[phase] += 1;
+        self.fs_mut().counters.phase_response_ns[phase] += u128::from(response_ns);
+        self.fs_mut().counters.phase_requests[phase] += 1;
+    }
+}
+
+impl Simulation {
+    /// The failure state (only failure handling calls this: it runs only when failures
+    /// are configured).
+    #[inline]
+    pub(in crate::sim) fn fs(&self) -> &FailState {
+        self.fail.as_deref().expect("failures are configured")
+    }
+
+    /// See [`Simulation::fs`].
+    #[inline]
+    pub(in crate::sim) fn fs_mut(&mut self) -> &mut FailState {
+        self.fail.as_deref_mut().expect("failures are configured")
+    }
+
+    /// True when `lpn`'s content was lost for good (until it is written again).
+    #[inline]
+    pub(in crate::sim) fn is_lost(&self, lpn: Lpn) -> bool {
+        self.fail
+            .as_deref()
+            .is_some_and(|f| !f.lost_lpns.is_empty() && f.lost_lpns.contains(&lpn.0))
+    }
+
+    /// True when `lpn`'s current content exists only through redundancy.
+    #[inline]
+    pub(in crate::sim) fn is_redundant_only(&self, lpn: Lpn) -> bool {
+        self.fail
+            .as_deref()
+            .is_some_and(|f| !f.redundant_only.is_empty() && f.redundant_only.contains(&lpn.0))
+    }
+
+    /// A new version of `lpn` is on flash: it is neither lost nor known only through
+    /// redundancy any more.
+    #[inline]
+    pub(in crate::sim) fn forget_losses(&mut self, lpn: Lpn) {
+        if let Some(f) = self.fail.as_deref_mut() {
+            if !f.redundant_only.is_empty() {
+                f.redundant_only.remove(&lpn.0);
+            }
+            if !f.lost_lpns.is_empty() {
+                f.lost_lpns.remove(&lpn.0);
+            }
+        }
     }
 }

@@ -18,14 +18,14 @@ impl Simulation {
         let Some(member) = r.map.member_chip.iter().position(|&c| c == chip.0) else {
             return;
         };
-        let Some(spare) = self.fail.spares.first().copied() else {
+        let rows = r.map.rows();
+        let Some(spare) = self.fs().spares.first().copied() else {
             return;
         };
-        self.fail.spares.remove(0);
-        let rows = r.map.rows();
+        self.fs_mut().spares.remove(0);
         self.raid_mut().map.member_chip[member] = spare;
         let now = self.now().as_ns();
-        self.fail.rebuilds.push(Rebuild {
+        self.fs_mut().rebuilds.push(Rebuild {
             member: member as u32,
             next_row: 0,
             rows,
@@ -38,21 +38,21 @@ impl Simulation {
             row_started_ns: now,
         });
         if self
-            .fail
+            .fs()
             .rebuilds
             .iter()
             .filter(|b| b.finished_ns.is_none())
             .count()
             == 1
         {
-            let k = self.fail.rebuilds.len() - 1;
+            let k = self.fs_mut().rebuilds.len() - 1;
             self.rebuild_row(k);
         }
     }
 
     /// The rebuild that is running, if any.
     fn active_rebuild(&self) -> Option<usize> {
-        self.fail
+        self.fs()
             .rebuilds
             .iter()
             .position(|b| b.finished_ns.is_none())
@@ -61,19 +61,19 @@ impl Simulation {
     /// Rebuilds the next row of rebuild `k` that has a page on a dead chip.
     pub(in crate::sim) fn rebuild_row(&mut self, k: usize) {
         loop {
-            let b = self.fail.rebuilds[k];
+            let b = self.fs_mut().rebuilds[k];
             if b.finished_ns.is_some() {
                 return; // stopped: its spare died
             }
             if b.next_row >= b.rows {
-                self.fail.rebuilds[k].finished_ns = Some(self.now().as_ns());
+                self.fs_mut().rebuilds[k].finished_ns = Some(self.now().as_ns());
                 if let Some(n) = self.active_rebuild() {
                     self.rebuild_row(n);
                 }
                 return;
             }
             let row = b.next_row;
-            self.fail.rebuilds[k].next_row += 1;
+            self.fs_mut().rebuilds[k].next_row += 1;
             let Some(lpn) = self.raid_lpn_of_member(row, b.member) else {
                 continue;
             };
@@ -91,8 +91,8 @@ impl Simulation {
                 // The stripe is busy (a parity update in flight) or has lost a second
                 // member: try this row again a little later, or give up on it.
                 if self.raid_stripe_busy(lpn) {
-                    self.fail.rebuilds[k].next_row = row;
-                    self.fail.counters.rebuild_deferrals += 1;
+                    self.fs_mut().rebuilds[k].next_row = row;
+                    self.fs_mut().counters.rebuild_deferrals += 1;
                     let wait =
                         ssdlab_engine::SimDuration(self.cfg.raid.encode_timeout_ns.max(1_000));
                     let at = self.now() + wait;
@@ -108,7 +108,7 @@ impl Simulation {
                 continue; // nothing was ever written to this stripe: nothing to rebuild
             }
             let lost = self.ftl.lookup(lpn);
-            let rb = &mut self.fail.rebuilds[k];
+            let rb = &mut self.fs_mut().rebuilds[k];
             rb.lpn = lpn;
             rb.lost = lost;
             rb.acc = 0;
@@ -144,7 +144,7 @@ impl Simulation {
                 let token = self.ftl.token(txn.ppn);
                 self.ftl.unpin(txn.ppn);
                 self.gc_page_released(txn.ppn);
-                let rb = &mut self.fail.rebuilds[k];
+                let rb = &mut self.fs_mut().rebuilds[k];
                 rb.acc ^= token;
                 rb.reads_left -= 1;
                 if rb.reads_left > 0 {
@@ -170,7 +170,7 @@ impl Simulation {
             FlashOp::Program => {
                 self.ftl.program_done(txn.ppn);
                 self.gc_page_released(txn.ppn);
-                self.fail.counters.rebuilt_pages += 1;
+                self.fs_mut().counters.rebuilt_pages += 1;
                 self.rebuild_paced_next(k);
             }
             FlashOp::Erase => unreachable!("rebuild never erases"),
@@ -182,7 +182,7 @@ impl Simulation {
         let page = f64::from(self.geom.page_size_bytes);
         let rate = self.cfg.raid.rebuild_rate_mib_s * 1024.0 * 1024.0;
         let interval_ns = (page / rate * 1e9) as u64;
-        let earliest = self.fail.rebuilds[k].row_started_ns + interval_ns;
+        let earliest = self.fs_mut().rebuilds[k].row_started_ns + interval_ns;
         let at = ssdlab_engine::SimTime(earliest.max(self.now().as_ns()));
         self.events
             .schedule(at, Event::RebuildStep(k as u32))

@@ -26,7 +26,7 @@ impl Simulation {
                 self.serve_read(id, lpn, &plans, choice)
             }
             Enumerated::Lost => {
-                self.fail.counters.unrecoverable_reads += 1;
+                self.fs_mut().counters.unrecoverable_reads += 1;
                 ReadOutcome::Done
             }
             Enumerated::Unwritten => ReadOutcome::Done,

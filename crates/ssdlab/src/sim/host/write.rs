@@ -67,12 +67,7 @@ impl Simulation {
         if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
             self.raid_note_held(lpn, false);
         }
-        if !self.redundant_only.is_empty() {
-            self.redundant_only.remove(&lpn.0);
-        }
-        if !self.lost_lpns.is_empty() {
-            self.lost_lpns.remove(&lpn.0);
-        }
+        self.forget_losses(lpn);
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;
             self.note_written(lpn, token);

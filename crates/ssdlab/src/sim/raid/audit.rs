@@ -57,7 +57,7 @@ impl Simulation {
                             continue;
                         }
                         r.map.layout.stripe_lpns(row, group, &mut lpns);
-                        let lost = |x: u64| dead(x) || self.redundant_only.contains(&(x as u32));
+                        let lost = |x: u64| dead(x) || self.is_redundant_only(Lpn(x as u32));
                         let plity = r.map.red_lpn(i);
                         let parity_lost = dead(u64::from(plity.0))
                             || (self.ftl.lookup(plity).is_none()

@@ -162,7 +162,7 @@ impl Simulation {
     pub(super) fn capture(&self, lpn: Lpn, into: &mut Captured) {
         if let Some(&(_, t)) = self.held_get(lpn) {
             into.known ^= t;
-        } else if !self.redundant_only.is_empty() && self.redundant_only.contains(&lpn.0) {
+        } else if self.is_redundant_only(lpn) {
             into.lost = true;
         } else if let Some(p) = self.ftl.lookup(lpn) {
             if self.ftl.is_pending(p) && !self.on_dead_chip(p) {
@@ -215,11 +215,12 @@ impl Simulation {
         self.raid().map.layout.stripe_lpns(row, group, &mut lpns);
         for x in lpns {
             let l = Lpn(x as u32);
-            let gone = self.redundant_only.contains(&l.0)
+            let gone = self.is_redundant_only(l)
                 || self.ftl.lookup(l).is_some_and(|p| self.on_dead_chip(p));
             if gone {
-                self.redundant_only.remove(&l.0);
-                self.lost_lpns.insert(l.0);
+                let f = self.fs_mut();
+                f.redundant_only.remove(&l.0);
+                f.lost_lpns.insert(l.0);
             }
         }
     }

@@ -32,8 +32,8 @@ impl Simulation {
         let x = u64::from(lpn.0);
         let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
         let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
-            if (!self.redundant_only.is_empty() && self.redundant_only.contains(&l.0))
-                || (!self.lost_lpns.is_empty() && self.lost_lpns.contains(&l.0))
+            if self.is_redundant_only(l)
+                || self.is_lost(l)
                 || (!allow_in_flight && self.held_get(l).is_some())
             {
                 return false;
@@ -54,7 +54,7 @@ impl Simulation {
             }
             RaidLevel::Raid1 => {
                 let primary_dead = self.ftl.lookup(lpn).is_some_and(|p| self.on_dead_chip(p));
-                let other = if primary_dead || self.redundant_only.contains(&lpn.0) {
+                let other = if primary_dead || self.is_redundant_only(lpn) {
                     r.map.mirror_of(lpn).map(|(m, _)| m)
                 } else {
                     Some(lpn)
