@@ -344,3 +344,6 @@ impl Simulation {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests;
