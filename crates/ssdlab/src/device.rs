@@ -122,3 +122,68 @@ impl DeviceView<'_> {
         !self.dead.plane_dead(self.geom, plane) && self.ftl.free_pages_in_plane(plane) > 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2 channels × 2 ways of 2 dies of 2 planes: 4 chips of 4 planes.
+    fn geometry() -> Geometry {
+        Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            page_size_bytes: 4096,
+        }
+    }
+
+    #[test]
+    fn dead_chips_track_the_chips_marked_and_their_planes_and_pages() {
+        let g = geometry();
+        let mut dead = DeadChips::new(g.chips());
+        assert!(!dead.any());
+        assert!((0..4).all(|c| !dead.is_dead(ChipId(c))));
+        assert!((0..g.planes()).all(|p| !dead.plane_dead(&g, PlaneId(p))));
+        assert!((0..g.pages()).all(|p| !dead.page_dead(&g, Ppn(p))));
+
+        assert!(dead.mark(ChipId(2)), "the first mark kills the chip");
+        assert!(!dead.mark(ChipId(2)), "it was dead already");
+        assert!(dead.any());
+        for c in 0..4 {
+            assert_eq!(dead.is_dead(ChipId(c)), c == 2, "chip {c}");
+        }
+        for p in 0..g.planes() {
+            // Chip 2 holds planes 8..12.
+            assert_eq!(
+                dead.plane_dead(&g, PlaneId(p)),
+                (8..12).contains(&p),
+                "plane {p}"
+            );
+        }
+        let per_chip = g.pages() / g.chips();
+        for p in 0..g.pages() {
+            let on_2 = (2 * per_chip..3 * per_chip).contains(&p);
+            assert_eq!(dead.page_dead(&g, Ppn(p)), on_2, "page {p}");
+        }
+
+        assert!(dead.mark(ChipId(0)));
+        assert!(dead.is_dead(ChipId(0)) && dead.is_dead(ChipId(2)));
+        assert!(!dead.is_dead(ChipId(1)) && !dead.is_dead(ChipId(3)));
+    }
+
+    #[test]
+    fn no_gc_job_is_inactive_and_a_victim_makes_one_active() {
+        let none = GcJob::none();
+        assert!(!none.active());
+        assert_eq!(none.moves_left, 0);
+        assert!(!none.erasing);
+        let job = GcJob {
+            block: BlockId(0),
+            ..none
+        };
+        assert!(job.active());
+    }
+}

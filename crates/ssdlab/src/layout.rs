@@ -119,3 +119,213 @@ impl RaidMap {
         g.plane_of_die(die, n / g.dies_per_chip)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdlab_raid::RaidConfig;
+
+    /// `channels × ways` chips of 2 dies of 2 planes each.
+    fn geometry(channels: u32, ways: u32) -> Geometry {
+        Geometry {
+            channels,
+            chips_per_channel: ways,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 8,
+            pages_per_block: 8,
+            page_size_bytes: 4096,
+        }
+    }
+
+    /// A map of `level` in groups of 4 over `members` members, 8 rows of host pages.
+    fn map(level: RaidLevel, domain: Domain, members: u32) -> RaidMap {
+        let cfg = RaidConfig {
+            level,
+            domain,
+            group_size: 4,
+            ..RaidConfig::default()
+        };
+        let layout = RaidLayout::new(&cfg, members).unwrap();
+        RaidMap {
+            host_pages: 8 * u64::from(layout.data_per_row()),
+            layout,
+            level,
+            domain,
+            chip_choice: ChipChoice::Static,
+            member_chip: (0..members).collect(),
+        }
+    }
+
+    fn chip_of(g: &Geometry, plane: PlaneId) -> ChipId {
+        g.chip_of_die(g.die_of_plane(plane))
+    }
+
+    /// Plane `plane` of die `die` of `chip` (2 dies of 2 planes a chip).
+    fn plane_at(chip: u32, die: u32, plane: u32) -> PlaneId {
+        PlaneId((chip * 2 + die) * 2 + plane)
+    }
+
+    #[test]
+    fn raid5_host_and_parity_pages_round_trip_through_their_chunks() {
+        let m = map(RaidLevel::Raid5, Domain::Chip, 8);
+        assert_eq!(m.layout.groups(), 2);
+        assert_eq!(m.rows(), 8);
+        for x in 0..m.host_pages {
+            let lpn = Lpn(x as u32);
+            let c = m.chunk_of(lpn);
+            assert!(!m.is_redundancy(lpn));
+            assert_eq!(c, m.layout.locate(x));
+            assert_eq!(m.layout.lpn_at(c.row, c.group, c.pos), Some(x));
+        }
+        let mut seen = Vec::new();
+        for row in 0..m.rows() {
+            for group in 0..2 {
+                let i = m.layout.parity_index(row, group);
+                let lpn = m.red_lpn(i);
+                assert_eq!(u64::from(lpn.0), m.host_pages + i);
+                assert!(m.is_redundancy(lpn));
+                let c = m.chunk_of(lpn);
+                assert_eq!(Some(c), m.layout.parity(row, group));
+                assert_eq!((c.row, c.group), (row, group));
+                assert_eq!(
+                    m.layout.lpn_at(row, group, c.pos),
+                    None,
+                    "a parity position"
+                );
+                assert_eq!(m.stripe_of(&c), i);
+                seen.push(i);
+            }
+        }
+        // Parity pages are numbered densely after the host pages.
+        seen.sort_unstable();
+        assert_eq!(seen, (0..16).collect::<Vec<u64>>());
+        assert_eq!(m.mirror_of(Lpn(0)), None);
+    }
+
+    #[test]
+    fn raid1_mirror_pages_round_trip_and_only_raid1_has_mirrors() {
+        let m = map(RaidLevel::Raid1, Domain::Chip, 8);
+        for x in 0..m.host_pages {
+            let data = m.chunk_of(Lpn(x as u32));
+            let (mlpn, mc) = m
+                .mirror_of(Lpn(x as u32))
+                .expect("RAID-1 mirrors every page");
+            assert_eq!(mlpn, m.red_lpn(x));
+            assert!(m.is_redundancy(mlpn));
+            assert_eq!(m.chunk_of(mlpn), mc);
+            assert_eq!((mc.row, mc.group), (data.row, data.group));
+            assert_eq!(mc.pos, data.pos + 2, "position j is mirrored at j + G/2");
+            assert_ne!(mc.member, data.member);
+            assert_eq!(m.layout.lpn_at(mc.row, mc.group, mc.pos), None);
+        }
+        for level in [RaidLevel::Raid0, RaidLevel::Raid4, RaidLevel::Raid5] {
+            let m = map(level, Domain::Chip, 8);
+            assert!((0..m.host_pages).all(|x| m.mirror_of(Lpn(x as u32)).is_none()));
+        }
+    }
+
+    #[test]
+    fn chip_domain_home_plane_follows_the_member_chip() {
+        // 10 chips, 8 members: chips 8 and 9 are spares.
+        let g = geometry(5, 2);
+        let mut m = map(RaidLevel::Raid5, Domain::Chip, 8);
+        let chunks: Vec<Chunk> = (0..m.host_pages)
+            .map(|x| m.chunk_of(Lpn(x as u32)))
+            .chain((0..16).map(|i| m.chunk_of(m.red_lpn(i))))
+            .collect();
+        let before: Vec<PlaneId> = chunks.iter().map(|c| m.home_plane(&g, c)).collect();
+        for (c, &p) in chunks.iter().zip(&before) {
+            assert_eq!(chip_of(&g, p), ChipId(c.member));
+        }
+        // Member 3 fails and is remapped to spare chip 9: its chunks move there, each to
+        // the same plane of the chip as before; nothing else moves.
+        m.member_chip[3] = 9;
+        for (c, &old) in chunks.iter().zip(&before) {
+            let new = m.home_plane(&g, c);
+            if c.member == 3 {
+                assert_eq!(chip_of(&g, new), ChipId(9));
+                assert_eq!(new.0 - 9 * 4, old.0 - 3 * 4);
+            } else {
+                assert_eq!(new, old);
+            }
+        }
+        let x = (0..m.host_pages)
+            .find(|&x| m.chunk_of(Lpn(x as u32)).member == 3)
+            .unwrap();
+        assert_eq!(chip_of(&g, m.static_plane(&g, Lpn(x as u32))), ChipId(9));
+    }
+
+    #[test]
+    fn channel_domain_home_plane_takes_the_static_way_of_the_member_channel() {
+        // 4 channels of 3 ways; the member is the channel.
+        let g = geometry(4, 3);
+        let mut m = map(RaidLevel::Raid5, Domain::Channel, 4);
+        // The chip map is a chip-domain thing: scrambling it changes nothing here.
+        m.member_chip = vec![3, 2, 1, 0];
+        let mut rows_seen = 0;
+        for x in 0..m.host_pages {
+            let lpn = Lpn(x as u32);
+            let c = m.chunk_of(lpn);
+            let way = (c.row % 3) as u32;
+            let chip = way * 4 + c.member;
+            assert_eq!(
+                RaidMap::static_channel_chip(&g, &c),
+                (ChipId(chip), c.row / 3)
+            );
+            // Inside the chip, the chip's rows (row / ways) go over the dies, then planes.
+            let n = ((c.row / 3) % 4) as u32;
+            let want = plane_at(chip, n % 2, n / 2);
+            assert_eq!(m.home_plane(&g, &c), want, "lpn {x}");
+            assert_eq!(m.static_plane(&g, lpn), want);
+            rows_seen = rows_seen.max(c.row + 1);
+        }
+        assert_eq!(rows_seen, 8);
+        // Parity follows the same rule.
+        let c = m.chunk_of(m.red_lpn(5));
+        assert_eq!(c.row, 5);
+        assert_eq!(
+            chip_of(&g, m.home_plane(&g, &c)),
+            g.chip_at(ChannelId(c.member), 2)
+        );
+    }
+
+    #[test]
+    fn rows_rotate_over_the_dies_then_the_planes_of_a_chip() {
+        let g = geometry(2, 1);
+        let got: Vec<PlaneId> = (0..9)
+            .map(|r| RaidMap::plane_in_chip(&g, ChipId(1), r))
+            .collect();
+        let want: Vec<PlaneId> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+            .iter()
+            .cycle()
+            .take(9)
+            .map(|&(die, plane)| plane_at(1, die, plane))
+            .collect();
+        assert_eq!(got, want);
+        // One die of two planes: rows alternate planes. Two dies of one plane: dies.
+        let one_die = Geometry {
+            dies_per_chip: 1,
+            ..g
+        };
+        let planes: Vec<u32> = (0..4)
+            .map(|r| RaidMap::plane_in_chip(&one_die, ChipId(1), r).0)
+            .collect();
+        assert_eq!(planes, [2, 3, 2, 3]);
+        let one_plane = Geometry {
+            planes_per_die: 1,
+            ..g
+        };
+        let planes: Vec<u32> = (0..4)
+            .map(|r| RaidMap::plane_in_chip(&one_plane, ChipId(1), r).0)
+            .collect();
+        assert_eq!(planes, [2, 3, 2, 3]);
+        // One plane a chip: every row in it.
+        let single = Geometry {
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            ..g
+        };
+        assert!((0..5).all(|r| RaidMap::plane_in_chip(&single, ChipId(1), r) == PlaneId(1)));
+    }
+}

@@ -342,3 +342,6 @@ impl Simulation {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests;
