@@ -54,6 +54,21 @@ pub struct ReadPlan {
     chip_count: u32,
 }
 
+impl ReadPlan {
+    /// A plan taken alone, without a choice to make (its chips are not recorded): the
+    /// page itself on a device without copies, the buffer, a degraded read's
+    /// reconstruction.
+    pub fn only(kind: PlanKind, ppn: Option<Ppn>, forced: bool) -> Self {
+        ReadPlan {
+            kind,
+            ppn,
+            forced,
+            first_chip: 0,
+            chip_count: 0,
+        }
+    }
+}
+
 /// The plans of one read, with the chips each occupies; reused from read to read so
 /// that enumerating allocates nothing in steady state.
 #[derive(Clone, Debug, Default)]

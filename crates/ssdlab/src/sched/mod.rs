@@ -181,7 +181,7 @@ pub trait IoScheduler: Send {
     fn name(&self) -> &'static str;
     /// The transactions of one newly admitted host request (in page order).
     fn submit_request(&mut self, req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx);
-    /// A host read page with several plans (`plans`, at least one): the index of the
+    /// A host read page with several plans (`plans`, at least two): the index of the
     /// plan to take, or `None` to leave it to the read-choice policy (the default: a
     /// scheduler that decides at dispatch redirects there instead).
     fn choose_read(&mut self, _plans: &ReadPlans, _ctx: &SchedCtx) -> Option<usize> {

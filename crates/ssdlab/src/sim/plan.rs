@@ -7,7 +7,7 @@ use super::raid::RaidState;
 use super::txn::{TxnId, TxnSlab};
 use super::Simulation;
 use crate::device::DeadChips;
-use crate::plans::{PlanKind, ReadPlans};
+use crate::plans::{PlanKind, ReadPlan, ReadPlans};
 use ssdlab_ftl::Ftl;
 use ssdlab_nand::{Geometry, Lpn, Ppn, TxnReason};
 use ssdlab_raid::RaidLevel;
@@ -29,7 +29,9 @@ pub(crate) use oracle;
 
 /// What enumerating the plans of a read found.
 pub(crate) enum Enumerated {
-    /// At least one plan.
+    /// Exactly one plan (nothing to choose; the plan list is not filled).
+    One(ReadPlan),
+    /// Several plans, in the plan list.
     Plans,
     /// The content is lost for good (two members of its group failed).
     Lost,
@@ -44,18 +46,16 @@ impl Simulation {
     /// dead chip or exists only through redundancy; else the page itself, its RAID-1
     /// copy, and with `raid.force_reconstruct_reads` a forced reconstruction.
     pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn, plans: &mut ReadPlans) -> Enumerated {
-        plans.clear();
         if self.held_get(lpn).is_some() {
             // The page's newest content waits for space in the controller.
-            plans.push_buffer(None);
-            return Enumerated::Plans;
+            return Enumerated::One(ReadPlan::only(PlanKind::Buffer, None, false));
         }
         if self.is_lost(lpn) {
             return Enumerated::Lost;
         }
+        let degraded = ReadPlan::only(PlanKind::Reconstruct, None, true);
         if self.is_redundant_only(lpn) {
-            self.push_degraded(lpn, plans);
-            return Enumerated::Plans;
+            return Enumerated::One(degraded);
         }
         let ppn = match self.ftl.lookup(lpn) {
             Some(p) => p,
@@ -66,49 +66,41 @@ impl Simulation {
         };
         if self.ftl.is_pending(ppn) {
             // Being programmed: its content is in the controller's write buffer.
-            plans.push_buffer(Some(ppn));
-            return Enumerated::Plans;
+            return Enumerated::One(ReadPlan::only(PlanKind::Buffer, Some(ppn), false));
         }
         if self.dead.any() && self.on_dead_chip(ppn) {
-            self.push_degraded(lpn, plans);
-            return Enumerated::Plans;
+            // Degraded: reconstruction from the stripe or the other copy (the read may
+            // still wait for the stripe to settle).
+            return Enumerated::One(degraded);
         }
-        plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
+        let direct = ReadPlan::only(PlanKind::Direct, Some(ppn), false);
         let Some(r) = self.raid.as_ref() else {
-            return Enumerated::Plans;
+            return Enumerated::One(direct);
         };
+        plans.clear();
         match r.map.level {
             RaidLevel::Raid1 => {
                 if let Some(m) = mirror_copy(r, &self.held, &self.ftl, &self.dead, &self.geom, lpn)
                 {
+                    plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
                     plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
                 }
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 if r.force_reconstruct => {
                 let mut sources = Vec::new();
                 if self.raid_sources(lpn, &mut sources) {
+                    plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
                     let chips = sources.iter().map(|&p| self.geom.chip_of_page(p));
                     plans.push_reconstruct(chips, true);
                 }
             }
             _ => {}
         }
-        Enumerated::Plans
-    }
-
-    /// The one plan of a degraded read: reconstruction from the page's stripe or other
-    /// copy (its chips as they stand; the read may still wait for the stripe to settle).
-    fn push_degraded(&self, lpn: Lpn, plans: &mut ReadPlans) {
-        let mut sources = Vec::new();
-        let redundant = self
-            .raid
-            .as_ref()
-            .is_some_and(|r| r.map.level.is_redundant());
-        if redundant {
-            self.raid_sources_ignoring_busy(lpn, &mut sources);
+        if plans.is_empty() {
+            Enumerated::One(direct)
+        } else {
+            Enumerated::Plans
         }
-        let chips = sources.iter().map(|&p| self.geom.chip_of_page(p));
-        plans.push_reconstruct(chips, true);
     }
 
     /// True when a read of `lpn` is degraded: its page is on a dead chip, or its content

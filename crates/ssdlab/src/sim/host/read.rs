@@ -18,12 +18,13 @@ impl Simulation {
     pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
         let mut plans = std::mem::take(&mut self.read_plans);
         let outcome = match self.enumerate_read(lpn, &mut plans) {
+            Enumerated::One(plan) => self.serve_read(id, lpn, plan, &plans),
             Enumerated::Plans => {
                 let choice = match self.sched.choose_read(&plans, &sched_ctx!(self)) {
                     Some(i) => i,
                     None => self.read_choice.choose(&plans, &self.queues.load),
                 };
-                self.serve_read(id, lpn, &plans, choice)
+                self.serve_read(id, lpn, plans.plans()[choice], &plans)
             }
             Enumerated::Lost => {
                 self.fs_mut().counters.unrecoverable_reads += 1;
@@ -35,9 +36,15 @@ impl Simulation {
         outcome
     }
 
-    /// Carries out plan `choice` of `plans` for read page `lpn` of request `id`.
-    fn serve_read(&mut self, id: ReqId, lpn: Lpn, plans: &ReadPlans, choice: usize) -> ReadOutcome {
-        let plan = plans.plans()[choice];
+    /// Carries out `plan` (one of `plans`, or the only one) for read page `lpn` of
+    /// request `id`.
+    fn serve_read(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        plan: ReadPlan,
+        plans: &ReadPlans,
+    ) -> ReadOutcome {
         let expect = self.expected(lpn);
         match plan.kind {
             PlanKind::Buffer => {
