@@ -100,9 +100,10 @@ pub fn build(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
         return Box::new(RaidLayoutPolicy);
     }
     let order = cfg.ftl.static_order;
+    let g = &cfg.geometry;
     match (cfg.ftl.allocation, cfg.ftl.dynamic_policy) {
-        (Allocation::Static, _) => Box::new(StaticOrder::new(order)),
-        (Allocation::Dynamic, DynamicPolicy::RoundRobin) => Box::new(RoundRobin::new(order)),
-        (Allocation::Dynamic, DynamicPolicy::LeastBusy) => Box::new(LeastBusy::new(order)),
+        (Allocation::Static, _) => Box::new(StaticOrder::new(order, g)),
+        (Allocation::Dynamic, DynamicPolicy::RoundRobin) => Box::new(RoundRobin::new(order, g)),
+        (Allocation::Dynamic, DynamicPolicy::LeastBusy) => Box::new(LeastBusy::new(order, g)),
     }
 }

@@ -16,19 +16,21 @@
 use super::{PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
-use ssdlab_ftl::AllocOrder;
+use ssdlab_ftl::{AllocOrder, StripeMap};
 use ssdlab_nand::{ChipId, Geometry, Lpn, PlaneId};
 
 /// `ftl.allocation = "static"`.
 #[derive(Clone, Debug)]
 pub struct StaticOrder {
-    order: AllocOrder,
+    map: StripeMap,
 }
 
 impl StaticOrder {
-    /// Static placement under `order`.
-    pub fn new(order: AllocOrder) -> Self {
-        StaticOrder { order }
+    /// Static placement under `order` on `geom`.
+    pub fn new(order: AllocOrder, geom: &Geometry) -> Self {
+        StaticOrder {
+            map: order.stripe_map(geom),
+        }
     }
 }
 
@@ -38,12 +40,12 @@ impl PlacementPolicy for StaticOrder {
     }
 
     #[inline]
-    fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId {
-        self.order.plane_of(page.lpn, view.geom)
+    fn place(&mut self, page: &PageToPlace, _view: &DeviceView) -> PlaneId {
+        self.map.plane_of(page.lpn)
     }
 
-    fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
-        self.order.plane_of(lpn, geom)
+    fn fill_plane(&mut self, lpn: Lpn, _geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
+        self.map.plane_of(lpn)
     }
 }
 
@@ -51,15 +53,15 @@ impl PlacementPolicy for StaticOrder {
 /// the preconditioning counter.
 #[derive(Clone, Debug)]
 struct Counters {
-    order: AllocOrder,
+    map: StripeMap,
     next: u64,
     precondition: u32,
 }
 
 impl Counters {
-    fn new(order: AllocOrder) -> Self {
+    fn new(order: AllocOrder, geom: &Geometry) -> Self {
         Counters {
-            order,
+            map: order.stripe_map(geom),
             next: 0,
             precondition: 0,
         }
@@ -67,15 +69,14 @@ impl Counters {
 
     /// A page recorded on a dead chip goes to its static plane; None for the others.
     #[inline]
-    fn fixed(&self, page: &PageToPlace, view: &DeviceView) -> Option<PlaneId> {
-        (page.role == Role::Degraded).then(|| self.order.plane_of(page.lpn, view.geom))
+    fn fixed(&self, page: &PageToPlace) -> Option<PlaneId> {
+        (page.role == Role::Degraded).then(|| self.map.plane_of(page.lpn))
     }
 
     /// Preconditioning: the order applied to the fill's own write counter.
     fn fill(&mut self, geom: &Geometry) -> PlaneId {
         self.precondition = self.precondition.wrapping_add(1);
-        self.order
-            .plane_of(Lpn(self.precondition % geom.planes()), geom)
+        self.map.plane_of(Lpn(self.precondition % geom.planes()))
     }
 }
 
@@ -86,10 +87,10 @@ pub struct RoundRobin {
 }
 
 impl RoundRobin {
-    /// Round-robin placement under `order`.
-    pub fn new(order: AllocOrder) -> Self {
+    /// Round-robin placement under `order` on `geom`.
+    pub fn new(order: AllocOrder, geom: &Geometry) -> Self {
         RoundRobin {
-            c: Counters::new(order),
+            c: Counters::new(order, geom),
         }
     }
 }
@@ -100,20 +101,20 @@ impl PlacementPolicy for RoundRobin {
     }
 
     fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId {
-        if let Some(p) = self.c.fixed(page, view) {
+        if let Some(p) = self.c.fixed(page) {
             return p;
         }
         let g = view.geom;
         let planes = u64::from(g.planes());
         let c = &mut self.c;
         for _ in 0..planes {
-            let p = c.order.plane_of(Lpn((c.next % planes) as u32), g);
+            let p = c.map.plane_of(Lpn((c.next % planes) as u32));
             c.next += 1;
             if view.writable(p) {
                 return p;
             }
         }
-        c.order.plane_of(Lpn((c.next % planes) as u32), g)
+        c.map.plane_of(Lpn((c.next % planes) as u32))
     }
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
@@ -128,10 +129,10 @@ pub struct LeastBusy {
 }
 
 impl LeastBusy {
-    /// Least-busy placement under `order`.
-    pub fn new(order: AllocOrder) -> Self {
+    /// Least-busy placement under `order` on `geom`.
+    pub fn new(order: AllocOrder, geom: &Geometry) -> Self {
         LeastBusy {
-            c: Counters::new(order),
+            c: Counters::new(order, geom),
         }
     }
 }
@@ -142,14 +143,14 @@ impl PlacementPolicy for LeastBusy {
     }
 
     fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId {
-        if let Some(p) = self.c.fixed(page, view) {
+        if let Some(p) = self.c.fixed(page) {
             return p;
         }
         let g = view.geom;
         let c = &mut self.c;
         let planes = u64::from(g.planes());
         let per_chip = g.dies_per_chip * g.planes_per_die;
-        let start = c.order.plane_of(Lpn((c.next % planes) as u32), g);
+        let start = c.map.plane_of(Lpn((c.next % planes) as u32));
         c.next += 1;
         let first_chip = g.chip_of_die(g.die_of_plane(start));
         let chips = g.chips();
@@ -270,7 +271,7 @@ mod tests {
     fn static_order_is_the_order_for_every_role_whatever_the_load() {
         let mut f = Fixture::new();
         for o in [AllocOrder::CWDP, order("pdwc")] {
-            let mut policy = StaticOrder::new(o);
+            let mut policy = StaticOrder::new(o, &f.geom);
             for load in [[0, 0, 0, 0], [9, 0, 3, 1], [0, 7, 7, 0]] {
                 f.queues.load.copy_from_slice(&load);
                 for lpn in 0..40 {
@@ -289,7 +290,7 @@ mod tests {
         let f = Fixture::new();
         let planes = f.geom.planes();
         for o in [AllocOrder::CWDP, order("pdwc")] {
-            let mut policy = RoundRobin::new(o);
+            let mut policy = RoundRobin::new(o, &f.geom);
             // The LPN does not matter: the k-th write goes to the order's k-th plane.
             let got: Vec<PlaneId> = (0..2 * planes)
                 .map(|k| f.place(&mut policy, 5 * k % 3, Role::Data))
@@ -318,7 +319,7 @@ mod tests {
         let dead_chip = f.chip_of(seq[2]);
         assert_ne!(dead_chip, f.chip_of(full));
         assert!(f.dead.mark(dead_chip));
-        let mut policy = RoundRobin::new(o);
+        let mut policy = RoundRobin::new(o, &f.geom);
         let got: Vec<PlaneId> = (0..8)
             .map(|_| f.place(&mut policy, 3, Role::Data))
             .collect();
@@ -338,11 +339,11 @@ mod tests {
         let f = Fixture::new();
         let g = &f.geom;
         let planes = g.planes();
-        let mut alone = RoundRobin::new(AllocOrder::CWDP);
+        let mut alone = RoundRobin::new(AllocOrder::CWDP, &f.geom);
         let fills: Vec<PlaneId> = (0..2 * planes)
             .map(|k| alone.fill_plane(Lpn(k), g, None))
             .collect();
-        let mut mixed = RoundRobin::new(AllocOrder::CWDP);
+        let mut mixed = RoundRobin::new(AllocOrder::CWDP, &f.geom);
         let mut interleaved = Vec::new();
         for k in 0..2 * planes {
             // Run-time writes between fills do not move the fill's counter.
@@ -373,7 +374,7 @@ mod tests {
     #[test]
     fn least_busy_takes_the_least_loaded_live_chip() {
         let mut f = Fixture::new();
-        let mut policy = LeastBusy::new(AllocOrder::CWDP);
+        let mut policy = LeastBusy::new(AllocOrder::CWDP, &f.geom);
         f.queues.load.copy_from_slice(&[4, 2, 1, 3]);
         let p = f.place(&mut policy, 0, Role::Data);
         assert_eq!(f.chip_of(p), ChipId(2));
@@ -395,7 +396,7 @@ mod tests {
     fn least_busy_ties_go_to_the_round_robin_start_chip() {
         let mut f = Fixture::new();
         let o = AllocOrder::CWDP;
-        let mut policy = LeastBusy::new(o);
+        let mut policy = LeastBusy::new(o, &f.geom);
         f.queues.load.copy_from_slice(&[3, 3, 3, 3]);
         for k in 0..8 {
             let start = o.chip_of(Lpn(k), &f.geom);
@@ -407,7 +408,7 @@ mod tests {
         }
         // A tie among the least loaded: the first of them from the start chip on.
         f.queues.load.copy_from_slice(&[1, 5, 1, 5]);
-        let mut policy = LeastBusy::new(o);
+        let mut policy = LeastBusy::new(o, &f.geom);
         let start = o.chip_of(Lpn(0), &f.geom);
         assert_eq!(start, ChipId(0));
         assert_eq!(f.chip_of(f.place(&mut policy, 0, Role::Data)), ChipId(0));
@@ -425,8 +426,8 @@ mod tests {
         let home = o.plane_of(Lpn(lpn), &f.geom);
         assert_ne!(f.chip_of(home), ChipId(0));
         f.dead.mark(f.chip_of(home));
-        let mut rr = RoundRobin::new(o);
-        let mut lb = LeastBusy::new(o);
+        let mut rr = RoundRobin::new(o, &f.geom);
+        let mut lb = LeastBusy::new(o, &f.geom);
         for policy in [&mut rr as &mut dyn PlacementPolicy, &mut lb] {
             for _ in 0..3 {
                 assert_eq!(f.place(policy, lpn, Role::Degraded), home);
