@@ -15,13 +15,24 @@ fn run_checked(rel: &str, sets: &[&str]) -> ssdlab::Report {
 fn run_checked_n(rel: &str, sets: &[&str], requests: Option<u64>) -> ssdlab::Report {
     let mut all = vec!["verify=true", "ftl.precondition.enabled=true"];
     all.extend_from_slice(sets);
-    let mut sim = trace_sim(small_config(&all), rel);
+    replay_checked(small_config(&all), rel, requests, &format!("{sets:?}"))
+}
+
+/// Replays `rel` on `cfg` (told the trace's length when given), then checks the
+/// invariants and audits every page; `what` names the run in a failure.
+fn replay_checked(
+    cfg: ssdlab::SimConfig,
+    rel: &str,
+    requests: Option<u64>,
+    what: &str,
+) -> ssdlab::Report {
+    let mut sim = trace_sim(cfg, rel);
     if let Some(n) = requests {
         sim.set_trace_requests(n);
     }
-    sim.run_to_end().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    sim.run_to_end().unwrap_or_else(|e| panic!("{what}: {e}"));
     sim.check_invariants();
-    sim.audit().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    sim.audit().unwrap_or_else(|e| panic!("{what}: {e}"));
     sim.into_report().unwrap()
 }
 
@@ -182,14 +193,8 @@ fn run_preset_checked(preset: &str, rel: &str, sets: &[&str], requests: u64) -> 
     for s in sets {
         b = b.set(s).unwrap();
     }
-    let mut sim = crate::util::trace_sim(b.build().unwrap(), rel);
-    sim.set_trace_requests(requests);
-    sim.run_to_end()
-        .unwrap_or_else(|e| panic!("{preset} {sets:?}: {e}"));
-    sim.check_invariants();
-    sim.audit()
-        .unwrap_or_else(|e| panic!("{preset} {sets:?}: {e}"));
-    sim.into_report().unwrap()
+    let what = format!("{preset} {sets:?}");
+    replay_checked(b.build().unwrap(), rel, Some(requests), &what)
 }
 
 /// Channel RAID with the dynamic in-channel chip choice once chose a dead chip (it has
