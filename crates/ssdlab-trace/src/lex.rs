@@ -64,7 +64,11 @@ impl<'a> Words<'a> {
     /// The next field, which the format requires and calls `name`.
     #[inline]
     pub(crate) fn field(&mut self, name: &'static str) -> FieldResult<&'a [u8]> {
-        self.next().ok_or(TraceErrorKind::Truncated { field: name })
+        // Not `ok_or(kind)`: that builds (and drops) the error for every field read.
+        match self.next() {
+            Some(field) => Ok(field),
+            None => Err(TraceErrorKind::Truncated { field: name }),
+        }
     }
 }
 
