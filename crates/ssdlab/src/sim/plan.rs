@@ -9,7 +9,7 @@ use super::Simulation;
 use crate::device::DeadChips;
 use crate::plans::{PlanKind, ReadPlan, ReadPlans};
 use ssdlab_ftl::Ftl;
-use ssdlab_nand::{Geometry, Lpn, Ppn, TxnReason};
+use ssdlab_nand::{ChipId, Geometry, Lpn, Ppn, TxnReason};
 use ssdlab_raid::RaidLevel;
 
 /// The oracle of a simulation, borrowing only the fields it reads.
@@ -241,7 +241,10 @@ impl Plans<'_> {
         let Some(parity) = self.ftl.lookup(r.map.red_lpn(stripe)) else {
             return;
         };
-        let mut sources: [Option<Ppn>; 64] = [None; 64];
+        // Groups have at most 64 members (validated): the chips fit on the stack, and
+        // nothing is pushed unless every source can be read.
+        let mut chips = [ChipId(0); 64];
+        let mut n = 0;
         for pos in 0..r.map.layout.group_size() {
             if pos == c.pos {
                 continue;
@@ -254,11 +257,11 @@ impl Plans<'_> {
                 if self.ftl.is_pending(p) || self.dead.page_dead(self.geom, p) {
                     return;
                 }
-                sources[pos as usize] = Some(p);
+                chips[n] = self.geom.chip_of_page(p);
+                n += 1;
             }
         }
-        let chips = sources.iter().flatten().map(|&p| self.geom.chip_of_page(p));
-        plans.push_reconstruct(chips, false);
+        plans.push_reconstruct(chips[..n].iter().copied(), false);
     }
 }
 

@@ -41,7 +41,7 @@ impl Simulation {
                     }
                     None => {
                         self.fs_mut().degraded_wait.push((id, lpn, expect));
-                        (self.fs_mut().degraded_wait.len() - 1) as u32
+                        (self.fs().degraded_wait.len() - 1) as u32
                     }
                 };
                 let wait = ssdlab_engine::SimDuration(self.t_read.as_ns().max(1_000));
@@ -55,7 +55,7 @@ impl Simulation {
 
     /// A degraded read that waited tries again; it returns the content current now.
     pub(in crate::sim) fn retry_degraded(&mut self, i: u32) {
-        let (id, lpn, _) = self.fs_mut().degraded_wait[i as usize];
+        let (id, lpn, _) = self.fs().degraded_wait[i as usize];
         self.fs_mut().degraded_free.push(i);
         let expect = self.expected(lpn);
         if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {

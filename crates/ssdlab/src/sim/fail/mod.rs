@@ -165,7 +165,7 @@ impl Simulation {
     }
 
     fn apply_failure(&mut self, i: usize) {
-        let spec = self.fs_mut().pending[i].0;
+        let spec = self.fs().pending[i].0;
         self.fs_mut().counters.failures += 1;
         let chips: Vec<ChipId> = match spec.target {
             FailTarget::Chip(c) => vec![c],
@@ -302,12 +302,7 @@ impl Simulation {
         }
         let phase = if !self.dead.any() {
             0
-        } else if self
-            .fs_mut()
-            .rebuilds
-            .iter()
-            .any(|b| b.finished_ns.is_none())
-        {
+        } else if self.fs().rebuilds.iter().any(|b| b.finished_ns.is_none()) {
             1
         } else {
             2

@@ -45,7 +45,7 @@ impl Simulation {
             .count()
             == 1
         {
-            let k = self.fs_mut().rebuilds.len() - 1;
+            let k = self.fs().rebuilds.len() - 1;
             self.rebuild_row(k);
         }
     }
@@ -61,7 +61,7 @@ impl Simulation {
     /// Rebuilds the next row of rebuild `k` that has a page on a dead chip.
     pub(in crate::sim) fn rebuild_row(&mut self, k: usize) {
         loop {
-            let b = self.fs_mut().rebuilds[k];
+            let b = self.fs().rebuilds[k];
             if b.finished_ns.is_some() {
                 return; // stopped: its spare died
             }
@@ -182,7 +182,7 @@ impl Simulation {
         let page = f64::from(self.geom.page_size_bytes);
         let rate = self.cfg.raid.rebuild_rate_mib_s * 1024.0 * 1024.0;
         let interval_ns = (page / rate * 1e9) as u64;
-        let earliest = self.fs_mut().rebuilds[k].row_started_ns + interval_ns;
+        let earliest = self.fs().rebuilds[k].row_started_ns + interval_ns;
         let at = ssdlab_engine::SimTime(earliest.max(self.now().as_ns()));
         self.events
             .schedule(at, Event::RebuildStep(k as u32))
