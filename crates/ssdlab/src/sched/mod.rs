@@ -154,23 +154,55 @@ impl SchedCtx<'_> {
         }
         let offset = self.geom.page_in_block(h.ppn);
         let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
+        // Planes of this die's programs passed over: a program never overtakes an
+        // earlier program of its plane (NAND programs a block's pages in order), and a
+        // read never overtakes the program of its own page.
+        let mut passed_programs: u64 = 0;
         let mut i = pos;
         while i < self.queues.chip[chip.idx()].len()
             && group.len() < self.geom.planes_per_die as usize
         {
             let t = self.txns[self.queues.chip[chip.idx()][i]];
+            if t.die != die {
+                i += 1;
+                continue;
+            }
             let plane_bit = 1u64 << (self.geom.plane_of_page(t.ppn).0 % 64);
-            if t.die == die
-                && t.op == h.op
+            if t.op == h.op
                 && self.geom.page_in_block(t.ppn) == offset
                 && planes_used & plane_bit == 0
+                && !self.overtakes_program(chip, pos..i, &t, passed_programs & plane_bit != 0)
             {
                 planes_used |= plane_bit;
                 let taken = self.queues.remove(chip, i, self.txns);
                 group.push(taken.expect("index is in range"));
             } else {
+                if t.op == FlashOp::Program {
+                    passed_programs |= plane_bit;
+                }
                 i += 1;
             }
+        }
+    }
+
+    /// Whether packing `t` would move it ahead of a program it must follow among the
+    /// queue entries `passed` of `chip` (`plane_passed`: one of them programs `t`'s plane).
+    #[inline]
+    fn overtakes_program(
+        &self,
+        chip: ChipId,
+        passed: std::ops::Range<usize>,
+        t: &crate::sim::txn::Txn,
+        plane_passed: bool,
+    ) -> bool {
+        if !plane_passed {
+            return false;
+        }
+        match t.op {
+            FlashOp::Program => true,
+            _ => self.queues.chip[chip.idx()]
+                .range(passed)
+                .any(|&p| self.txns[p].op == FlashOp::Program && self.txns[p].ppn == t.ppn),
         }
     }
 }
@@ -267,7 +299,7 @@ mod tests {
                 (READ, 1, 1, 3),    // another die
                 (READ, 0, 1, 3),    // joins
                 (READ, 0, 1, 3),    // plane 1 already in the group
-                (PROGRAM, 0, 2, 3), // another operation
+                (PROGRAM, 0, 2, 4), // another operation
                 (READ, 0, 3, 4),    // another page offset
                 (READ, 0, 2, 3),    // joins
             ],
@@ -285,6 +317,39 @@ mod tests {
         }
         assert_eq!(b.queues.queued_reads[0], 3);
         assert_eq!(b.queues.queued_writes[0], 1);
+        b.check();
+    }
+
+    #[test]
+    fn packing_never_reorders_a_program_it_must_follow() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        // A program never overtakes an earlier program of its plane.
+        let t = queue_of(
+            &mut b,
+            &[(PROGRAM, 0, 0, 3), (PROGRAM, 0, 1, 2), (PROGRAM, 0, 1, 3)],
+        );
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0]]);
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        // A read never overtakes the program of its own page (a GC read of a page whose
+        // program is still queued), but may pass a program of another page.
+        let t = queue_of(
+            &mut b,
+            &[(READ, 0, 0, 3), (PROGRAM, 0, 1, 3), (READ, 0, 1, 3)],
+        );
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0]]);
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let t = queue_of(
+            &mut b,
+            &[(READ, 0, 0, 5), (PROGRAM, 0, 1, 3), (READ, 0, 1, 5)],
+        );
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0], t[2]]);
+        for &g in &group {
+            b.queues.txn_started(&b.txns[g]);
+        }
         b.check();
     }
 
