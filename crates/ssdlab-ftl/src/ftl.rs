@@ -240,6 +240,15 @@ impl Ftl {
             + u64::from(spare) * u64::from(self.geom.pages_per_block)
     }
 
+    /// The page offset inside its block that the next host write to `plane` takes (0
+    /// when a new block would be opened). Planes of one die whose next offsets are
+    /// equal can take one multi-plane program.
+    #[inline]
+    pub fn next_host_offset(&self, plane: PlaneId) -> u32 {
+        let ppb = self.geom.pages_per_block;
+        (ppb - self.blocks.host_frontier_room(plane)) % ppb
+    }
+
     /// Host pages `plane` can still take before a write makes it start foreground GC
     /// (DGC's C_r): the rest of the host frontier block plus the free blocks above the
     /// GC threshold.
@@ -363,6 +372,20 @@ mod tests {
         assert_eq!(f.free_blocks(p), 2);
         assert!(f.gc_needed(p));
         f.check_invariants();
+    }
+
+    #[test]
+    fn next_host_offset_follows_the_frontier_across_blocks() {
+        let mut f = ftl_one_plane(small_cfg()); // 4 pages per block
+        let p = PlaneId(0);
+        let mut seen = Vec::new();
+        for l in 0..6 {
+            seen.push(f.next_host_offset(p));
+            let ppn = f.host_write(Lpn(l), p, token_for(Lpn(l), 1)).unwrap();
+            assert_eq!(f.geometry().page_in_block(ppn), seen[l as usize]);
+            f.program_done(ppn);
+        }
+        assert_eq!(seen, [0, 1, 2, 3, 0, 1]);
     }
 
     #[test]

@@ -62,6 +62,12 @@ counters! {
     /// Multi-plane operations: array operations that served more than one plane of a
     /// die at once; counts operations.
     MultiPlaneOps = "multi-plane-ops",
+    /// Host programs whose plane and page were chosen when their die started them
+    /// (`placement.bind = "dispatch"`; reported only then).
+    DispatchBoundWrites = "dispatch-bound-writes",
+    /// Host programs waiting for dispatch that a newer write of the same page made
+    /// unnecessary: dropped without a flash operation (`placement.bind = "dispatch"`).
+    DispatchSupersededWrites = "dispatch-superseded-writes",
     /// Read sub-requests that a scheduler chose to serve by another plan than `direct`:
     /// reconstruction from the parity group (BRR) or another copy (DS-FTL, CR1, CR5M).
     /// Degraded reads are not counted here. The report divides it by the read pages

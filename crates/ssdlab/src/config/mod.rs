@@ -9,19 +9,21 @@
 //!  mod.rs      SimConfig: the whole document, validate(), hash
 //!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
 //!  error.rs    ConfigError, ConfigErrors
-//!  host.rs, sched.rs, dgc.rs: one section each
+//!  host.rs, placement.rs, dgc.rs: one section each (scheduler: crate::sched)
 //! ```
 
 mod builder;
 mod dgc;
 mod error;
 mod host;
+mod placement;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
 pub use builder::ConfigBuilder;
 pub use dgc::{ArrivalEstimate, DgcConfig};
 pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
+pub use placement::{Bind, PlacementConfig};
 
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::FtlConfig;
@@ -44,6 +46,8 @@ pub struct SimConfig {
     pub host: HostConfig,
     /// I/O scheduler.
     pub scheduler: SchedulerConfig,
+    /// When written pages get their physical place.
+    pub placement: PlacementConfig,
     /// RAID inside the SSD (`level = "none"` by default).
     pub raid: RaidConfig,
     /// DGC: deferring garbage collection by redirecting writes (chip-level RAID-4/5).
@@ -61,6 +65,7 @@ impl Default for SimConfig {
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
             scheduler: SchedulerConfig::default(),
+            placement: PlacementConfig::default(),
             raid: RaidConfig::default(),
             dgc: DgcConfig::default(),
             verify: false,
@@ -127,6 +132,9 @@ impl SimConfig {
         if geometry_errs.is_empty() {
             self.validate_raid(&mut errs);
         }
+        if self.placement.bind == Bind::Dispatch {
+            self.validate_dispatch_binding(&mut errs);
+        }
         if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
             errs.push(ConfigError::Invalid {
                 key: "ftl.over_provisioning".into(),
@@ -172,6 +180,28 @@ impl SimConfig {
                     r.group_size
                 ),
             });
+        }
+    }
+
+    /// Binding at dispatch covers host data without redundancy: parity, mirror copies
+    /// and failure handling keep admission-time placement, so their combinations are
+    /// refused rather than half applied.
+    fn validate_dispatch_binding(&self, errs: &mut Vec<ConfigError>) {
+        let r = &self.raid;
+        let mut refuse = |message: String| {
+            errs.push(ConfigError::Invalid {
+                key: "placement.bind".into(),
+                message,
+            })
+        };
+        if !matches!(r.level, RaidLevel::None | RaidLevel::Raid0) {
+            refuse(format!(
+                "\"dispatch\" binds host data pages only: it needs raid.level = \"none\" or 0, found {} (parity and mirror pages are placed at admission)",
+                r.level
+            ));
+        }
+        if !r.fail.is_empty() {
+            refuse("\"dispatch\" cannot be combined with failure injection (raid.fail / --fail): use bind = \"admission\"".into());
         }
     }
 
@@ -230,5 +260,35 @@ mod tests {
                 .unwrap();
             assert_eq!(cfg, again, "{name}");
         }
+    }
+
+    #[test]
+    fn dispatch_binding_refuses_redundancy_and_failures() {
+        let build = |sets: &[&str]| {
+            let mut b = ConfigBuilder::new();
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            b.build()
+        };
+        let ok = build(&["placement.bind=\"dispatch\""]).unwrap();
+        assert_eq!(ok.placement.bind, Bind::Dispatch);
+        build(&["placement.bind=\"dispatch\"", "raid.level=0"]).unwrap();
+        for sets in [
+            &["placement.bind=\"dispatch\"", "raid.level=5"][..],
+            &["placement.bind=\"dispatch\"", "raid.level=1"][..],
+            &[
+                "placement.bind=\"dispatch\"",
+                "raid.level=0",
+                "raid.fail=[\"chip:1@0.5\"]",
+            ][..],
+        ] {
+            let e = build(sets).unwrap_err().to_string();
+            assert!(e.contains("placement.bind"), "{sets:?}: {e}");
+        }
+        let e = build(&["placement.bind=\"later\""])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("placement.bind"), "{e}");
     }
 }

@@ -18,6 +18,10 @@
 //! state exists). GC moves are not placement decisions: a move stays in its victim's plane
 //! (§5), so a static LPN→chip map survives GC.
 //!
+//! With `placement.bind = "dispatch"` ([`crate::config::Bind`]) the plane a policy
+//! returns for a host data page fixes only its die; the plane and page inside the die
+//! are chosen when the die starts the program (`sim/bind.rs`).
+//!
 //! A policy is a [`PlacementPolicy`] that owns its state. Adding one is a new file
 //! with the policy and one line in [`build`] naming the configuration that selects it.
 

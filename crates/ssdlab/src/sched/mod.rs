@@ -26,7 +26,7 @@ pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
 
 use crate::plans::{PlanKind, ReadPlans};
-use crate::sim::txn::{ReqId, TxnId, TxnSlab};
+use crate::sim::txn::{ReqId, TxnId, TxnSlab, UNBOUND};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
 /// What a policy sees and may change: the chip queues (through [`SchedCtx::push`] and
@@ -149,7 +149,12 @@ impl SchedCtx<'_> {
             .expect("position is in range");
         group.push(head);
         let h = self.txns[head];
-        if !multi_plane || h.op == FlashOp::Erase || self.geom.planes_per_die == 1 {
+        // A program whose page is chosen at dispatch is packed when it is bound.
+        if !multi_plane
+            || h.op == FlashOp::Erase
+            || self.geom.planes_per_die == 1
+            || h.ppn == UNBOUND
+        {
             return;
         }
         let offset = self.geom.page_in_block(h.ppn);
@@ -163,7 +168,7 @@ impl SchedCtx<'_> {
             && group.len() < self.geom.planes_per_die as usize
         {
             let t = self.txns[self.queues.chip[chip.idx()][i]];
-            if t.die != die {
+            if t.die != die || t.ppn == UNBOUND {
                 i += 1;
                 continue;
             }
@@ -263,7 +268,7 @@ pub(crate) fn chips_of(txns: &[TxnId], ctx: &SchedCtx, out: &mut Vec<ChipId>) {
 #[cfg(test)]
 mod tests {
     use super::testutil::{geometry, Bench};
-    use crate::sim::txn::NONE;
+    use crate::sim::txn::{NONE, UNBOUND};
     use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason};
 
     const READ: FlashOp = FlashOp::Read;
@@ -351,6 +356,26 @@ mod tests {
             b.queues.txn_started(&b.txns[g]);
         }
         b.check();
+    }
+
+    #[test]
+    fn programs_without_a_page_are_packed_when_bound_not_here() {
+        let mut b = Bench::new(geometry(1, 1, 1, 2), 16);
+        let t = queue_of(
+            &mut b,
+            &[(PROGRAM, 0, 0, 3), (PROGRAM, 0, 1, 3), (PROGRAM, 0, 1, 3)],
+        );
+        b.txns[t[0]].ppn = UNBOUND;
+        b.txns[t[1]].ppn = UNBOUND;
+        let mut group = Vec::new();
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[0]], "an unbound head is taken alone");
+        b.ctx().take_for_die(DieId(0), true, &mut group);
+        assert_eq!(group, vec![t[1]]);
+        let mut out = Vec::new();
+        b.queues.take_unbound(DieId(0), 4, &b.txns, &mut out);
+        assert!(out.is_empty(), "a bound program is not taken as unbound");
+        assert_eq!(b.queue(0), vec![t[2]]);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! cannot drift from the queues; [`Queues::check_invariants`] recounts them.
 
 use crate::plans::PlanKind;
-use crate::sim::txn::{Txn, TxnId, TxnSlab};
+use crate::sim::txn::{Txn, TxnId, TxnSlab, UNBOUND};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry};
 use std::collections::VecDeque;
 
@@ -133,6 +133,31 @@ impl Queues {
         self.die_queued[die.idx()] -= 1;
         self.debug_check_chip(chip);
         Some(t)
+    }
+
+    /// Moves programs queued for `die` whose page is not chosen yet ([`UNBOUND`]) into
+    /// `out`, oldest first, until `out` holds `max` (the back end packs them with the
+    /// program it is about to bind; see `placement.bind`).
+    pub(crate) fn take_unbound(
+        &mut self,
+        die: DieId,
+        max: usize,
+        txns: &TxnSlab,
+        out: &mut Vec<TxnId>,
+    ) {
+        let chip = self.chip_of_die(die);
+        let mut i = 0;
+        while out.len() < max && self.die_queued[die.idx()] > 0 {
+            let Some(&t) = self.chip[chip.idx()].get(i) else {
+                break;
+            };
+            if txns[t].die == die && txns[t].ppn == UNBOUND {
+                self.remove(chip, i, txns);
+                out.push(t);
+            } else {
+                i += 1;
+            }
+        }
     }
 
     /// The back end started `txn`, which a policy took from its chip's queue: it no

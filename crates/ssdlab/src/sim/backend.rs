@@ -10,7 +10,7 @@
 //! * Buses are granted first come, first served; the time a die waits for a busy bus
 //!   while holding its data is the transaction's bus-wait (contention) time.
 
-use super::txn::{TxnId, NONE};
+use super::txn::{TxnId, NONE, UNBOUND};
 use super::{Event, Simulation};
 use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason};
 use std::collections::VecDeque;
@@ -99,6 +99,14 @@ impl Simulation {
         }
         let mut group = std::mem::take(&mut self.group);
         self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+        while self.bind.is_some() && group.first().is_some_and(|&t| self.txns[t].ppn == UNBOUND) {
+            self.bind_group(die, &mut group);
+            if !group.is_empty() {
+                break;
+            }
+            // Dropped or parked: the die asks again.
+            self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+        }
         if group.is_empty() {
             self.group = group;
             self.on_die_idle(die);
@@ -116,6 +124,7 @@ impl Simulation {
             let queued = now - txn.enqueued_ns;
             txn.gc_mark_ns = gc_total.saturating_sub(txn.gc_mark_ns).min(queued);
         }
+        self.debug_check_group(&group);
         let head = group[0];
         let n = group.len() as u32;
         if n > 1 {
@@ -146,6 +155,35 @@ impl Simulation {
             FlashOp::Erase => {
                 d.phase = Phase::Erase;
                 self.events.schedule_in(self.t_erase, Event::ArrayDone(die));
+            }
+        }
+        if self.bind.is_some() && !self.gc_check.is_empty() {
+            // Pages bound just now may start GC, behind the programs that took them.
+            self.run_gc_checks();
+        }
+    }
+
+    /// A group obeys the multi-plane addressing rule: one die, one operation, distinct
+    /// planes, one page offset.
+    #[inline]
+    fn debug_check_group(&self, group: &[TxnId]) {
+        if cfg!(debug_assertions) && group.len() > 1 {
+            let h = self.txns[group[0]];
+            let mut planes = Vec::with_capacity(group.len());
+            for &t in group {
+                let x = &self.txns[t];
+                assert!(x.die == h.die && x.op == h.op && x.op != FlashOp::Erase);
+                assert_eq!(
+                    self.geom.page_in_block(x.ppn),
+                    self.geom.page_in_block(h.ppn),
+                    "multi-plane group at two page offsets"
+                );
+                let plane = self.geom.plane_of_page(x.ppn);
+                assert!(
+                    !planes.contains(&plane),
+                    "multi-plane group uses {plane} twice"
+                );
+                planes.push(plane);
             }
         }
     }

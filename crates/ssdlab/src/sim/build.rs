@@ -4,8 +4,8 @@
 use super::backend::{ChannelState, DieState};
 use super::txn::TxnSlab;
 use super::verify::Verifier;
-use super::{dgc, host::ReqSlab, raid, SimCounters, Simulation};
-use crate::config::SimConfig;
+use super::{bind, dgc, host::ReqSlab, raid, SimCounters, Simulation};
+use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
 use crate::placement;
@@ -105,6 +105,7 @@ impl Simulation {
                 .dgc
                 .enabled
                 .then(|| dgc::DgcState::new(&cfg.dgc, &cfg.timing, &geom)),
+            bind: (cfg.placement.bind == Bind::Dispatch).then(|| bind::BindState::new(&geom)),
             admit_done_now: 0,
             stripe_writes: Vec::new(),
             scratch: Vec::new(),

@@ -23,6 +23,7 @@ macro_rules! sched_ctx {
 }
 
 mod backend;
+mod bind;
 mod build;
 mod dgc;
 mod fail;
@@ -152,6 +153,8 @@ pub struct Simulation {
     pub(crate) dead: DeadChips,
     /// DGC, when `dgc.enabled`.
     pub(crate) dgc: Option<dgc::DgcState>,
+    /// Binding at dispatch, when `placement.bind = "dispatch"`.
+    pub(crate) bind: Option<bind::BindState>,
     /// Pages of the request being admitted that completed without flash work.
     pub(crate) admit_done_now: u32,
     pub(crate) stripe_writes: Vec<raid::StripeWrite>,

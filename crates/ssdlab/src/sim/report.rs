@@ -116,7 +116,12 @@ impl Simulation {
             .as_ref()
             .map(DgcState::counters)
             .unwrap_or_default();
-        for (counter, v) in design.chain(dgc) {
+        let bind = self
+            .bind
+            .as_ref()
+            .map(|b| b.counters().to_vec())
+            .unwrap_or_default();
+        for (counter, v) in design.chain(dgc).chain(bind) {
             self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.now().as_ns());

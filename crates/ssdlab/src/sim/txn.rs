@@ -12,6 +12,10 @@ pub type TxnId = u32;
 pub type ReqId = u32;
 /// "No index" sentinel for both.
 pub const NONE: u32 = u32::MAX;
+/// The page of a host program whose page is chosen when its die starts it
+/// (`placement.bind = "dispatch"`); such a transaction's die is fixed, and its `expect`
+/// holds the token it writes.
+pub const UNBOUND: Ppn = Ppn(u32::MAX);
 
 /// One flash operation in flight.
 #[derive(Clone, Copy, Debug)]
@@ -30,7 +34,8 @@ pub struct Txn {
     pub req: ReqId,
     /// Design-specific companion value (GC: the source page of a move).
     pub aux: u32,
-    /// Verify mode: the token a host read must return.
+    /// Verify mode: the token a host read must return; an [`UNBOUND`] program: the
+    /// token it writes.
     pub expect: u64,
     /// Next transaction of the same multi-plane group, or [`NONE`].
     pub group_next: TxnId,

@@ -3,6 +3,7 @@
 //! source tree.
 
 mod adversarial;
+mod bind;
 mod dgc;
 mod fail;
 mod raid;

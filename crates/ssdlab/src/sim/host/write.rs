@@ -22,6 +22,12 @@ impl Simulation {
             page = page.with_chunk(x.map.layout.locate(u64::from(lpn.0)));
         }
         let plane = self.place(page);
+        if self.bind.is_some() {
+            // Redundancy is placed at admission only (the configuration ensures none).
+            debug_assert!(!self.plane_dead(plane));
+            txns.push(self.admit_unbound(id, lpn, plane, token));
+            return;
+        }
         self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
         if let Some(m) = self.raid.as_ref().and_then(|x| x.map.mirror_of(lpn)) {
             let (mlpn, chunk) = m;
