@@ -157,6 +157,20 @@ impl SchedCtx<'_> {
         {
             return;
         }
+        self.pack_with(chip, die, pos, &h, group);
+    }
+
+    /// Moves the later queued operations of `die` (from `pos` in `chip`'s queue) that
+    /// can join head `h` in one multi-plane operation into `group`.
+    #[inline(never)]
+    fn pack_with(
+        &mut self,
+        chip: ChipId,
+        die: DieId,
+        pos: usize,
+        h: &crate::sim::txn::Txn,
+        group: &mut Vec<TxnId>,
+    ) {
         let offset = self.geom.page_in_block(h.ppn);
         let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
         // Planes of this die's programs passed over: a program never overtakes an

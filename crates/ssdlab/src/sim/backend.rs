@@ -10,7 +10,7 @@
 //! * Buses are granted first come, first served; the time a die waits for a busy bus
 //!   while holding its data is the transaction's bus-wait (contention) time.
 
-use super::txn::{TxnId, NONE, UNBOUND};
+use super::txn::{TxnId, NONE};
 use super::{Event, Simulation};
 use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason};
 use std::collections::VecDeque;
@@ -99,13 +99,8 @@ impl Simulation {
         }
         let mut group = std::mem::take(&mut self.group);
         self.sched.pick(die, &mut sched_ctx!(self), &mut group);
-        while self.bind.is_some() && group.first().is_some_and(|&t| self.txns[t].ppn == UNBOUND) {
-            self.bind_group(die, &mut group);
-            if !group.is_empty() {
-                break;
-            }
-            // Dropped or parked: the die asks again.
-            self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+        if self.bind.is_some() {
+            self.bind_picked(die, &mut group);
         }
         if group.is_empty() {
             self.group = group;
@@ -157,9 +152,8 @@ impl Simulation {
                 self.events.schedule_in(self.t_erase, Event::ArrayDone(die));
             }
         }
-        if self.bind.is_some() && !self.gc_check.is_empty() {
-            // Pages bound just now may start GC, behind the programs that took them.
-            self.run_gc_checks();
+        if self.bind.is_some() {
+            self.after_bound_start();
         }
     }
 

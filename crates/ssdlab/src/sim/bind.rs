@@ -97,11 +97,33 @@ impl Simulation {
         self.held_get(txn.lpn).map(|h| h.1) == Some(txn.expect)
     }
 
+    /// The scheduler picked `group` for idle `die`: an unbound program at its head is
+    /// bound (or dropped or parked, and the die asks again) before the die starts.
+    #[inline(never)]
+    pub(in crate::sim) fn bind_picked(&mut self, die: DieId, group: &mut Vec<TxnId>) {
+        while group.first().is_some_and(|&t| self.txns[t].ppn == UNBOUND) {
+            self.bind_group(die, group);
+            if !group.is_empty() {
+                break;
+            }
+            self.sched.pick(die, &mut sched_ctx!(self), group);
+        }
+    }
+
+    /// The die started what it picked: pages bound just now may start GC, behind the
+    /// programs that took them.
+    #[inline(never)]
+    pub(in crate::sim) fn after_bound_start(&mut self) {
+        if !self.gc_check.is_empty() {
+            self.run_gc_checks();
+        }
+    }
+
     /// The scheduler picked unbound program `group[0]` for idle `die`: binds it (and,
     /// with multi-plane, other unbound programs of the die) to planes and pages, leaving
     /// the bound group in `group`. Leaves `group` empty when the program was dropped or
     /// parked instead; the die then asks the scheduler again.
-    pub(in crate::sim) fn bind_group(&mut self, die: DieId, group: &mut Vec<TxnId>) {
+    fn bind_group(&mut self, die: DieId, group: &mut Vec<TxnId>) {
         debug_assert_eq!(group.len(), 1, "unbound programs are picked one at a time");
         let head = group.pop().expect("a picked program");
         if !self.unbound_is_current(head) {
