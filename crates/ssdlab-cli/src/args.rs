@@ -118,7 +118,7 @@ pub struct DeviceArgs {
 }
 
 /// Which workload.
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct TraceArgs {
     /// Trace file (.gz or plain); its format is detected from its content.
     #[arg(long, value_name = "FILE")]
@@ -132,6 +132,9 @@ pub struct TraceArgs {
     /// Replay the trace N times back to back with shifted timestamps.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub repeat: u32,
+    /// The largest request accepted, in bytes; a larger one is a bad line.
+    #[arg(long, default_value_t = ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES, value_name = "BYTES")]
+    pub max_request_bytes: u64,
     /// Use the built-in synthetic workload instead of a trace.
     #[arg(long, conflicts_with = "trace")]
     pub synthetic: bool,
@@ -198,6 +201,9 @@ pub struct InfoArgs {
     /// Count the trace N times back to back.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub repeat: u32,
+    /// The largest request accepted, in bytes; a larger one is a bad line.
+    #[arg(long, default_value_t = ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES, value_name = "BYTES")]
+    pub max_request_bytes: u64,
 }
 
 impl InfoArgs {
@@ -208,6 +214,7 @@ impl InfoArgs {
             format: self.format,
             skip_bad_lines: self.skip_bad_lines,
             repeat: self.repeat,
+            max_request_bytes: self.max_request_bytes,
             synthetic: false,
             synthetic_config: None,
         }

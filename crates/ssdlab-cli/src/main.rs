@@ -7,16 +7,19 @@ mod args;
 mod bench;
 mod progress;
 mod reproduce;
+mod workload;
 
 use anyhow::{anyhow, Context};
 use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RaidCmd, RunArgs, TraceArgs, TraceCmd};
 use clap::Parser;
 use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
 use ssdlab_stats::{Counter, Report};
-use ssdlab_trace::{RequestStream, SyntheticConfig, TraceOptions, TraceSource};
+use ssdlab_trace::{RequestStream, SyntheticConfig, TraceSource};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
+pub use workload::trace_source;
+use workload::warn_unfired_failures;
 
 /// An error with the exit code it deserves.
 pub struct Failure {
@@ -117,44 +120,6 @@ pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failu
     Ok(cfg)
 }
 
-/// The trace (or synthetic workload) the arguments name.
-pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
-    if let Some(path) = &t.trace {
-        let options = TraceOptions {
-            format: t.format,
-            skip_bad_lines: t.skip_bad_lines,
-            repeat: t.repeat,
-            ..TraceOptions::default()
-        };
-        if t.repeat == 0 {
-            return Err(Failure::input(anyhow!("--repeat must be at least 1")));
-        }
-        return Ok(TraceSource::File {
-            path: path.clone(),
-            options,
-        });
-    }
-    let cfg = match &t.synthetic_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}", path.display()))
-                .map_err(Failure::input)?;
-            let cfg: SyntheticConfig = toml_from_str(&text)
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", path.display())))?;
-            cfg
-        }
-        None if t.synthetic => SyntheticConfig::default(),
-        None => {
-            return Err(Failure::input(anyhow!(
-                "no workload: give --trace FILE, or --synthetic for the built-in synthetic workload"
-            )))
-        }
-    };
-    cfg.validate()
-        .map_err(|e| Failure::input(anyhow!("synthetic workload: {e}")))?;
-    Ok(TraceSource::Synthetic(cfg))
-}
-
 fn toml_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let value: toml::Value = text
         .parse::<toml::Table>()
@@ -181,7 +146,9 @@ pub fn simulate(
     if let Some(bar) = bar {
         bar.finish();
     }
-    Ok(report?)
+    let report = report?;
+    warn_unfired_failures(&report);
+    Ok(report)
 }
 
 /// Builds a simulation of `cfg` on `src` with its outputs and progress display; counts
@@ -284,6 +251,7 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
     run?;
     let audited = sim.audit()?;
     let report = sim.into_report()?;
+    warn_unfired_failures(&report);
     let c = |counter: Counter| report.counter(counter);
     let mut s = String::new();
     let lines: [(&str, u64); 14] = [

@@ -113,6 +113,9 @@ counters! {
     // Failures and rebuild (present only with failures configured).
     /// Failures injected (`raid.fail`, `--fail`); a channel failure counts once.
     Failures = "failures",
+    /// Timed failures due after the last request completed: not applied (they would
+    /// only have moved the end of the run).
+    FailuresNotFired = "failures-not-fired",
     /// Mean response time, in ns, of the requests completed before the first failure
     /// (a mean, not a count).
     MeanResponseNsBeforeFailure = "mean-response-ns-before-failure",

@@ -177,6 +177,7 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     let mut lines: Vec<Vec<u8>> = Vec::new();
     let mut line_no = 0;
     let mut buf = Vec::new();
+    let mut first_too_long = None;
     while lines.len() < DETECT_SAMPLE_LINES {
         buf.clear();
         line_no += 1;
@@ -185,7 +186,10 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
             .map_err(|e| TraceError::io(path, line_no, &e))?
         {
             LineStatus::Eof => break,
-            LineStatus::TooLong => continue,
+            LineStatus::TooLong => {
+                first_too_long.get_or_insert(line_no);
+                continue;
+            }
             LineStatus::Line => {}
         }
         let l = lex::trim(&buf);
@@ -194,7 +198,17 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
         }
     }
     if lines.is_empty() {
-        return Err(TraceError::new(path, 0, TraceErrorKind::Empty));
+        // Over-long lines are not records of any format: say so rather than "empty".
+        return Err(match first_too_long {
+            Some(line) => TraceError::new(
+                path,
+                line,
+                TraceErrorKind::LineTooLong {
+                    limit_bytes: crate::input::MAX_LINE_BYTES,
+                },
+            ),
+            None => TraceError::new(path, 0, TraceErrorKind::Empty),
+        });
     }
     let name = path.file_name().and_then(|n| n.to_str());
     detect_format_from_lines(lines.iter().map(Vec::as_slice), name)

@@ -67,6 +67,25 @@ pub enum TraceErrorKind {
         /// The text found.
         value: String,
     },
+    /// A request larger than the reader accepts (`max_request_bytes`).
+    #[error(
+        "request of {size_bytes} bytes is larger than the limit of {limit_bytes} bytes \
+         (raise it with --max-request-bytes, or skip such lines with --skip-bad-lines)"
+    )]
+    RequestTooLarge {
+        /// The request's size.
+        size_bytes: u64,
+        /// The limit.
+        limit_bytes: u64,
+    },
+    /// A request's byte range ends beyond 2^64.
+    #[error("byte range offset {offset_bytes} + size {size_bytes} runs past 2^64")]
+    RangeOverflow {
+        /// The request's first byte.
+        offset_bytes: u64,
+        /// Its size.
+        size_bytes: u64,
+    },
     /// A line is longer than any legitimate record.
     #[error("line longer than {limit_bytes} bytes")]
     LineTooLong {

@@ -10,6 +10,7 @@ const BUF_BYTES: usize = 256 * 1024;
 /// The longest line accepted; longer ones are reported (and skipped in skip mode).
 pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const UTF8_BOM: [u8; 3] = [0xef, 0xbb, 0xbf];
 
 /// What [`LineInput::next_line`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +34,7 @@ impl LineInput {
     pub(crate) fn open(path: &Path) -> io::Result<LineInput> {
         let mut file = BufReader::with_capacity(BUF_BYTES, File::open(path)?);
         let head = file.fill_buf()?;
-        let inner: Box<dyn BufRead + Send> = if head.starts_with(&GZIP_MAGIC) {
+        let mut inner: Box<dyn BufRead + Send> = if head.starts_with(&GZIP_MAGIC) {
             Box::new(BufReader::with_capacity(
                 BUF_BYTES,
                 MultiGzDecoder::new(file),
@@ -41,6 +42,10 @@ impl LineInput {
         } else {
             Box::new(file)
         };
+        // A UTF-8 byte-order mark (as some Windows tools write) is not part of line 1.
+        if inner.fill_buf()?.starts_with(&UTF8_BOM) {
+            inner.consume(UTF8_BOM.len());
+        }
         Ok(LineInput { inner })
     }
 

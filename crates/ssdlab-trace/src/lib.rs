@@ -42,7 +42,7 @@ mod synthetic;
 
 pub use detect::{detect_format, detect_format_from_lines};
 pub use error::{TraceError, TraceErrorKind};
-pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions};
+pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_MAX_REQUEST_BYTES};
 pub use reader::{TraceReader, MAX_ARRIVAL_NS};
 pub use request::{page_token, IoRequest, Op, PAGE_BYTES};
 pub use source::{RequestStream, TraceSource, SYNTHETIC_PATH};

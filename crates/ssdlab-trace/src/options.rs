@@ -153,7 +153,15 @@ pub struct TraceOptions {
     /// Unit of DiskSim's `size` column; `None` infers it per file from sequential
     /// runs and falls back to sectors (see `docs/TRACES.md`).
     pub disksim_size_unit: Option<SizeUnit>,
+    /// The largest request accepted, in bytes; a larger one is a bad line (skipped and
+    /// counted with `skip_bad_lines`).
+    pub max_request_bytes: u64,
 }
+
+/// The default of [`TraceOptions::max_request_bytes`]: 1 GiB, far above any request a
+/// block trace records (block layers split requests at a few MiB) and small enough that
+/// one request cannot exhaust memory or time.
+pub const DEFAULT_MAX_REQUEST_BYTES: u64 = 1 << 30;
 
 impl Default for TraceOptions {
     fn default() -> Self {
@@ -162,6 +170,7 @@ impl Default for TraceOptions {
             skip_bad_lines: false,
             repeat: 1,
             disksim_size_unit: None,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
         }
     }
 }

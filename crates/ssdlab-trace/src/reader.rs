@@ -26,6 +26,7 @@ pub struct TraceReader {
     format: TraceFormat,
     size_unit: Option<SizeUnit>,
     skip_bad_lines: bool,
+    max_request_bytes: u64,
     repeat: u32,
     input: LineInput,
     parser: Parser,
@@ -57,6 +58,13 @@ impl TraceReader {
             };
             return Err(TraceError::new(path, 0, kind));
         }
+        if opts.max_request_bytes == 0 {
+            let kind = TraceErrorKind::BadOption {
+                name: "max_request_bytes",
+                message: "must be at least 1".into(),
+            };
+            return Err(TraceError::new(path, 0, kind));
+        }
         let format = match opts.format {
             Some(f) => f,
             None => detect_format(path)?,
@@ -75,6 +83,7 @@ impl TraceReader {
             format,
             size_unit,
             skip_bad_lines: opts.skip_bad_lines,
+            max_request_bytes: opts.max_request_bytes,
             repeat: opts.repeat,
             input,
             ns_per_tick: parser.ns_per_tick(),
@@ -142,22 +151,36 @@ impl TraceReader {
         Some(Err(TraceError::new(&self.path, line, kind)))
     }
 
-    /// Rebases a record's time; a time too far after the first record (more than
-    /// [`MAX_ARRIVAL_NS`] of simulated time) is an error naming the timestamp field.
+    /// Checks a record's size and byte range and rebases its time. A request larger than
+    /// `max_request_bytes`, a byte range past 2^64, or a time too far after the first
+    /// record (more than [`MAX_ARRIVAL_NS`] of simulated time) is an error; nothing of
+    /// the reader's state changes then, so the line can be skipped.
     #[inline]
     fn rebase(&mut self, rec: Record) -> Result<IoRequest, TraceErrorKind> {
-        let mut t = rec.time;
-        if self.pass_requests == 0 {
-            self.first_time = t;
-            self.prev_time = t;
+        if rec.size_bytes > self.max_request_bytes {
+            return Err(TraceErrorKind::RequestTooLarge {
+                size_bytes: rec.size_bytes,
+                limit_bytes: self.max_request_bytes,
+            });
         }
-        if t < self.prev_time {
-            self.clamped += 1;
-            t = self.prev_time;
+        if rec
+            .offset_bytes
+            .checked_add(rec.size_bytes.saturating_sub(1))
+            .is_none()
+        {
+            return Err(TraceErrorKind::RangeOverflow {
+                offset_bytes: rec.offset_bytes,
+                size_bytes: rec.size_bytes,
+            });
+        }
+        let (first_time, prev_time) = if self.pass_requests == 0 {
+            (rec.time, rec.time)
         } else {
-            self.prev_time = t;
-        }
-        let rel_ns = (t - self.first_time)
+            (self.first_time, self.prev_time)
+        };
+        let clamped = rec.time < prev_time;
+        let t = rec.time.max(prev_time);
+        let rel_ns = (t - first_time)
             .checked_mul(self.ns_per_tick)
             .and_then(|ns| ns.checked_add(self.pass_offset_ns))
             .filter(|&ns| ns <= MAX_ARRIVAL_NS)
@@ -166,6 +189,9 @@ impl TraceReader {
                 value: format!("{} (more than 2^62 ns after the first request)", rec.time),
             })?
             - self.pass_offset_ns;
+        self.first_time = first_time;
+        self.prev_time = t;
+        self.clamped += u64::from(clamped);
         self.last_rel_ns = rel_ns;
         self.pass_requests += 1;
         self.requests += 1;
@@ -250,6 +276,7 @@ impl Iterator for TraceReader {
             match parsed {
                 Ok(Some(rec)) => match self.rebase(rec) {
                     Ok(io) => return Some(Ok(io)),
+                    Err(_) if self.skip_bad_lines => self.skipped += 1,
                     Err(kind) => return self.fail(self.line_no, kind),
                 },
                 Ok(None) => self.ignored += 1,

@@ -4,7 +4,7 @@ use crate::error::TraceError;
 use crate::request::{page_token, Op, PAGE_BYTES};
 use crate::source::RequestStream;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -64,16 +64,50 @@ impl Hasher for MixHasher {
     }
 }
 
-type U64Set = HashSet<u64, BuildHasherDefault<MixHasher>>;
+type U64Map = HashMap<u64, u64, BuildHasherDefault<MixHasher>>;
 
-/// Reads `stream` to its end and summarises it. The sets of pages are only counted,
-/// never iterated, so the result does not depend on hash order.
+/// Page ranges `[first, end)`; their union is counted once, at the end. Memory and time
+/// follow the number of requests, not the bytes they address.
+#[derive(Default)]
+struct PageRanges(Vec<(u64, u64)>);
+
+impl PageRanges {
+    fn add(&mut self, first: u64, count: u64) {
+        if count > 0 {
+            self.0.push((first, first.saturating_add(count)));
+        }
+    }
+
+    /// Pages covered by the union of the ranges.
+    fn union_len(&mut self) -> u64 {
+        self.0.sort_unstable();
+        let (mut total, mut cur) = (0u64, None::<(u64, u64)>);
+        for &(a, b) in &self.0 {
+            cur = match cur {
+                Some((ca, cb)) if a <= cb => Some((ca, cb.max(b))),
+                Some((ca, cb)) => {
+                    total += cb - ca;
+                    Some((a, b))
+                }
+                None => Some((a, b)),
+            };
+        }
+        total + cur.map_or(0, |(a, b)| b - a)
+    }
+}
+
+/// Reads `stream` to its end and summarises it. Time and memory follow the number of
+/// requests: page sets are kept as ranges, and repeated content is counted per content
+/// seed (page `i` of a request with seed `s` carries `page_token(s, i)`, so a page's
+/// content was written before exactly when an earlier write with the same seed covered
+/// index `i`). Nothing depends on hash order.
 pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError> {
     let (mut reads, mut writes, mut read_bytes, mut write_bytes) = (0u64, 0u64, 0u128, 0u128);
     let (mut first_ns, mut last_ns, mut max_end) = (None, 0u64, 0u64);
-    let mut pages = U64Set::default();
-    let mut written_pages = U64Set::default();
-    let mut tokens = U64Set::default();
+    let mut pages = PageRanges::default();
+    let mut written_pages = PageRanges::default();
+    // Content seed -> pages (indices 0..n) written with it so far.
+    let mut seeds = U64Map::default();
     let (mut with_content, mut writes_without_content) = (0u64, 0u64);
     let (mut written_page_count, mut duplicate_pages) = (0u64, 0u64);
     for req in &mut *stream {
@@ -83,9 +117,7 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
         max_end = max_end.max(req.offset_bytes.saturating_add(req.size_bytes));
         let first = req.first_page();
         let count = req.page_count();
-        for p in first..first + count {
-            pages.insert(p);
-        }
+        pages.add(first, count);
         with_content += u64::from(req.content.is_some());
         match req.op {
             Op::Read => {
@@ -95,17 +127,16 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
             Op::Write => {
                 writes += 1;
                 write_bytes += u128::from(req.size_bytes);
-                for p in first..first + count {
-                    written_pages.insert(p);
-                }
+                written_pages.add(first, count);
                 match req.content {
                     None => writes_without_content += 1,
                     Some(seed) => {
-                        for i in 0..count {
-                            let token = page_token(seed, u32::try_from(i).unwrap_or(u32::MAX));
-                            written_page_count += 1;
-                            duplicate_pages += u64::from(!tokens.insert(token));
-                        }
+                        // Page 0 carries the seed itself (`page_token`), so seeds are
+                        // keyed as page 0's token is.
+                        let seen = seeds.entry(page_token(seed, 0)).or_insert(0);
+                        written_page_count += count;
+                        duplicate_pages += count.min(*seen);
+                        *seen = (*seen).max(count);
                     }
                 }
             }
@@ -128,8 +159,8 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
         avg_write_size_bytes: mean(write_bytes, writes),
         duration_ns: last_ns - first_ns.unwrap_or(0),
         max_end_bytes: max_end,
-        working_set_bytes: pages.len() as u64 * PAGE_BYTES,
-        unique_write_bytes: written_pages.len() as u64 * PAGE_BYTES,
+        working_set_bytes: pages.union_len() * PAGE_BYTES,
+        unique_write_bytes: written_pages.union_len() * PAGE_BYTES,
         content_known,
         duplicate_write_ratio: content_known
             .then(|| duplicate_pages as f64 / written_page_count.max(1) as f64),
@@ -248,5 +279,31 @@ mod tests {
         let r = st.duplicate_write_ratio.unwrap();
         assert!((r - 0.3).abs() < 0.02, "{r}");
         assert_eq!(st.format, "synthetic");
+    }
+
+    #[test]
+    fn cost_follows_requests_not_bytes_addressed() {
+        // 1 TiB of pages in two overlapping requests: counted from their ranges.
+        let tib = 1u64 << 28; // pages of 4 KiB
+        let reqs = vec![
+            req(0, Op::Write, 0, tib, Some(5)),
+            req(1, Op::Write, tib / 2, tib, Some(5)),
+            req(2, Op::Read, 3 * tib, 1, None),
+        ];
+        let s = analyze(&mut Fixed(reqs.into_iter())).unwrap();
+        assert_eq!(s.working_set_bytes, (tib + tib / 2 + 1) * 4096);
+        assert_eq!(s.unique_write_bytes, (tib + tib / 2) * 4096);
+        // The second write repeats the seed's first `tib` pages: all duplicates.
+        assert_eq!(s.duplicate_write_ratio, Some(0.5));
+    }
+
+    #[test]
+    fn page_ranges_merge_overlaps_and_neighbours() {
+        let mut r = PageRanges::default();
+        for (a, n) in [(10, 5), (0, 3), (12, 10), (3, 1), (40, 0), (30, 2)] {
+            r.add(a, n);
+        }
+        // [0,4) [10,22) [30,32)
+        assert_eq!(r.union_len(), 4 + 12 + 2);
     }
 }

@@ -76,6 +76,19 @@ pub enum SimError {
         /// Logical capacity.
         capacity_bytes: u64,
     },
+    /// A request from a source other than a trace file (which checks this itself) is
+    /// empty, runs past 2^64 bytes, or covers more pages than a request can.
+    #[error("request {request} (byte {offset_bytes}, {size_bytes} bytes): {reason}")]
+    BadRequest {
+        /// 0-based index of the request in its source.
+        request: u64,
+        /// Request offset.
+        offset_bytes: u64,
+        /// Request size.
+        size_bytes: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// The run ended with requests that could never complete (the device is full:
     /// garbage collection found nothing to reclaim).
     #[error("device full: {unfinished} requests could not complete ({parked_writes} writes found no free page and GC had nothing to reclaim)")]
@@ -106,6 +119,7 @@ impl SimError {
             SimError::Config(_)
                 | SimError::Trace(_)
                 | SimError::AddressOutOfRange { .. }
+                | SimError::BadRequest { .. }
                 | SimError::TimeOverflow { .. }
         )
     }

@@ -7,6 +7,7 @@ mod bad_args;
 mod bad_config;
 mod bad_traces;
 mod commands;
+mod hostile;
 mod regressions;
 mod reproduce_dgc;
 mod runs;

@@ -196,3 +196,127 @@ fn repeat_zero_is_rejected() {
         TraceErrorKind::BadOption { name: "repeat", .. }
     ));
 }
+
+/// The first record or error of `text` read as `format` with `opts`.
+fn read_all(
+    name: &str,
+    text: &[u8],
+    opts: &TraceOptions,
+) -> (Vec<ssdlab_trace::IoRequest>, Option<TraceError>, u64) {
+    let path = write_temp(name, "");
+    std::fs::write(&path, text).unwrap();
+    let mut r = match TraceReader::open(&path, opts) {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Some(e), 0),
+    };
+    let mut ok = Vec::new();
+    let mut err = None;
+    for x in r.by_ref() {
+        match x {
+            Ok(io) => ok.push(io),
+            Err(e) => err = Some(e),
+        }
+    }
+    (ok, err, r.skipped_lines())
+}
+
+#[test]
+fn oversized_requests_are_bad_lines_naming_file_and_line() {
+    // MQSim `time dev lba size type`: one 512 TiB write (2^40 sectors) on line 2.
+    let text = b"0 0 0 8 0\n10 0 0 1099511627776 0\n20 0 8 8 1\n";
+    let (ok, err, _) = read_all("huge.mqsim", text, &TraceOptions::default());
+    assert_eq!(ok.len(), 1);
+    let e = err.expect("the 512 TiB request is refused");
+    assert_eq!(e.line, 2);
+    assert!(matches!(
+        e.kind,
+        TraceErrorKind::RequestTooLarge {
+            size_bytes: 562_949_953_421_312,
+            limit_bytes: ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES,
+        }
+    ));
+    let msg = e.to_string();
+    assert!(msg.contains("huge.mqsim:2"), "{msg}");
+    // Skipped and counted in skip mode; the bound is an option.
+    let skip = TraceOptions {
+        skip_bad_lines: true,
+        ..TraceOptions::default()
+    };
+    let (ok, err, skipped) = read_all("huge.mqsim", text, &skip);
+    assert!(err.is_none());
+    assert_eq!((ok.len(), skipped), (2, 1));
+    let small = TraceOptions {
+        max_request_bytes: 2048,
+        ..TraceOptions::default()
+    };
+    let (ok, err, _) = read_all("small-limit.mqsim", b"0 0 0 4 0\n10 0 0 5 0\n", &small);
+    assert_eq!(ok.len(), 1);
+    assert_eq!(err.unwrap().line, 2);
+}
+
+#[test]
+fn byte_ranges_past_2_pow_64_are_refused_in_every_format() {
+    let cases: [(&str, &[u8]); 3] = [
+        (
+            "wrap.spc",
+            b"0,0,4096,w,0.0\n32767,1099511627775,4608,w,0.01\n",
+        ),
+        ("wrap.mqsim", b"0 0 0 8 0\n10 0 36028797018963967 16 0\n"),
+        ("wrap.ssdsim", b"0 0 0 8 0\n10 0 36028797018963967 16 0\n"),
+    ];
+    for (name, text) in cases {
+        let (ok, err, _) = read_all(name, text, &TraceOptions::default());
+        assert_eq!(ok.len(), 1, "{name}");
+        let e = err.unwrap_or_else(|| panic!("{name}: accepted"));
+        assert_eq!(e.line, 2, "{name}");
+        assert!(
+            matches!(e.kind, TraceErrorKind::RangeOverflow { .. }),
+            "{name}: {e}"
+        );
+    }
+    // The last byte may be the last byte of the address space.
+    let (ok, err, _) = read_all(
+        "edge.mqsim",
+        b"0 0 36028797018963967 1 0\n",
+        &TraceOptions::default(),
+    );
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(ok[0].offset_bytes + (ok[0].size_bytes - 1), u64::MAX);
+}
+
+#[test]
+fn skip_mode_skips_an_out_of_range_time() {
+    let text = b"0 0 0 8 0\n18446744073709551615 0 8 8 0\n20 0 16 8 1\n";
+    let (_, err, _) = read_all("far.mqsim", text, &TraceOptions::default());
+    assert_eq!(err.unwrap().line, 2);
+    let skip = TraceOptions {
+        skip_bad_lines: true,
+        ..TraceOptions::default()
+    };
+    let (ok, err, skipped) = read_all("far.mqsim", text, &skip);
+    assert!(err.is_none());
+    assert_eq!((ok.len(), skipped), (2, 1));
+    assert_eq!(
+        ok[1].arrival_ns, 20,
+        "a skipped time leaves the clock alone"
+    );
+}
+
+#[test]
+fn a_file_of_only_over_long_lines_says_so() {
+    let mut text = vec![b'1'; 200 * 1024];
+    text.push(b'\n');
+    let (_, err, _) = read_all("long.csv", &text, &TraceOptions::default());
+    let e = err.expect("refused");
+    assert_eq!(e.line, 1);
+    assert!(matches!(e.kind, TraceErrorKind::LineTooLong { .. }), "{e}");
+}
+
+#[test]
+fn a_utf8_byte_order_mark_is_not_part_of_line_1() {
+    let mut text = vec![0xef, 0xbb, 0xbf];
+    text.extend_from_slice(GOOD.as_bytes());
+    let (ok, err, _) = read_all("bom.csv", &text, &TraceOptions::default());
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(ok.len(), 2);
+}

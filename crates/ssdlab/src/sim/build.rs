@@ -81,6 +81,7 @@ impl Simulation {
             next_id: 0,
             completed: 0,
             last_completion_ns: 0,
+            last_event_ns: 0,
             logical_pages: u64::from(logical_pages),
             write_seq: 0,
             verify: cfg.verify.then(|| Verifier::new(u64::from(logical_pages))),

@@ -122,6 +122,8 @@ pub struct Simulation {
     pub(crate) next_id: u64,
     pub(crate) completed: u64,
     pub(crate) last_completion_ns: u64,
+    /// Time of the last event that did something (the end of the run's work).
+    pub(crate) last_event_ns: u64,
     pub(crate) logical_pages: u64,
     pub(crate) write_seq: u32,
     /// Verify mode's record of the tokens last written, when `verify = true`.
@@ -205,6 +207,14 @@ impl Simulation {
         }
     }
 
+    /// True when every request of the workload has arrived and completed.
+    pub(crate) fn workload_finished(&self) -> bool {
+        self.source_done
+            && self.lookahead.is_none()
+            && self.outstanding == 0
+            && self.host_queue.is_empty()
+    }
+
     /// Starts idle dies of chips whose queue received work.
     pub(crate) fn wake_touched(&mut self) {
         // Starting a die can make a policy redirect reads or queue more work: keep
@@ -235,7 +245,7 @@ impl Simulation {
             self.primed = true;
             self.prime()?;
         }
-        let Some((_, ev)) = self.events.pop() else {
+        let Some((at, ev)) = self.events.pop() else {
             return Ok(false);
         };
         match ev {
@@ -243,10 +253,16 @@ impl Simulation {
             Event::ArrayDone(die) => self.on_array_done(die),
             Event::BusDone(ch) => self.on_bus_done(ch),
             Event::EncodeTimeout(slot, generation) => self.on_encode_timeout(slot, generation),
-            Event::Fail(n) => self.on_fail_event(n),
+            Event::Fail(n) => {
+                if !self.on_fail_event(n) {
+                    // Not applied: the clock of the run stays at its last work.
+                    return Ok(true);
+                }
+            }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::DegradedRetry(i) => self.retry_degraded(i),
         }
+        self.last_event_ns = at.as_ns();
         self.wake_touched();
         if let Some(e) = self.error.take() {
             return Err(e);

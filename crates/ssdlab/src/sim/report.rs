@@ -124,7 +124,7 @@ impl Simulation {
         for (counter, v) in design.chain(dgc).chain(bind) {
             self.rec.count(counter, v);
         }
-        let end = self.last_completion_ns.max(self.now().as_ns());
+        let end = self.last_completion_ns.max(self.last_event_ns);
         let end_state = self.end_state(end);
         self.rec
             .finish(end_state)

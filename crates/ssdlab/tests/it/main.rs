@@ -6,6 +6,7 @@ mod adversarial;
 mod bind;
 mod dgc;
 mod fail;
+mod hostile;
 mod raid;
 mod replay;
 mod sched_brr;

@@ -51,6 +51,8 @@ pub(crate) struct FailState {
     /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
     pub degraded_wait: Vec<(ReqId, Lpn, u64)>,
     pub degraded_free: Vec<u32>,
+    /// The trace's length, for failures given as a fraction of it.
+    pub trace_requests: Option<u64>,
 }
 
 /// One member being rebuilt onto a spare.
@@ -74,6 +76,7 @@ pub(crate) struct Rebuild {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FailCounters {
     pub failures: u64,
+    pub not_fired: u64,
     pub degraded_reads: u64,
     pub degraded_writes: u64,
     pub unrecoverable_reads: u64,
@@ -123,6 +126,7 @@ impl Simulation {
         let Some(f) = self.fail.as_deref_mut() else {
             return;
         };
+        f.trace_requests = Some(requests);
         for (spec, at) in &mut f.pending {
             if let FailAt::Fraction(f) = spec.at {
                 *at = Some(((requests as f64) * f).floor() as u64);
@@ -136,10 +140,20 @@ impl Simulation {
             return Ok(());
         };
         for (spec, at) in &f.pending {
-            if matches!(spec.at, FailAt::Fraction(_)) && at.is_none() {
+            if !matches!(spec.at, FailAt::Fraction(_)) {
+                continue;
+            }
+            let Some(index) = *at else {
                 return Err(SimError::config(
                     "raid.fail",
                     format!("`{spec}` is a fraction of the trace's requests, but the trace length is unknown (the CLI counts it; library callers use Simulation::set_trace_requests)"),
+                ));
+            };
+            let requests = f.trace_requests.unwrap_or(0);
+            if index >= requests {
+                return Err(SimError::config(
+                    "raid.fail",
+                    format!("`{spec}` falls at request {index} of a trace of {requests} requests: it would never happen (a fraction must leave a request to fail at; use a value below 1)"),
                 ));
             }
         }
@@ -159,9 +173,16 @@ impl Simulation {
         }
     }
 
-    /// The timed failure number `i` is due.
-    pub(in crate::sim) fn on_fail_event(&mut self, i: u32) {
+    /// The timed failure number `i` is due. After the last request has completed it is
+    /// not applied but counted: it would change nothing measured and only move the end
+    /// of the run.
+    pub(in crate::sim) fn on_fail_event(&mut self, i: u32) -> bool {
+        if self.workload_finished() {
+            self.fs_mut().counters.not_fired += 1;
+            return false;
+        }
         self.apply_failure(i as usize);
+        true
     }
 
     fn apply_failure(&mut self, i: usize) {
@@ -249,6 +270,7 @@ impl Simulation {
             |i: usize| (c.phase_response_ns[i] / u128::from(c.phase_requests[i].max(1))) as u64;
         vec![
             (Counter::Failures, c.failures),
+            (Counter::FailuresNotFired, c.not_fired),
             (Counter::MeanResponseNsBeforeFailure, mean(0)),
             (Counter::MeanResponseNsDuringRebuild, mean(1)),
             (Counter::MeanResponseNsAfterFailure, mean(2)),

@@ -74,6 +74,13 @@ impl std::ops::IndexMut<ReqId> for ReqSlab {
     }
 }
 
+/// The pages request `io` covers with pages of `page` bytes, if it is a request the
+/// device can take: a positive size, a byte range within 2^64, fewer than 2^32 pages.
+fn request_pages(io: &IoRequest, page: u64) -> Option<u32> {
+    let last_byte = io.offset_bytes.checked_add(io.size_bytes.checked_sub(1)?)?;
+    u32::try_from(last_byte / page - io.offset_bytes / page + 1).ok()
+}
+
 impl Simulation {
     /// Pulls the next request from the source; a trace error stops the run.
     fn pull(&mut self) -> Option<IoRequest> {
@@ -158,8 +165,21 @@ impl Simulation {
         self.fail_on_arrival(self.next_id);
         self.rec.sample_utilization(self.busy_chips);
         let page = u64::from(self.geom.page_size_bytes);
+        let Some(pages) = request_pages(&io, page) else {
+            self.error = Some(SimError::BadRequest {
+                request: self.next_id,
+                offset_bytes: io.offset_bytes,
+                size_bytes: io.size_bytes,
+                reason: if io.size_bytes == 0 {
+                    "a request must have a positive size"
+                } else {
+                    "its byte range runs past 2^64 or covers more than 2^32 - 1 pages"
+                },
+            });
+            self.source_done = true;
+            return;
+        };
         let first = io.offset_bytes / page;
-        let last = (io.offset_bytes + io.size_bytes - 1) / page;
         let now = self.now().as_ns();
         let req = Req {
             id: self.next_id,
@@ -167,7 +187,7 @@ impl Simulation {
             arrival_ns: now,
             admitted_ns: now,
             first_lpn: first,
-            pages: (last - first + 1) as u32,
+            pages,
             pending: 0,
             service_ns: 0,
             gc_wait_ns: 0,

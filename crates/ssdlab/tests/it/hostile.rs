@@ -1,0 +1,46 @@
+//! Requests from sources that do not check them (in-memory streams, bindings): the
+//! controller refuses what it cannot take with a typed error, never a panic or a wrap.
+
+use crate::util::{page, small_config, vec_sim};
+use ssdlab::SimError;
+use ssdlab_trace::{IoRequest, Op};
+
+fn run_one(bad: IoRequest) -> SimError {
+    let reqs = vec![page(0, Op::Write, 1), bad, page(2_000, Op::Read, 1)];
+    let err = vec_sim(small_config(&[]), reqs).run().unwrap_err();
+    assert!(err.is_bad_input(), "{err}");
+    err
+}
+
+#[test]
+fn empty_wrapping_and_oversized_requests_are_bad_input() {
+    let base = page(1_000, Op::Write, 0);
+    for (bad, words) in [
+        (
+            IoRequest {
+                size_bytes: 0,
+                ..base
+            },
+            "positive size",
+        ),
+        (
+            IoRequest {
+                offset_bytes: u64::MAX - 10,
+                size_bytes: 4096,
+                ..base
+            },
+            "past 2^64",
+        ),
+        (
+            IoRequest {
+                offset_bytes: 0,
+                size_bytes: 1 << 50,
+                ..base
+            },
+            "2^32 - 1 pages",
+        ),
+    ] {
+        let e = run_one(bad).to_string();
+        assert!(e.contains("request 1") && e.contains(words), "{e}");
+    }
+}
