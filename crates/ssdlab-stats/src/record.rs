@@ -79,9 +79,11 @@ pub struct RequestRecord {
     pub service_ns: u64,
     /// Logical pages (sub-requests) it covers.
     pub pages: u32,
-    /// Flash read transactions it caused, whatever their reason (direct, reconstruct,
-    /// pre-read).
-    pub flash_reads: u32,
+    /// Flash operations submitted on its own behalf: the reads of its pages (of the page
+    /// or of the copy its plan chose) for a read, the programs of its pages (with RAID-1
+    /// copies and RAID-4/5 stripe programs) for a write. Reconstruction reads, pre-reads,
+    /// parity and GC are counted by reason in the report's transactions table.
+    pub flash_ops: u32,
     /// Pages served from the controller's write buffer.
     pub buffer_hits: u32,
 }

@@ -15,7 +15,7 @@ use crate::report::Report;
 pub(crate) struct WorkAcc {
     pub(crate) bytes: u64,
     pub(crate) pages: u64,
-    pub(crate) flash_reads: u64,
+    pub(crate) flash_ops: u64,
     pub(crate) buffer_hits: u64,
     pub(crate) host_queued: u64,
     pub(crate) service_sum_ns: u128,
@@ -27,7 +27,7 @@ impl WorkAcc {
     fn add(&mut self, r: &RequestRecord) {
         self.bytes += r.size_bytes;
         self.pages += u64::from(r.pages);
-        self.flash_reads += u64::from(r.flash_reads);
+        self.flash_ops += u64::from(r.flash_ops);
         self.buffer_hits += u64::from(r.buffer_hits);
         self.host_queued += u64::from(r.admitted_ns > r.arrival_ns);
         self.service_sum_ns += u128::from(r.service_ns);

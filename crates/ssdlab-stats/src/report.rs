@@ -139,8 +139,9 @@ pub struct RequestWork {
     pub bytes: u64,
     /// Logical pages (sub-requests).
     pub pages: u64,
-    /// Flash read transactions the requests caused, all reasons.
-    pub flash_reads: u64,
+    /// Flash operations the requests submitted on their own behalf (see
+    /// [`crate::RequestRecord::flash_ops`]: reads for reads, programs for writes).
+    pub flash_ops: u64,
     /// Pages served from the write buffer.
     pub buffer_hits: u64,
     /// Requests that waited for a device-queue slot (admitted after arrival).
@@ -190,7 +191,7 @@ pub struct Report {
     pub host_queue_wait: ClassStats<Latency>,
     /// Response-time breakdown (DGC figure 4).
     pub breakdown: ClassStats<Breakdown>,
-    /// Bytes, pages, flash reads and buffer hits per class.
+    /// Bytes, pages, flash operations and buffer hits per class.
     pub work: ClassStats<RequestWork>,
     /// Completed requests per simulated second.
     pub iops: f64,
@@ -284,7 +285,7 @@ fn work(w: &WorkAcc) -> RequestWork {
     RequestWork {
         bytes: w.bytes,
         pages: w.pages,
-        flash_reads: w.flash_reads,
+        flash_ops: w.flash_ops,
         buffer_hits: w.buffer_hits,
         host_queued: w.host_queued,
     }

@@ -150,7 +150,7 @@ impl Report {
         writeln!(
             w,
             "  {:<6} {:>14} {:>14} {:>16} {:>14} {:>14} {:>14}",
-            "class", "count", "pages", "bytes", "flash reads", "buffer hits", "host-queued"
+            "class", "count", "pages", "bytes", "flash ops", "buffer hits", "host-queued"
         )?;
         for ((name, count), (_, wk)) in self.requests.named().into_iter().zip(self.work.named()) {
             writeln!(
@@ -160,7 +160,7 @@ impl Report {
                 fmt_count(*count),
                 fmt_count(wk.pages),
                 fmt_count(wk.bytes),
-                fmt_count(wk.flash_reads),
+                fmt_count(wk.flash_ops),
                 fmt_count(wk.buffer_hits),
                 fmt_count(wk.host_queued),
             )?;

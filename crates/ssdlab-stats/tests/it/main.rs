@@ -54,7 +54,7 @@ pub fn req(
         completion_ns,
         service_ns,
         pages: 1,
-        flash_reads: u32::from(op == OpClass::Read),
+        flash_ops: 1,
         buffer_hits: 0,
     }
 }

@@ -44,3 +44,15 @@ fn empty_wrapping_and_oversized_requests_are_bad_input() {
         assert!(e.contains("request 1") && e.contains(words), "{e}");
     }
 }
+
+#[test]
+fn the_request_table_counts_flash_operations_by_what_they_are() {
+    // Writes only: every flash operation a request submitted is a program of its own.
+    let reqs: Vec<IoRequest> = (0..20).map(|i| page(i * 1_000, Op::Write, i)).collect();
+    let r = vec_sim(small_config(&[]), reqs).run().unwrap();
+    assert_eq!(r.work.read.flash_ops, 0);
+    assert_eq!(r.work.write.flash_ops, 20);
+    assert_eq!(r.work.all.flash_ops, 20);
+    let json = r.to_json();
+    assert!(json.contains("\"flash_ops\"") && !json.contains("flash_reads"));
+}

@@ -342,7 +342,7 @@ impl Simulation {
             completion_ns: now,
             service_ns: r.service_ns,
             pages: r.pages,
-            flash_reads: r.flash_txns,
+            flash_ops: r.flash_txns,
             buffer_hits: r.buffer_hits,
         });
         self.reqs.remove(id);
