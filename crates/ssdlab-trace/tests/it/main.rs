@@ -1,6 +1,7 @@
 //! Integration tests of ssdlab-trace: the real traces in `shared/traces`, bad input
 //! written to a temp dir, synthetic workloads and content tokens.
 
+mod any_bytes;
 mod bad_input;
 mod real_traces;
 mod synthetic;
