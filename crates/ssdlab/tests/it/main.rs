@@ -9,6 +9,7 @@ mod fail;
 mod raid;
 mod replay;
 mod sched_brr;
+mod sched_paq;
 mod send;
 mod structure;
 mod timing;
