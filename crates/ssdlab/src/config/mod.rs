@@ -129,6 +129,10 @@ impl SimConfig {
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());
         }
+        let dispatch = self.placement.bind == Bind::Dispatch;
+        for (key, message) in self.scheduler.validate(&self.geometry, dispatch) {
+            invalid(&key, message);
+        }
         if geometry_errs.is_empty() {
             self.validate_raid(&mut errs);
         }

@@ -14,16 +14,20 @@
 mod brr;
 mod config;
 mod fifo;
+mod paq;
 mod piq;
 mod queues;
 mod registry;
 #[cfg(test)]
 mod testutil;
+mod vaq;
 
-pub use config::SchedulerConfig;
+pub use config::{BlockOn, PaqConfig, PaqOrder, SchedulerConfig, VaqConfig, WritePath};
 pub use fifo::{AsyncFifo, SyncFifo};
+pub use paq::Paq;
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
+pub use vaq::Vaq;
 
 use crate::plans::{PlanKind, ReadPlans};
 use crate::sim::txn::{ReqId, TxnId, TxnSlab, UNBOUND};
@@ -266,6 +270,17 @@ registry::schedulers! {
     /// Balanced Redirected Read: PIQ plus reconstruction of reads on busy chips from
     /// their parity group on idle chips (BRR paper §III-E, Algorithm 2).
     Brr = "brr" => Piq::with_brr,
+    /// The PAQ paper's baseline: one FIFO of transactions in arrival order, committed in
+    /// order, blocking at the first whose die is busy (PAQ paper §4.3, §6.5).
+    Vaq = "vaq" => Vaq::from_config,
+    /// PAQ with plane packing only: held reads in arrival order, each packed with held
+    /// reads of its die at its page offset on other planes (PAQ paper §4.4, §5.2).
+    Paq0 = "paq0" => Paq::paq0,
+    /// PAQ with clumping only: per package, the oldest request's read on the most
+    /// contended open die, one commit per package per pass (PAQ paper §4.2-4.3, §5.2).
+    Paq1 = "paq1" => Paq::paq1,
+    /// PAQ with clumping and plane packing (PAQ paper §4, §5.2).
+    Paq2 = "paq2" => Paq::paq2,
 }
 
 /// Chips a request touches, for policies that reason per request.

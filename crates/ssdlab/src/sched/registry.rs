@@ -55,7 +55,16 @@ mod tests {
     fn names_are_the_serde_names_in_registration_order() {
         assert_eq!(
             SchedulerKind::NAMES,
-            &["sync-fifo", "async-fifo", "piq", "brr"]
+            &[
+                "sync-fifo",
+                "async-fifo",
+                "piq",
+                "brr",
+                "vaq",
+                "paq0",
+                "paq1",
+                "paq2"
+            ]
         );
         let names: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.name()).collect();
         assert_eq!(names, SchedulerKind::NAMES);

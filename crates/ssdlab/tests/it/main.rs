@@ -10,6 +10,7 @@ mod hostile;
 mod raid;
 mod replay;
 mod sched_brr;
+mod sched_paq;
 mod send;
 mod structure;
 mod timing;
