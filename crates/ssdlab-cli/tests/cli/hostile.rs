@@ -126,3 +126,44 @@ fn a_failure_that_could_never_happen_is_refused_or_reported() {
         r.sim_time_ns
     );
 }
+
+#[test]
+fn writes_whose_stripe_lost_its_redundancy_are_counted_lost() {
+    // Chips 3 and 11 are one LCI parity group of the brr preset: after both fail, a write
+    // to either has nothing left to hold it.
+    let t = trace("msr/hm_0-slice7016.csv.gz");
+    let json = out_path("hostile-two-failures.json");
+    ssdlab([
+        "run",
+        "--preset",
+        "brr",
+        "--trace",
+        &t,
+        "--fail",
+        "chip:3@0.2",
+        "--fail",
+        "chip:11@0.3",
+        "--json",
+        &json,
+    ])
+    .assert_ok();
+    let r = read_report(&json);
+    assert!(r.counter(Counter::LostWrites) > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::UnrecoverablePages) > 0);
+    let one = out_path("hostile-one-failure.json");
+    ssdlab([
+        "run",
+        "--preset",
+        "brr",
+        "--trace",
+        &t,
+        "--fail",
+        "chip:3@0.3",
+        "--json",
+        &one,
+    ])
+    .assert_ok();
+    let r = read_report(&one);
+    assert_eq!(r.counter(Counter::LostWrites), 0);
+    assert!(r.counter(Counter::DegradedWrites) > 0);
+}

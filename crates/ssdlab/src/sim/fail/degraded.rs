@@ -4,6 +4,7 @@ use crate::placement::{PageToPlace, Role};
 use crate::sim::Event;
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, TxnReason};
+use ssdlab_raid::RaidLevel;
 
 impl Simulation {
     /// A host read of a page on a dead chip.
@@ -85,11 +86,14 @@ impl Simulation {
                 }
             }
         }
-        if self
+        // Degraded when its redundancy can hold the content; lost without redundancy or
+        // when a page already holding its stripe's redundancy is on a dead chip too.
+        let held = self
             .raid
             .as_ref()
             .is_some_and(|r| r.map.level.is_redundant())
-        {
+            && !self.redundancy_on_dead_chip(lpn);
+        if held {
             self.fs_mut().counters.degraded_writes += 1;
         } else {
             self.fs_mut().counters.lost_writes += 1;
@@ -99,5 +103,31 @@ impl Simulation {
             self.note_written(lpn, token);
         }
         self.admit_done_now += 1;
+    }
+}
+
+impl Simulation {
+    /// True when a written page that `lpn`'s content depends on for recovery (its RAID-1
+    /// copy, or another member or the parity of its RAID-4/5 stripe) is on a dead chip.
+    fn redundancy_on_dead_chip(&self, lpn: Lpn) -> bool {
+        let r = self.raid();
+        let x = u64::from(lpn.0);
+        if x >= r.map.host_pages {
+            return false;
+        }
+        let dead = |l: Lpn| self.ftl.lookup(l).is_some_and(|p| self.on_dead_chip(p));
+        match r.map.level {
+            RaidLevel::Raid1 => r.map.mirror_of(lpn).is_some_and(|(m, _)| dead(m)),
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let c = r.map.layout.locate(x);
+                (0..r.map.layout.group_size())
+                    .filter(|&q| q != c.pos)
+                    .any(|q| match r.map.layout.lpn_at(c.row, c.group, q) {
+                        Some(y) => dead(Lpn(y as u32)),
+                        None => dead(r.map.red_lpn(r.map.layout.parity_index(c.row, c.group))),
+                    })
+            }
+            RaidLevel::None | RaidLevel::Raid0 => false,
+        }
     }
 }
