@@ -156,7 +156,7 @@ def sweep(
             n_workers=n_workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
         )
         client = DaskClient(own_cluster)
     try:
