@@ -15,7 +15,13 @@ echo "== Python package (crates/ssdlab-py)"
 PYTHON="${PYTHON:-python3}"
 VENV="$PWD/target/pyenv"
 if [ ! -x "$VENV/bin/python" ]; then
-  "$PYTHON" -m venv "$VENV"
+  # Some distributions ship Python without the venv module's pip: fall back to
+  # virtualenv, installed for the user with pip.
+  if ! "$PYTHON" -m venv "$VENV" 2>/dev/null; then
+    rm -rf "$VENV"
+    "$PYTHON" -m pip install -q --user virtualenv
+    "$PYTHON" -m virtualenv -q "$VENV"
+  fi
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2"
 # A development build (the workspace's dev profile, shared with `cargo test`) installed

@@ -7,6 +7,7 @@ mod args;
 mod bench;
 mod progress;
 mod reproduce;
+mod sweep;
 
 use anyhow::{anyhow, Context};
 use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RaidCmd, RunArgs, TraceArgs, TraceCmd};
@@ -77,6 +78,7 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
         } => cmd_raid_layout(&device, rows),
         Cmd::Demo => cmd_demo(),
         Cmd::Bench(a) => bench::cmd_bench(&a),
+        Cmd::Sweep(a) => sweep::cmd_sweep(&a),
         Cmd::Reproduce { cmd } => reproduce::run(&cmd),
     }
 }

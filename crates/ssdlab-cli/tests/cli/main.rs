@@ -10,6 +10,7 @@ mod commands;
 mod regressions;
 mod reproduce_dgc;
 mod runs;
+mod sweep;
 mod verify;
 
 use std::ffi::OsStr;
