@@ -45,6 +45,9 @@ pub enum Cmd {
     Demo,
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
     Bench(RunArgs),
+    /// Run the cross product of a grid of --set values, traces and seeds on this
+    /// machine's cores into one CSV table (one row per point).
+    Sweep(SweepArgs),
     /// Reproduce a paper's headline experiment: CSVs, SVG figures and a summary.
     Reproduce {
         /// Which paper.
@@ -184,6 +187,33 @@ pub struct CompareArgs {
     /// Also write each run's JSON report into this directory.
     #[arg(long, value_name = "DIR")]
     pub json_dir: Option<PathBuf>,
+}
+
+/// `sweep` arguments.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Device every point starts from (the grid's values are applied as --set after).
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// The grid: a TOML file with one [grid] table of KEY = [values], KEY as --set
+    /// names it, e.g. "scheduler.chip_queue_depth" = [4, 8, 16].
+    #[arg(long, value_name = "FILE.toml")]
+    pub grid: PathBuf,
+    /// Trace files (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "FILES", required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Force the trace format.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<TraceFormat>,
+    /// Seeds to run every point with (default: the configuration's seed).
+    #[arg(long, value_delimiter = ',', value_name = "SEEDS")]
+    pub seeds: Vec<u64>,
+    /// The results table (CSV).
+    #[arg(long, value_name = "FILE.csv")]
+    pub out: PathBuf,
+    /// Points run at once (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// `trace info` arguments: the trace file is positional.

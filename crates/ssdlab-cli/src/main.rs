@@ -7,11 +7,13 @@ mod args;
 mod bench;
 mod progress;
 mod reproduce;
+mod sweep;
 mod workload;
 
 use anyhow::{anyhow, Context};
 use args::{Cli, Cmd, CompareArgs, ConfigCmd, DeviceArgs, RaidCmd, RunArgs, TraceArgs, TraceCmd};
 use clap::Parser;
+use ssdlab::config::ConfigLayers;
 use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
 use ssdlab_stats::{Counter, Report};
 use ssdlab_trace::{RequestStream, SyntheticConfig, TraceSource};
@@ -79,45 +81,26 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
         } => cmd_raid_layout(&device, rows),
         Cmd::Demo => cmd_demo(),
         Cmd::Bench(a) => bench::cmd_bench(&a),
+        Cmd::Sweep(a) => sweep::cmd_sweep(&a),
         Cmd::Reproduce { cmd } => reproduce::run(&cmd),
     }
 }
 
-/// Resolves `--preset`/`--config`/`--set`/`--seed`/`--scheduler`/`--verify`.
+/// Resolves `--preset`/`--config`/`--set`/`--seed`/`--scheduler`/`--verify`/`--dgc`/`--fail`
+/// (the order is [`ConfigLayers`]'s, shared with the Python bindings).
 pub fn build_config(d: &DeviceArgs, extra: &[String]) -> Result<SimConfig, Failure> {
-    let mut b = ConfigBuilder::new();
-    if let Some(p) = &d.preset {
-        b = b.preset(p).map_err(Failure::input)?;
-    }
-    if let Some(f) = &d.config {
-        b = b.file(f).map_err(Failure::input)?;
-    }
-    let mut sets: Vec<String> = Vec::new();
-    if let Some(s) = &d.scheduler {
-        sets.push(format!("scheduler.name=\"{s}\""));
-    }
-    if d.verify {
-        sets.push("verify=true".into());
-    }
-    if d.dgc {
-        sets.push("dgc.enabled=true".into());
-    }
-    sets.extend(d.set.iter().cloned());
-    sets.extend(extra.iter().cloned());
-    for s in &sets {
-        b = b.set(s).map_err(Failure::input)?;
-    }
-    let mut cfg = b.build().map_err(Failure::input)?;
-    // Applied after the layers so that the whole range is checked by `validate`, with
-    // a message naming the key, rather than failing as a TOML literal.
-    if let Some(seed) = d.seed {
-        cfg.seed = seed;
-    }
-    cfg.raid.fail.extend(d.fail.iter().cloned());
-    if d.seed.is_some() || !d.fail.is_empty() {
-        cfg.validate().map_err(Failure::input)?;
-    }
-    Ok(cfg)
+    let layers = ConfigLayers {
+        preset: d.preset.clone(),
+        config: d.config.clone(),
+        config_text: None,
+        scheduler: d.scheduler.clone(),
+        set: d.set.clone(),
+        seed: d.seed,
+        verify: d.verify,
+        dgc: d.dgc,
+        fail: d.fail.clone(),
+    };
+    layers.build(extra).map_err(Failure::input)
 }
 
 fn toml_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {

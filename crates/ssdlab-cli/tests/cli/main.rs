@@ -11,6 +11,7 @@ mod hostile;
 mod regressions;
 mod reproduce_dgc;
 mod runs;
+mod sweep;
 mod verify;
 
 use std::ffi::OsStr;

@@ -8,6 +8,7 @@
 //! ```text
 //!  mod.rs      SimConfig: the whole document, validate(), hash
 //!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
+//!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
 //!  host.rs, placement.rs, dgc.rs: one section each (scheduler: crate::sched)
 //! ```
@@ -16,6 +17,7 @@ mod builder;
 mod dgc;
 mod error;
 mod host;
+mod layers;
 mod placement;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
@@ -23,6 +25,7 @@ pub use builder::ConfigBuilder;
 pub use dgc::{ArrivalEstimate, DgcConfig};
 pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
+pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
 use serde::{Deserialize, Serialize};

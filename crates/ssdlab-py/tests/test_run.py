@@ -1,0 +1,182 @@
+"""ssdlab.run and its Result against the command line, on real trace excerpts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import ssdlab
+
+
+def test_summary_is_the_json_report(head200: str) -> None:
+    r = ssdlab.run(preset="default", trace=head200)
+    assert r.summary == json.loads(r.to_json())
+    assert r.summary["requests"]["all"] == 200
+    assert r.summary["meta"]["preset"] == "default"
+    assert r.summary["response"]["all"]["mean_ns"] > 0
+
+
+def test_same_number_as_the_cli(slice7016: str, cli: str | None, tmp_path) -> None:
+    if cli is None:
+        pytest.skip("SSDLAB_CLI not set (scripts/test.sh sets it)")
+    out = tmp_path / "out.json"
+    csv = tmp_path / "out.csv"
+    subprocess.run(
+        [cli, "run", "--preset", "default", "--trace", slice7016, "--scheduler", "sync-fifo",
+         "--set", "scheduler.chip_queue_depth=4", "--json", str(out),
+         "--per-request-csv", str(csv)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    r = ssdlab.run(preset="default", trace=slice7016, scheduler="sync-fifo",
+                   set={"scheduler.chip_queue_depth": 4})
+    want = json.loads(out.read_text())
+    got = json.loads(r.to_json())
+    # Wall-clock time differs between any two runs; the git revision when the binary
+    # and the extension were built at different commits.
+    for d in (want, got):
+        d.pop("wall_time_ns", None)
+        d["meta"].pop("git_rev")
+    assert got == want
+    assert r.summary["response"]["all"]["mean_ns"] == json.loads(out.read_text())["response"]["all"]["mean_ns"]
+    cli_rows = pd.read_csv(csv)
+    rows = r.requests()
+    pd.testing.assert_frame_equal(
+        rows[cli_rows.columns.tolist()].assign(op=rows["op"].astype(str)),
+        cli_rows.astype({c: "int64" for c in cli_rows.columns if c != "op"}).assign(
+            op=cli_rows["op"].astype(str)),
+        check_dtype=False,
+    )
+
+
+def test_requests_columns_and_dtypes(head200: str) -> None:
+    df = ssdlab.run(preset="default", trace=head200).requests()
+    assert tuple(df.columns) == ssdlab.REQUEST_COLUMNS
+    assert len(df) == 200
+    for c in df.columns:
+        if c == "op":
+            assert isinstance(df[c].dtype, pd.CategoricalDtype)
+            assert list(df[c].cat.categories) == ["read", "write"]
+        else:
+            assert df[c].dtype == "int64", c
+    assert (df["response_ns"] == df["completion_ns"] - df["arrival_ns"]).all()
+    assert (df["host_queue_ns"] == df["admitted_ns"] - df["arrival_ns"]).all()
+    assert (df["waiting_ns"] >= 0).all()
+    assert sorted(df["id"]) == list(range(200))
+    assert df["response_ns"].mean() == pytest.approx(
+        ssdlab.run(preset="default", trace=head200).summary["response"]["all"]["mean_ns"])
+
+
+def test_requests_polars_through_arrow(head200: str) -> None:
+    pl = pytest.importorskip("polars")
+    r = ssdlab.run(preset="default", trace=head200)
+    df = r.requests_polars()
+    assert df.columns == list(ssdlab.REQUEST_COLUMNS)
+    assert df["response_ns"].dtype == pl.Int64
+    assert df["response_ns"].to_list() == r.requests()["response_ns"].tolist()
+
+
+def test_chips(head200: str) -> None:
+    r = ssdlab.run(preset="default", trace=head200)
+    chips = r.chips()
+    cfg = ssdlab.config("default")
+    g = cfg["geometry"]
+    assert len(chips) == g["channels"] * g["chips_per_channel"]
+    assert list(chips["chip"]) == list(range(len(chips)))
+    assert set(chips["channel"]) == set(range(g["channels"]))
+    assert chips["erases"].sum() == r.summary["erases"] or r.summary["erases"] == 0
+    # Every programmed page is valid or invalid on some chip, or erased since.
+    assert (chips["valid_pages"] + chips["invalid_pages"]).sum() > 0
+    assert set(r.chip_utilization) == {"mean", "std", "min", "max"}
+
+
+def test_chip_wear_agrees_with_the_report(slice7016: str) -> None:
+    # A small preconditioned device, so that garbage collection erases blocks.
+    r = ssdlab.run(preset="default", trace=slice7016, set={
+        "geometry.blocks_per_plane": 64, "ftl.precondition.enabled": True})
+    chips = r.chips()
+    wear = r.summary["wear"]  # erase count per block over the device, wear included
+    assert r.summary["erases"] > 0
+    assert chips["erases"].sum() >= r.summary["erases"]
+    assert chips["erase_max"].max() == wear["max"]
+    assert chips["erase_min"].min() == wear["min"]
+    g = ssdlab.config("default", set={"geometry.blocks_per_plane": 64})["geometry"]
+    blocks = g["channels"] * g["chips_per_channel"] * g["dies_per_chip"] * g["planes_per_die"] * 64
+    assert chips["erases"].sum() / blocks == pytest.approx(wear["mean"])
+
+
+def test_determinism(slice7016: str) -> None:
+    a = ssdlab.run(preset="default", trace=slice7016, seed=7)
+    b = ssdlab.run(preset="default", trace=slice7016, seed=7)
+    strip = lambda s: {k: v for k, v in s.items() if k != "wall_time_ns"}  # noqa: E731
+    assert strip(a.summary) == strip(b.summary)
+    pd.testing.assert_frame_equal(a.requests(), b.requests())
+    pd.testing.assert_frame_equal(a.chips(), b.chips())
+
+
+def test_cached_trace_gives_the_same_report(slice7016: str) -> None:
+    plain = ssdlab.run(preset="default", trace=slice7016)
+    cached = ssdlab.run(preset="default", trace=slice7016, cache=True)
+    again = ssdlab.run(preset="default", trace=slice7016, cache=True)
+    strip = lambda s: {k: v for k, v in s.items() if k != "wall_time_ns"}  # noqa: E731
+    assert strip(cached.summary) == strip(plain.summary) == strip(again.summary)
+
+
+def test_runs_release_the_gil(slice7016: str) -> None:
+    # While a run is in Rust, Python threads keep running.
+    ticks = []
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    start = time.monotonic()
+    ssdlab.run(preset="default", trace=slice7016, repeat=4)
+    end = time.monotonic()
+    done.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    assert end - start > 0.02
+    assert len(during) >= 5, (end - start, len(during))
+
+
+def test_config_round_trips() -> None:
+    d = ssdlab.config("brr", set={"scheduler.chip_queue_depth": 3})
+    assert d["scheduler"]["chip_queue_depth"] == 3
+    assert ssdlab.config(config=d) == d
+    text = ssdlab.to_toml(d)
+    assert "chip_queue_depth = 3" in text
+    assert ssdlab.config_toml("brr").startswith(ssdlab.config_toml(config=ssdlab.config("brr"))[:20])
+    assert ssdlab.config_toml(config=ssdlab.config("brr")) == ssdlab.config_toml("brr")
+
+
+def test_config_file_layer(tmp_path) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text("[scheduler]\nchip_queue_depth = 5\n")
+    d = ssdlab.config("default", config=f, set=["scheduler.name=sync-fifo"])
+    assert d["scheduler"]["chip_queue_depth"] == 5
+    assert d["scheduler"]["name"] == "sync-fifo"
+
+
+def test_presets() -> None:
+    names = ssdlab.presets()
+    assert "brr" in names and "default" in names
+    for n in names:
+        assert ssdlab.config(n)["geometry"]["channels"] > 0
+
+
+def test_trace_info(head200: str) -> None:
+    info = ssdlab.trace_info(head200)
+    assert info["requests"] == 200
+    assert info["reads"] + info["writes"] == 200
+    assert info["format"] == "msr"
+    assert "requests: 200" in info["text"]
