@@ -8,6 +8,7 @@
 //!   work (GC) joins the same order as one-transaction entries, so a GC read never
 //!   overtakes the program of a page it is about to move.
 
+use super::overflow::ChipOverflow;
 use super::SchedulerConfig;
 use super::{chips_of, IoScheduler, SchedCtx};
 use crate::sim::txn::{ReqId, TxnId, NONE};
@@ -16,8 +17,7 @@ use std::collections::VecDeque;
 
 /// Per-chip FIFO queues; overflow beyond the chip queue depth waits in arrival order.
 pub struct AsyncFifo {
-    overflow: Vec<VecDeque<TxnId>>,
-    held: usize,
+    overflow: ChipOverflow,
     multi_plane: bool,
 }
 
@@ -25,8 +25,7 @@ impl AsyncFifo {
     /// A policy for `geom`; `multi_plane` packs compatible queued operations of a die.
     pub fn new(geom: &Geometry, multi_plane: bool) -> Self {
         AsyncFifo {
-            overflow: (0..geom.chips()).map(|_| VecDeque::new()).collect(),
-            held: 0,
+            overflow: ChipOverflow::new(geom),
             multi_plane,
         }
     }
@@ -34,16 +33,6 @@ impl AsyncFifo {
     /// The policy `cfg` describes, for `geom`.
     pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
         AsyncFifo::new(geom, cfg.multi_plane)
-    }
-
-    fn enqueue(&mut self, t: TxnId, ctx: &mut SchedCtx) {
-        let chip = ctx.chip_of(t);
-        if self.overflow[chip.idx()].is_empty() && ctx.queues.has_room(chip) {
-            ctx.push(t);
-        } else {
-            self.overflow[chip.idx()].push_back(t);
-            self.held += 1;
-        }
     }
 }
 
@@ -54,21 +43,16 @@ impl IoScheduler for AsyncFifo {
 
     fn submit_request(&mut self, _req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
         for &t in txns {
-            self.enqueue(t, ctx);
+            self.overflow.enqueue(t, ctx);
         }
     }
 
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
-        self.enqueue(txn, ctx);
+        self.overflow.enqueue(txn, ctx);
     }
 
     fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
-        let q = &mut self.overflow[chip.idx()];
-        while ctx.queues.has_room(chip) {
-            let Some(t) = q.pop_front() else { break };
-            self.held -= 1;
-            ctx.push(t);
-        }
+        self.overflow.drain(chip, ctx);
     }
 
     fn on_txn_done(&mut self, _chip: ChipId, _ctx: &mut SchedCtx) {}
@@ -78,7 +62,7 @@ impl IoScheduler for AsyncFifo {
     }
 
     fn held(&self) -> usize {
-        self.held
+        self.overflow.held()
     }
 }
 

@@ -14,6 +14,7 @@
 mod brr;
 mod config;
 mod fifo;
+mod overflow;
 mod paq;
 mod piq;
 mod queues;

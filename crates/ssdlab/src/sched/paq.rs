@@ -34,6 +34,7 @@
 //! programs in order).
 
 use super::config::{PaqConfig, PaqOrder, WritePath};
+use super::overflow::ChipOverflow;
 use super::{IoScheduler, SchedCtx, SchedulerConfig};
 use crate::sim::txn::{ReqId, TxnId, UNBOUND};
 use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
@@ -70,11 +71,12 @@ pub struct Paq {
     fifo: VecDeque<(u64, TxnId)>,
     live: Vec<u64>,
     /// Bypass work waiting for room in its chip queue.
-    overflow: Vec<VecDeque<TxnId>>,
+    overflow: ChipOverflow,
     /// The group committed to each die and not yet started.
     staged: Vec<Vec<TxnId>>,
     /// Operations started by each die.
     starts: Vec<u64>,
+    /// Held reads and FIFO entries (the overflow counts its own).
     held: usize,
     seq: u64,
     cursor: usize,
@@ -107,7 +109,7 @@ impl Paq {
             pend_chip: vec![0; geom.chips() as usize],
             fifo: VecDeque::new(),
             live: Vec::new(),
-            overflow: (0..geom.chips()).map(|_| VecDeque::new()).collect(),
+            overflow: ChipOverflow::new(geom),
             staged: (0..dies).map(|_| Vec::with_capacity(planes)).collect(),
             starts: vec![0; dies],
             held: 0,
@@ -172,13 +174,7 @@ impl Paq {
             self.held += 1;
             return;
         }
-        let chip = ctx.chip_of(t);
-        if self.overflow[chip.idx()].is_empty() && ctx.queues.has_room(chip) {
-            ctx.push(t);
-        } else {
-            self.overflow[chip.idx()].push_back(t);
-            self.held += 1;
-        }
+        self.overflow.enqueue(t, ctx);
     }
 
     /// The oldest held read of `die` has waited for `starvation_limit` operations.
@@ -382,12 +378,7 @@ impl IoScheduler for Paq {
     }
 
     fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
-        let q = &mut self.overflow[chip.idx()];
-        while ctx.queues.has_room(chip) {
-            let Some(t) = q.pop_front() else { break };
-            self.held -= 1;
-            ctx.push(t);
-        }
+        self.overflow.drain(chip, ctx);
         self.dispatch(ctx);
     }
 
@@ -427,7 +418,7 @@ impl IoScheduler for Paq {
     }
 
     fn held(&self) -> usize {
-        self.held
+        self.held + self.overflow.held()
     }
 }
 
