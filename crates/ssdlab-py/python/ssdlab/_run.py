@@ -101,6 +101,31 @@ def presets() -> list[str]:
     return list(_native.presets())
 
 
+def _resolve(
+    preset: str | None,
+    set: Overrides,
+    config: ConfigArg,
+    seed: int | None,
+    verify: bool,
+    fail: str | Iterable[str] | None,
+    scheduler: str | None,
+    dgc: bool,
+) -> tuple[str, str]:
+    """The resolved configuration as ``(toml_text, json_text)``, layered as by :func:`run`."""
+    result: tuple[str, str] = _call(
+        _native.resolve_config,
+        preset=preset,
+        set=_sets(set),
+        seed=seed,
+        verify=verify,
+        fail=_fails(fail),
+        scheduler=scheduler,
+        dgc=dgc,
+        **_config_args(config),
+    )
+    return result
+
+
 def config(
     preset: str | None = None,
     set: Overrides = None,
@@ -124,17 +149,7 @@ def config(
     Raises:
         ConfigError: naming the key at fault.
     """
-    _, js = _call(
-        _native.resolve_config,
-        preset=preset,
-        set=_sets(set),
-        seed=seed,
-        verify=verify,
-        fail=_fails(fail),
-        scheduler=scheduler,
-        dgc=dgc,
-        **_config_args(config),
-    )
+    _, js = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
     result: dict[str, Any] = json.loads(js)
     return result
 
@@ -152,17 +167,7 @@ def config_toml(
 ) -> str:
     """The resolved configuration as TOML, byte for byte what ``ssdlab config show``
     prints after its comment line (for a preset without overrides)."""
-    text, _ = _call(
-        _native.resolve_config,
-        preset=preset,
-        set=_sets(set),
-        seed=seed,
-        verify=verify,
-        fail=_fails(fail),
-        scheduler=scheduler,
-        dgc=dgc,
-        **_config_args(config),
-    )
+    text, _ = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
     return text
 
 
