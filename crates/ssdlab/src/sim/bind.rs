@@ -77,7 +77,7 @@ impl Simulation {
         self.forget_losses(lpn);
         self.note_written(lpn, token);
         let die = self.geom.die_of_plane(plane);
-        let mut t = super::txn::Txn::new(
+        let mut t = self.queued_txn(
             FlashOp::Program,
             TxnReason::HostWrite,
             UNBOUND,
@@ -86,8 +86,6 @@ impl Simulation {
             id,
         );
         t.expect = token;
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
         self.txns.insert(t)
     }
 

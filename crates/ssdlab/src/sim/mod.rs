@@ -302,6 +302,24 @@ pub fn run(
 }
 
 impl Simulation {
+    /// A transaction on `die` queued now: its enqueue time and the die's GC total (the
+    /// mark its GC wait is measured from) are set.
+    #[inline]
+    pub(crate) fn queued_txn(
+        &self,
+        op: ssdlab_nand::FlashOp,
+        reason: TxnReason,
+        ppn: Ppn,
+        die: DieId,
+        lpn: Lpn,
+        req: ReqId,
+    ) -> txn::Txn {
+        let mut t = txn::Txn::new(op, reason, ppn, die, lpn, req);
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        t
+    }
+
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];

@@ -3,7 +3,7 @@
 
 use super::Rebuild;
 use crate::placement::{PageToPlace, Role};
-use crate::sim::txn::{Txn, TxnId, NONE};
+use crate::sim::txn::{TxnId, NONE};
 use crate::sim::{Event, Simulation};
 use ssdlab_nand::{ChipId, FlashOp, Lpn, Ppn, TxnReason};
 use ssdlab_raid::Domain;
@@ -124,10 +124,8 @@ impl Simulation {
 
     fn rebuild_txn(&mut self, op: FlashOp, ppn: Ppn, lpn: Lpn, k: u32) -> TxnId {
         let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(op, TxnReason::Rebuild, ppn, die, lpn, NONE);
+        let mut t = self.queued_txn(op, TxnReason::Rebuild, ppn, die, lpn, NONE);
         t.aux = k;
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;

@@ -6,7 +6,7 @@ use crate::config::UnwrittenReads;
 use crate::placement::{PageToPlace, Role};
 use crate::plans::{PlanKind, ReadPlan, ReadPlans};
 use crate::sim::plan::Enumerated;
-use crate::sim::txn::{ReqId, Txn};
+use crate::sim::txn::ReqId;
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
@@ -90,9 +90,7 @@ impl Simulation {
         }
         self.ftl.pin(ppn);
         let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        let mut t = self.queued_txn(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
         t.expect = expect;
         ReadOutcome::Txn(self.txns.insert(t))
     }

@@ -2,7 +2,7 @@
 //! wait for space.
 
 use crate::placement::{PageToPlace, Role};
-use crate::sim::txn::{ReqId, Txn, TxnId};
+use crate::sim::txn::{ReqId, TxnId};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
@@ -81,9 +81,7 @@ impl Simulation {
             x.counters.mirror_writes += 1;
         }
         let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(FlashOp::Program, reason, ppn, die, lpn, id);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        let t = self.queued_txn(FlashOp::Program, reason, ppn, die, lpn, id);
         Some(self.txns.insert(t))
     }
 }

@@ -23,7 +23,7 @@
 //! Parity tokens are computed from the tokens the pre-reads actually returned, so a
 //! wrong ordering shows up as a verify mismatch on a later reconstruction.
 
-use super::txn::{ReqId, Txn, TxnId, NONE};
+use super::txn::{ReqId, TxnId, NONE};
 use super::Simulation;
 use crate::layout::RaidMap;
 use rustc_hash::FxHashMap as HashMap;
@@ -213,10 +213,8 @@ impl Simulation {
     /// Builds a read or program transaction of `reason` on `ppn`, handed to the scheduler.
     fn raid_txn(&mut self, op: FlashOp, reason: TxnReason, ppn: Ppn, lpn: Lpn, aux: u32) -> TxnId {
         let die = self.geom.die_of_page(ppn);
-        let mut t = Txn::new(op, reason, ppn, die, lpn, NONE);
+        let mut t = self.queued_txn(op, reason, ppn, die, lpn, NONE);
         t.aux = aux;
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
