@@ -7,23 +7,25 @@
 //! key / file / line the Rust error names; `ssdlab/_errors.py` maps it onto the public
 //! exception classes. Everything else (DataFrames, sweeps, plots) is Python.
 //!
-//! Functions return JSON text and CSV bytes rather than Python objects: the report's
-//! JSON is the CLI's `--json` byte for byte, and the per-request CSV is the CLI's
-//! `--per-request-csv`, so the two front ends cannot drift apart.
+//! Functions return JSON text and raw columns rather than Python objects: the report's
+//! JSON is the CLI's `--json` byte for byte, and the per-request results are the
+//! columns of the CLI's `--per-request-csv` (the same [`ssdlab_stats::RequestLog`]
+//! fields, each a `bytes` of little-endian integers that numpy reads without parsing),
+//! so the two front ends cannot drift apart and no number is formatted or parsed.
 
 mod cache;
 mod errors;
 
 use errors::{argument, internal, NativeError, RunError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use ssdlab::config::ConfigLayers;
 use ssdlab::{SimConfig, Simulation};
 use ssdlab_nand::ChipId;
+use ssdlab_stats::RequestLog;
 use ssdlab_trace::{RequestStream, SyntheticConfig, TraceFormat, TraceOptions, TraceSource};
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The configuration arguments every entry point shares.
 #[allow(clippy::too_many_arguments)]
@@ -88,40 +90,24 @@ fn source(
     }
 }
 
-/// A `Write` into memory that the simulation can own (it must be `Send`).
-#[derive(Clone, Default)]
-struct SharedBuf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for SharedBuf {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut v = self
-            .0
-            .lock()
-            .map_err(|_| std::io::Error::other("buffer lock poisoned"))?;
-        v.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// What one run hands back to Python.
 struct RunOutput {
     report_json: String,
-    csv: Option<Vec<u8>>,
+    log: Option<RequestLog>,
     chips_json: Option<String>,
 }
 
-/// Per-chip wear and space, read from the FTL at the end of a run: one JSON object of
-/// equal-length columns.
+/// Per-chip busy time, wear and space, read at the end of a run: one JSON object of
+/// equal-length columns, and the run's length (`end_ns`, the divisor of utilization).
 fn chips_json(sim: &Simulation) -> String {
     let ftl = sim.ftl();
     let g = *ftl.geometry();
-    let mut cols: [(&str, Vec<u64>); 10] = [
+    let (busy, end_ns) = sim.chip_busy();
+    let mut cols: [(&str, Vec<u64>); 11] = [
         ("chip", Vec::new()),
         ("channel", Vec::new()),
         ("way", Vec::new()),
+        ("busy_ns", Vec::new()),
         ("erases", Vec::new()),
         ("erase_min", Vec::new()),
         ("erase_max", Vec::new()),
@@ -151,6 +137,7 @@ fn chips_json(sim: &Simulation) -> String {
             u64::from(c),
             u64::from(g.channel_of_chip(chip).0),
             u64::from(g.way_of_chip(chip)),
+            busy[chip.idx()],
             erases,
             if emin == u64::MAX { 0 } else { emin },
             emax,
@@ -163,15 +150,16 @@ fn chips_json(sim: &Simulation) -> String {
             col.1.push(v);
         }
     }
-    let map: serde_json::Map<String, serde_json::Value> = cols
+    let mut map: serde_json::Map<String, serde_json::Value> = cols
         .into_iter()
         .map(|(k, v)| (k.to_string(), serde_json::Value::from(v)))
         .collect();
+    map.insert("end_ns".into(), end_ns.into());
     serde_json::Value::Object(map).to_string()
 }
 
 /// One run, off the GIL: the command line's `prepare` + `simulate`, with the per-request
-/// CSV captured in memory and the FTL read for per-chip figures before the report.
+/// results kept as columns and the FTL read for per-chip figures before the report.
 fn simulate(
     cfg: SimConfig,
     src: &TraceSource,
@@ -214,25 +202,16 @@ fn simulate(
     if let Some(p) = preset {
         sim.set_preset_name(p);
     }
-    let buf = per_request.then(SharedBuf::default);
-    if let Some(b) = &buf {
-        sim.set_per_request_csv(Box::new(b.clone()));
+    if per_request {
+        sim.keep_request_log();
     }
     sim.run_to_end()?;
     let chips_json = chips.then(|| chips_json(&sim));
+    let log = sim.take_request_log();
     let report = sim.into_report()?;
-    let csv = match buf {
-        Some(b) => Some(
-            Arc::try_unwrap(b.0)
-                .map_err(|_| internal("the per-request CSV is still shared after the run"))?
-                .into_inner()
-                .map_err(|_| internal("the per-request CSV lock is poisoned"))?,
-        ),
-        None => None,
-    };
     Ok(RunOutput {
         report_json: report.to_json(),
-        csv,
+        log,
         chips_json,
     })
 }
@@ -255,7 +234,29 @@ fn detached<T: Send>(
     r.map_err(RunError::into_py)
 }
 
-/// Runs one configuration on one trace. Returns `(report_json, csv_bytes | None,
+/// `v` as one `bytes` of little-endian 64-bit integers (numpy's `<u8`).
+fn le_bytes(py: Python<'_>, v: &[u64]) -> PyResult<Py<PyBytes>> {
+    let b = PyBytes::new_with(py, v.len() * 8, |buf| {
+        for (chunk, x) in buf.chunks_exact_mut(8).zip(v) {
+            chunk.copy_from_slice(&x.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    Ok(b.unbind())
+}
+
+/// The request log as `{column: bytes}`: `op` one byte per request (0 read, 1 write),
+/// every other column eight (little-endian `u64`).
+fn log_columns(py: Python<'_>, log: &RequestLog) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("op", PyBytes::new(py, &log.op))?;
+    for (name, col) in log.u64_columns() {
+        d.set_item(name, le_bytes(py, col)?)?;
+    }
+    Ok(d.unbind())
+}
+
+/// Runs one configuration on one trace. Returns `(report_json, {column: bytes} | None,
 /// chips_json | None)`. See the Python wrapper `ssdlab.run` for the arguments.
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, config_text=None, trace=None, format=None,
@@ -281,7 +282,7 @@ fn run(
     per_request: bool,
     chips: bool,
     cache: bool,
-) -> PyResult<(String, Option<Py<PyBytes>>, Option<String>)> {
+) -> PyResult<(String, Option<Py<PyDict>>, Option<String>)> {
     let l = layers(
         preset.clone(),
         config,
@@ -298,8 +299,8 @@ fn run(
         let src = source(trace, format.as_deref(), skip_bad_lines, repeat, synthetic)?;
         simulate(cfg, &src, preset.as_deref(), per_request, chips, cache)
     })?;
-    let csv = out.csv.map(|b| PyBytes::new(py, &b).unbind());
-    Ok((out.report_json, csv, out.chips_json))
+    let log = out.log.as_ref().map(|l| log_columns(py, l)).transpose()?;
+    Ok((out.report_json, log, out.chips_json))
 }
 
 /// The resolved configuration as `(toml_text, json_text)`.

@@ -46,6 +46,9 @@ def test_chip_heatmap(runs, tmp_path) -> None:
     g = ssdlab.config("default")["geometry"]
     assert data.shape == (g["channels"], g["chips_per_channel"])
     rendered(fig, tmp_path / "chips.png")
+    util = plot.chip_heatmap(r).axes[0].get_images()[0].get_array()
+    assert util.shape == data.shape
+    assert 0.0 < util.max() <= 1.0
     with pytest.raises(ValueError, match="metric"):
         plot.chip_heatmap(r, metric="nope")
 

@@ -95,6 +95,33 @@ def test_chips(head200: str) -> None:
     assert set(r.chip_utilization) == {"mean", "std", "min", "max"}
 
 
+def test_chip_utilization_per_chip_agrees_with_the_report(slice7016: str) -> None:
+    r = ssdlab.run(preset="default", trace=slice7016)
+    chips = r.chips()
+    assert chips["utilization"].dtype == "float64"
+    assert chips["busy_ns"].dtype == "int64"
+    assert (chips["busy_ns"] > 0).any()
+    assert chips["utilization"].between(0.0, 1.0).all()
+    # The report's utilization.chip is the spread of this column over the chips.
+    u = r.summary["utilization"]["chip"]
+    assert chips["utilization"].mean() == pytest.approx(u["mean"], rel=1e-12)
+    assert chips["utilization"].std(ddof=0) == pytest.approx(u["std"], rel=1e-9, abs=1e-15)
+    assert chips["utilization"].min() == pytest.approx(u["min"], rel=1e-12)
+    assert chips["utilization"].max() == pytest.approx(u["max"], rel=1e-12)
+    # A die is busy at least for the array time of its transactions (no multi-plane
+    # sharing on this device), and a chip is busy while any of its dies is.
+    assert ssdlab.config("default")["scheduler"]["multi_plane"] is False
+    array_ns = sum(t["count"] * t["array_ns_mean"] for t in r.summary["transactions"])
+    dies_per_chip = r.summary["shape"]["dies"] // r.summary["shape"]["chips"]
+    assert chips["busy_ns"].sum() * dies_per_chip >= array_ns
+
+
+def test_requests_frame_is_writable(head200: str) -> None:
+    df = ssdlab.run(preset="default", trace=head200).requests()
+    df.loc[0, "response_ns"] = -1
+    assert df.loc[0, "response_ns"] == -1
+
+
 def test_chip_wear_agrees_with_the_report(slice7016: str) -> None:
     # A small preconditioned device, so that garbage collection erases blocks.
     r = ssdlab.run(preset="default", trace=slice7016, set={

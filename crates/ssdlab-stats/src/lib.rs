@@ -8,6 +8,8 @@
 //!  transaction done ── TxnRecord ──────────► Recorder::txn_done       ─┐
 //!  request done ── RequestRecord ──────────► Recorder::request_done   ─┤─► per-request CSV
 //!  design events ── Counter ───────────────► Recorder::count           │   (optional sink)
+//!                                                                      │   and RequestLog
+//!                                                                      │   (optional arrays)
 //!  end of run ── EndState (busy times, FTL) ► Recorder::finish ─────────┴─► Report
 //!                                                                          ├─ to_json
 //!                                                                          ├─ write_table
@@ -46,6 +48,7 @@ mod latency;
 mod record;
 mod recorder;
 mod report;
+mod request_log;
 mod table;
 
 pub use compare::compare_table;
@@ -57,3 +60,4 @@ pub use recorder::Recorder;
 pub use report::{
     Breakdown, CountSpread, ReasonStats, Report, RequestWork, RunMeta, Spread, Utilization,
 };
+pub use request_log::RequestLog;

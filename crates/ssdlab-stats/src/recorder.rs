@@ -9,6 +9,7 @@ use crate::csv::CsvSink;
 use crate::latency::{ClassLatency, ClassStats};
 use crate::record::{EndState, OpClass, RequestRecord, Shape, TxnRecord};
 use crate::report::Report;
+use crate::request_log::RequestLog;
 
 /// Totals of one request class.
 #[derive(Clone, Copy, Debug, Default)]
@@ -68,6 +69,7 @@ pub struct Recorder {
     pub(crate) last_completion_ns: u64,
     sink: Option<CsvSink>,
     sink_error: Option<io::Error>,
+    log: Option<RequestLog>,
 }
 
 impl Recorder {
@@ -89,6 +91,7 @@ impl Recorder {
             last_completion_ns: 0,
             sink: None,
             sink_error: None,
+            log: None,
         }
     }
 
@@ -124,6 +127,9 @@ impl Recorder {
         self.last_completion_ns = self.last_completion_ns.max(r.completion_ns);
         if let Some(sink) = &mut self.sink {
             sink.write(r, response_ns, waiting_ns);
+        }
+        if let Some(log) = &mut self.log {
+            log.push(r);
         }
     }
 
@@ -239,6 +245,28 @@ impl Recorder {
         self.sink = Some(CsvSink::new(w));
     }
 
+    /// Keeps every completed request in memory as columns ([`RequestLog`]), for
+    /// [`Recorder::take_request_log`]. `expected` requests are reserved up front (0 if
+    /// unknown).
+    pub fn keep_request_log(&mut self, expected: usize) {
+        let v = || Vec::with_capacity(expected);
+        self.log = Some(RequestLog {
+            id: v(),
+            op: Vec::with_capacity(expected),
+            offset_bytes: v(),
+            size_bytes: v(),
+            arrival_ns: v(),
+            admitted_ns: v(),
+            completion_ns: v(),
+            service_ns: v(),
+        });
+    }
+
+    /// The request log kept since [`Recorder::keep_request_log`], leaving none.
+    pub fn take_request_log(&mut self) -> Option<RequestLog> {
+        self.log.take()
+    }
+
     fn close_sink(&mut self) {
         if let Some(sink) = self.sink.take() {
             if let Err(e) = sink.finish() {
@@ -342,6 +370,7 @@ impl std::fmt::Debug for Recorder {
             .field("util_samples", &self.util_samples)
             .field("counters", &self.counted().collect::<Vec<_>>())
             .field("csv", &self.sink.is_some())
+            .field("log", &self.log.as_ref().map(RequestLog::len))
             .finish_non_exhaustive()
     }
 }

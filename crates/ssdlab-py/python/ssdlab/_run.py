@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -12,6 +11,7 @@ from . import _native
 from ._errors import ArgumentError, from_native
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     import polars as pl
     import pyarrow as pa
@@ -209,9 +209,14 @@ class Result:
             defined in docs/METRICS.md).
     """
 
-    def __init__(self, report_json: str, csv: bytes | None, chips_json: str | None) -> None:
+    def __init__(
+        self,
+        report_json: str,
+        columns: dict[str, bytes] | None,
+        chips_json: str | None,
+    ) -> None:
         self._json = report_json
-        self._csv = csv
+        self._columns = columns
         self._chips = chips_json
         self.summary: dict[str, Any] = json.loads(report_json)
 
@@ -228,6 +233,35 @@ class Result:
         """The report as JSON text, byte for byte what ``ssdlab run --json`` writes."""
         return self._json
 
+    def _request_arrays(self) -> dict[str, np.ndarray]:
+        """The per-request columns as numpy arrays, in :data:`REQUEST_COLUMNS` order
+        (``op`` as codes: 0 read, 1 write)."""
+        import numpy as np
+
+        if self._columns is None:
+            raise ArgumentError(
+                "per-request results were not kept: run with per_request=True",
+                kind="argument",
+            )
+        raw = self._columns
+        # The extension hands over little-endian u64 bytes (times and sizes fit i64);
+        # astype copies them into writable arrays.
+        col = {k: np.frombuffer(v, dtype="<u8").astype(np.int64) for k, v in raw.items() if k != "op"}
+        response = col["completion_ns"] - col["arrival_ns"]
+        out: dict[str, np.ndarray] = {}
+        for name in REQUEST_COLUMNS:
+            if name == "op":
+                out[name] = np.frombuffer(raw["op"], dtype=np.uint8).copy()
+            elif name == "response_ns":
+                out[name] = response
+            elif name == "waiting_ns":
+                out[name] = np.maximum(response - col["service_ns"], 0)
+            elif name == "host_queue_ns":
+                out[name] = col["admitted_ns"] - col["arrival_ns"]
+            else:
+                out[name] = col[name]
+        return out
+
     def requests_arrow(self) -> pa.Table:
         """Per-request results as an Arrow table (for polars: ``pl.from_arrow``).
 
@@ -237,23 +271,12 @@ class Result:
             ArgumentError: when the run was made with ``per_request=False``.
         """
         import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pacsv
 
-        if self._csv is None:
-            raise ArgumentError(
-                "per-request results were not kept: run with per_request=True",
-                kind="argument",
-            )
-        names = list(REQUEST_COLUMNS[:-1])
-        types = {n: pa.int64() for n in names}
-        types["op"] = pa.dictionary(pa.int32(), pa.string())
-        table = pacsv.read_csv(
-            io.BytesIO(self._csv),
-            convert_options=pacsv.ConvertOptions(column_types=types),
+        arrays = self._request_arrays()
+        op = pa.DictionaryArray.from_arrays(
+            pa.array(arrays["op"].astype("int32")), pa.array(["read", "write"])
         )
-        host_queue = pc.subtract(table["admitted_ns"], table["arrival_ns"])
-        return table.append_column("host_queue_ns", host_queue)
+        return pa.table({k: (op if k == "op" else pa.array(v)) for k, v in arrays.items()})
 
     def requests(self) -> pd.DataFrame:
         """One row per completed request, in completion order (a pandas DataFrame).
@@ -267,11 +290,15 @@ class Result:
         at least 0), ``service_ns`` (the flash work of the last-completing
         sub-request), and the derived ``host_queue_ns`` (admitted − arrival, time spent
         in the host queue).
+
+        The values are those ``ssdlab run --per-request-csv`` writes, row for row.
         """
         import pandas as pd
 
-        df = self.requests_arrow().to_pandas()
-        df["op"] = pd.Categorical(df["op"].astype(str), categories=["read", "write"])
+        arrays = self._request_arrays()
+        op = pd.Categorical.from_codes(arrays.pop("op"), categories=["read", "write"])
+        df = pd.DataFrame(arrays, copy=False)
+        df.insert(REQUEST_COLUMNS.index("op"), "op", op)
         return df
 
     def requests_polars(self) -> pl.DataFrame:
@@ -284,16 +311,15 @@ class Result:
         return df
 
     def chips(self) -> pd.DataFrame:
-        """Per-chip wear and space at the end of the run (a pandas DataFrame).
+        """Per-chip busy time, utilization, wear and space at the end of the run (a
+        pandas DataFrame).
 
         One row per chip: ``chip``, ``channel``, ``way`` (its position on the channel),
-        ``erases`` (block erases on the chip), ``erase_min`` / ``erase_max`` (over its
-        blocks), ``valid_pages``, ``invalid_pages``, ``free_pages``, ``free_blocks``.
-
-        The report itself carries chip *utilization* only as a spread over chips
-        (``summary["utilization"]["chip"]``: mean, std, min, max of the busy fraction);
-        :attr:`chip_utilization` returns it. Per-chip busy time is not exported by the
-        simulator's report.
+        ``busy_ns`` (time any of its dies was operating), ``utilization`` (``busy_ns``
+        over the run's length; the report's ``utilization.chip`` is the spread of this
+        column), ``erases`` (block erases on the chip), ``erase_min`` / ``erase_max``
+        (over its blocks), ``valid_pages``, ``invalid_pages``, ``free_pages``,
+        ``free_blocks``. All ``int64`` but ``utilization`` (``float64``).
 
         Raises:
             ArgumentError: when the run was made with ``chips=False``.
@@ -304,8 +330,12 @@ class Result:
             raise ArgumentError(
                 "per-chip figures were not kept: run with chips=True", kind="argument"
             )
-        df = pd.DataFrame(json.loads(self._chips))
-        return df.astype("int64")
+        cols = json.loads(self._chips)
+        end_ns = cols.pop("end_ns")
+        df = pd.DataFrame(cols).astype("int64")
+        util = df["busy_ns"] / end_ns if end_ns else df["busy_ns"] * 0.0
+        df.insert(df.columns.get_loc("busy_ns") + 1, "utilization", util.astype("float64"))
+        return df
 
     @property
     def chip_utilization(self) -> dict[str, float]:

@@ -121,18 +121,18 @@ def breakdown_bars(
 def chip_heatmap(
     result: Result,
     *,
-    metric: str = "erases",
+    metric: str = "utilization",
     title: str | None = None,
 ) -> Figure:
     """One cell per chip (channels as rows, ways as columns) coloured by ``metric``.
 
-    ``metric`` is a column of :meth:`Result.chips` (``erases``, ``valid_pages``,
-    ``invalid_pages``, ``free_pages``, ``free_blocks``, ``erase_max`` …). The report
-    gives chip busy time only as a spread over chips (see ``Result.chip_utilization``,
-    shown in the title), not per chip.
+    ``metric`` is a column of :meth:`Result.chips`: ``utilization`` (the default: the
+    chip's busy fraction of the run), ``busy_ns``, ``erases``, ``valid_pages``,
+    ``invalid_pages``, ``free_pages``, ``free_blocks``, ``erase_max`` … The title gives
+    the spread of chip utilization over the device.
     """
     chips = result.chips()
-    if metric not in chips.columns:
+    if metric not in chips.columns or metric in ("chip", "channel", "way"):
         raise ValueError(f"metric {metric!r}: one of {', '.join(chips.columns[3:])}")
     grid = chips.pivot(index="channel", columns="way", values=metric)
     fig = _figure((1.0 + 0.7 * grid.shape[1], 1.0 + 0.5 * grid.shape[0]))

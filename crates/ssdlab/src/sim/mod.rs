@@ -181,6 +181,27 @@ impl Simulation {
         self.rec.set_per_request_sink(w);
     }
 
+    /// Keeps every completed request in memory as columns, for
+    /// [`Simulation::take_request_log`] (the per-request CSV's data without the text).
+    pub fn keep_request_log(&mut self) {
+        self.rec.keep_request_log(0);
+    }
+
+    /// The request log kept since [`Simulation::keep_request_log`], leaving none.
+    pub fn take_request_log(&mut self) -> Option<ssdlab_stats::RequestLog> {
+        self.rec.take_request_log()
+    }
+
+    /// Busy time so far of every chip (any of its dies operating), index = chip id, and
+    /// the length of the run so far (the end time the report uses): a chip's
+    /// utilization is `busy / end`, as in the report's `utilization.chip`.
+    pub fn chip_busy(&self) -> (&[u64], u64) {
+        (
+            &self.chip_busy_ns,
+            self.last_completion_ns.max(self.last_event_ns),
+        )
+    }
+
     /// Calls `f` with the number of completed requests every few thousand completions.
     pub fn set_progress(&mut self, f: ProgressFn) {
         self.progress = Some(f);
