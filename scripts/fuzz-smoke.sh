@@ -14,14 +14,17 @@ fi
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions"
+# An explicit --target keeps RUSTFLAGS off build scripts and proc macros (they run on
+# the build machine, uninstrumented), as cargo-fuzz does.
+host=$(rustc +nightly -vV | sed -n 's/^host: //p')
 cargo +nightly build --release --quiet --manifest-path fuzz/Cargo.toml \
-  --target-dir fuzz/target/smoke
+  --target-dir fuzz/target/smoke --target "$host"
 for t in trace_reader config fail_spec synthetic; do
   work=$(mktemp -d)
   cp fuzz/seeds/"$t"/* "$work"/
   echo "== fuzz smoke $t (${SECONDS_EACH}s)"
   status=0
-  fuzz/target/smoke/release/"$t" "$work" -max_total_time="$SECONDS_EACH" -max_len=8192 \
+  fuzz/target/smoke/"$host"/release/"$t" "$work" -max_total_time="$SECONDS_EACH" -max_len=8192 \
     -print_final_stats=1 -artifact_prefix=fuzz/target/smoke/"$t"- > "$work.log" 2>&1 ||
     status=$?
   grep -E "stat::number_of_executed_units|panicked|ERROR" "$work.log" || true
