@@ -62,6 +62,9 @@ counters! {
     /// Multi-plane operations: array operations that served more than one plane of a
     /// die at once; counts operations.
     MultiPlaneOps = "multi-plane-ops",
+    /// Pages served by multi-plane operations (the sum of their group sizes): how much
+    /// of the work packing reached (PAQ §6).
+    MultiPlanePages = "multi-plane-pages",
     /// Host programs whose plane and page were chosen when their die started them
     /// (`placement.bind = "dispatch"`; reported only then).
     DispatchBoundWrites = "dispatch-bound-writes",

@@ -133,6 +133,9 @@ pub struct EndState {
     pub chip_busy_ns: Vec<u64>,
     /// Busy time of each channel bus; `Shape::channels` entries.
     pub channel_busy_ns: Vec<u64>,
+    /// Total over transactions of the bus wait spent behind transfers of another die of
+    /// the same chip (PAQ's contention time); part of their bus wait.
+    pub package_contention_ns: u64,
     /// The FTL's counters.
     pub ftl: FtlSummary,
     /// Identity of the run.

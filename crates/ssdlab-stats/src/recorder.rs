@@ -21,6 +21,7 @@ pub(crate) struct WorkAcc {
     pub(crate) host_queued: u64,
     pub(crate) service_sum_ns: u128,
     pub(crate) gc_wait_sum_ns: u128,
+    pub(crate) host_wait_sum_ns: u128,
 }
 
 impl WorkAcc {
@@ -31,6 +32,7 @@ impl WorkAcc {
         self.flash_ops += u64::from(r.flash_ops);
         self.buffer_hits += u64::from(r.buffer_hits);
         self.host_queued += u64::from(r.admitted_ns > r.arrival_ns);
+        self.host_wait_sum_ns += u128::from(r.admitted_ns.saturating_sub(r.arrival_ns));
         self.service_sum_ns += u128::from(r.service_ns);
     }
 }

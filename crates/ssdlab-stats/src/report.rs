@@ -187,8 +187,12 @@ pub struct Report {
     pub response: ClassStats<Latency>,
     /// Waiting time = response − service (BRR's T_w).
     pub waiting: ClassStats<Latency>,
-    /// Host-queue wait = admitted − arrival (PAQ's average waiting time).
+    /// Host-queue wait = admitted − arrival, over all requests.
     pub host_queue_wait: ClassStats<Latency>,
+    /// Mean host-queue wait of the requests that waited for a device-queue slot (PAQ's
+    /// average waiting time, AWT); 0 when none waited.
+    #[serde(default)]
+    pub host_queue_wait_queued_ns_mean: ClassStats<f64>,
     /// Response-time breakdown (DGC figure 4).
     pub breakdown: ClassStats<Breakdown>,
     /// Bytes, pages, flash operations and buffer hits per class.
@@ -209,8 +213,15 @@ pub struct Report {
     pub die_idle_ns_total: u64,
     /// Mean bus wait per transaction (PAQ's contention time).
     pub bus_contention_ns_mean: f64,
-    /// Sum of bus wait over all transactions (PAQ figure 12).
+    /// Sum of bus wait over all transactions.
     pub bus_contention_ns_total: u64,
+    /// Mean per transaction of the bus wait spent behind another die of the same chip
+    /// (PAQ's contention time).
+    #[serde(default)]
+    pub package_contention_ns_mean: f64,
+    /// Sum over transactions of that wait (PAQ figure 12).
+    #[serde(default)]
+    pub package_contention_ns_total: u64,
     /// Transactions by reason, in `TxnReason::ALL` order, only reasons that occurred.
     pub transactions: Vec<ReasonStats>,
     /// Pages programmed for any reason.
@@ -344,6 +355,8 @@ impl Report {
             die_idle_ns_total: saturate(die_idle_total),
             bus_contention_ns_mean: mean(bus_wait_total, txns),
             bus_contention_ns_total: saturate(bus_wait_total),
+            package_contention_ns_mean: ratio(end.package_contention_ns as f64, txns as f64),
+            package_contention_ns_total: end.package_contention_ns,
             transactions: TxnReason::ALL
                 .iter()
                 .zip(&rec.reasons)
@@ -375,6 +388,9 @@ impl Report {
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
+            host_queue_wait_queued_ns_mean: rec
+                .work
+                .map(|w| mean(w.host_wait_sum_ns, w.host_queued)),
             meta: end.meta,
         };
         debug_assert!(report.all_finite(), "report holds a non-finite number");
@@ -391,6 +407,7 @@ impl Report {
             self.bandwidth_mib_s,
             self.die_idle_ns_mean,
             self.bus_contention_ns_mean,
+            self.package_contention_ns_mean,
             self.write_amplification,
             self.pre_reads_per_write,
             self.redirected_read_ratio,
@@ -401,6 +418,11 @@ impl Report {
             && lat(&self.response)
             && lat(&self.waiting)
             && lat(&self.host_queue_wait)
+            && self
+                .host_queue_wait_queued_ns_mean
+                .named()
+                .iter()
+                .all(|(_, v)| v.is_finite())
             && spread(&u.chip)
             && spread(&u.channel)
             && spread(&u.die)

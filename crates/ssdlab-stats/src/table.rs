@@ -93,6 +93,14 @@ impl Report {
         latency_section(w, 2, &self.response)?;
         latency_section(w, 3, &self.waiting)?;
         latency_section(w, 4, &self.host_queue_wait)?;
+        let awt = &self.host_queue_wait_queued_ns_mean;
+        writeln!(
+            w,
+            "  mean of the requests that waited (µs): all {}, read {}, write {}",
+            fmt_us(awt.all),
+            fmt_us(awt.read),
+            fmt_us(awt.write)
+        )?;
         self.table_breakdown(w)?;
         self.table_throughput(w)?;
         self.table_utilization(w)?;
@@ -251,6 +259,16 @@ impl Report {
             w,
             "bus contention, total (µs)",
             fmt_us(self.bus_contention_ns_total as f64),
+        )?;
+        kv(
+            w,
+            "pkg contention/txn (µs)",
+            fmt_us(self.package_contention_ns_mean),
+        )?;
+        kv(
+            w,
+            "pkg contention, total (µs)",
+            fmt_us(self.package_contention_ns_total as f64),
         )
     }
 

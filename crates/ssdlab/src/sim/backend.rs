@@ -124,6 +124,7 @@ impl Simulation {
         let n = group.len() as u32;
         if n > 1 {
             self.counters.multi_plane_ops += 1;
+            self.counters.multi_plane_pages += u64::from(n);
         }
         self.group = group;
         self.set_die_busy(die, true);
@@ -231,15 +232,37 @@ impl Simulation {
     }
 
     /// Asks for `t`'s channel; granted at once if the bus is free.
+    ///
+    /// A transaction that must wait also has its *package contention* counted: the
+    /// part of its wait spent behind another die of its own chip (PAQ's contention time,
+    /// "waiting on the I/O bus within a flash package to get to a specific die"). Grants
+    /// are first come, first served and every transfer takes the same time, so that
+    /// part is known when it joins the queue: what is left of the holder's transfer if
+    /// the holder is another die of the chip, plus one transfer for every waiter ahead
+    /// that is.
     fn request_bus(&mut self, t: TxnId) {
         let now = self.now().as_ns();
         self.txns[t].bus_req_ns = now;
-        let ch = self
-            .geom
-            .channel_of_chip(self.geom.chip_of_die(self.txns[t].die));
-        if self.channels[ch.idx()].holder == NONE {
+        let die = self.txns[t].die;
+        let chip = self.geom.chip_of_die(die);
+        let ch = self.geom.channel_of_chip(chip);
+        let holder = self.channels[ch.idx()].holder;
+        if holder == NONE {
             self.grant_bus(ch, t);
         } else {
+            let xfer = self.xfer.as_ns();
+            let other_die = |d: DieId| d != die && self.geom.chip_of_die(d) == chip;
+            let h = &self.txns[holder];
+            let mut behind = 0;
+            if other_die(h.die) {
+                behind += (h.bus_req_ns + h.bus_wait_ns + xfer).saturating_sub(now);
+            }
+            for &w in &self.channels[ch.idx()].waiters {
+                if other_die(self.txns[w].die) {
+                    behind += xfer;
+                }
+            }
+            self.counters.package_contention_ns += behind;
             self.channels[ch.idx()].waiters.push_back(t);
             self.queues.bus_wait_started(ch);
         }

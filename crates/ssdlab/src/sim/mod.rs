@@ -85,6 +85,10 @@ pub(crate) struct SimCounters {
     pub parked_writes: u64,
     pub background_gc_runs: u64,
     pub multi_plane_ops: u64,
+    pub multi_plane_pages: u64,
+    /// Bus wait spent behind transfers of another die of the same chip (PAQ's
+    /// contention; see `Simulation::request_bus`).
+    pub package_contention_ns: u64,
     pub redirected_reads: u64,
     pub host_pages_programmed: u64,
     pub trace_requests: u64,

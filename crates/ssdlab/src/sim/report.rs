@@ -100,6 +100,7 @@ impl Simulation {
             (Counter::ParkedWrites, c.parked_writes),
             (Counter::BackgroundGcRuns, c.background_gc_runs),
             (Counter::MultiPlaneOps, c.multi_plane_ops),
+            (Counter::MultiPlanePages, c.multi_plane_pages),
             (Counter::RedirectedReads, c.redirected_reads),
             (Counter::TraceSkippedLines, self.source.skipped_lines()),
             (Counter::TraceIgnoredLines, self.source.ignored_lines()),
@@ -140,6 +141,7 @@ impl Simulation {
             die_busy_ns: self.dies.iter().map(|d| d.busy_ns).collect(),
             chip_busy_ns: self.chip_busy_ns.clone(),
             channel_busy_ns: self.channels.iter().map(|c| c.busy_ns).collect(),
+            package_contention_ns: self.counters.package_contention_ns,
             ftl: ssdlab_stats::FtlSummary {
                 host_pages_written: self.counters.host_pages_programmed,
                 gc_pages_moved: c.gc_pages_moved,

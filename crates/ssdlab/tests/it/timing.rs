@@ -38,6 +38,48 @@ fn two_chips_on_one_channel_contend_for_the_bus() {
 }
 
 #[test]
+fn package_contention_is_the_bus_wait_behind_another_die_of_the_chip() {
+    // Two dies per chip, die-first order: LPN 0 and 1 are dies 0 and 1 of chip 0 on
+    // channel 0, LPN 8 is die 0 of chip 4, also on channel 0. Three arrays finish at
+    // 25 000 and the three transfers queue on one bus: bus waits 0, 1 and 2 transfers.
+    // Whatever the order, the later of chip 0's two dies waits one whole transfer of
+    // the other: that is the package contention; waiting behind chip 4 is not.
+    let sets = ["geometry.dies_per_chip=2", "ftl.static_order=dcwp"];
+    let reads = |lpns: &[u64]| lpns.iter().map(|&l| page(0, Op::Read, l)).collect();
+    let (max, r) = max_response(&sets, reads(&[0, 1, 8]));
+    assert_eq!(max, READ + 2 * XFER);
+    assert_eq!(r.bus_contention_ns_total, 3 * XFER);
+    assert_eq!(r.package_contention_ns_total, XFER);
+    assert!((r.package_contention_ns_mean - XFER as f64 / 3.0).abs() < 1e-6);
+    // Two chips on the channel: bus contention, no package contention.
+    let (_, r) = max_response(&sets, reads(&[0, 8]));
+    assert_eq!(r.bus_contention_ns_total, XFER);
+    assert_eq!(r.package_contention_ns_total, 0);
+    // Two dies of one chip, arriving a third of a transfer apart: the second array
+    // finishes while the first die's page is on the bus, and waits for the rest of it.
+    let (_, r) = max_response(
+        &sets,
+        vec![page(0, Op::Read, 0), page(XFER / 3, Op::Read, 1)],
+    );
+    assert_eq!(r.package_contention_ns_total, XFER - XFER / 3);
+    assert_eq!(r.bus_contention_ns_total, XFER - XFER / 3);
+}
+
+#[test]
+fn awt_is_the_mean_host_queue_wait_of_the_requests_that_waited() {
+    // One device-queue slot: the second read waits for the first to complete.
+    let (_, r) = max_response(
+        &["host.device_queue_depth=1"],
+        vec![page(0, Op::Read, 0), page(0, Op::Read, 1)],
+    );
+    assert_eq!(r.work.all.host_queued, 1);
+    assert_eq!(r.host_queue_wait.all.mean_ns, READ as f64 / 2.0);
+    assert_eq!(r.host_queue_wait_queued_ns_mean.all, READ as f64);
+    assert_eq!(r.host_queue_wait_queued_ns_mean.read, READ as f64);
+    assert_eq!(r.host_queue_wait_queued_ns_mean.write, 0.0);
+}
+
+#[test]
 fn two_reads_on_one_die_serialize() {
     // The die is held until its register drains, so the second read starts at 35 240.
     let (max, _) = max_response(&[], vec![page(0, Op::Read, 0), page(0, Op::Read, 0)]);
@@ -61,6 +103,7 @@ fn multi_plane_read_shares_one_array_operation() {
     );
     assert_eq!(packed, 25_000 + 2 * XFER);
     assert_eq!(r.counter(Counter::MultiPlaneOps), 1);
+    assert_eq!(r.counter(Counter::MultiPlanePages), 2);
     let (single, _) = max_response(&["ftl.static_order=pcwd"], vec![req]);
     assert_eq!(single, 2 * READ);
 }
