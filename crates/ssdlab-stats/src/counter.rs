@@ -62,6 +62,23 @@ counters! {
     /// Multi-plane operations: array operations that served more than one plane of a
     /// die at once; counts operations.
     MultiPlaneOps = "multi-plane-ops",
+    /// PAQ: held reads committed while another held read waited for the same die
+    /// (a node conflict, spec §1.6); counts committed groups.
+    PaqCommitsNode = "paq-commits-node",
+    /// PAQ: groups committed with no other held read on their die but one on another
+    /// die of the same package (a cluster conflict).
+    PaqCommitsCluster = "paq-commits-cluster",
+    /// PAQ: groups committed with held reads only on other packages of the same channel
+    /// (a domain conflict).
+    PaqCommitsDomain = "paq-commits-domain",
+    /// PAQ: groups committed with no other held read on their channel (conflict-free).
+    PaqCommitsNone = "paq-commits-none",
+    /// PAQ (`paq1`, `paq2`): clumps, the passes over the packages that committed at least
+    /// one group; counts passes.
+    PaqClumps = "paq-clumps",
+    /// PAQ (`paq0`, `paq2`): held reads that joined a committed read as its plane-packing
+    /// partners; counts pages.
+    PaqPackedPages = "paq-packed-pages",
     /// Pages served by multi-plane operations (the sum of their group sizes): how much
     /// of the work packing reached (PAQ §6).
     MultiPlanePages = "multi-plane-pages",

@@ -255,6 +255,10 @@ pub trait IoScheduler: Send {
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>);
     /// Transactions the policy holds outside the chip queues.
     fn held(&self) -> usize;
+    /// The policy's own counters for the report (none by default).
+    fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
+        Vec::new()
+    }
 }
 
 // The schedulers, one line each: `Variant = "config-name" => constructor,` under the

@@ -38,6 +38,7 @@ use super::overflow::ChipOverflow;
 use super::{IoScheduler, SchedCtx, SchedulerConfig};
 use crate::sim::txn::{ReqId, TxnId, UNBOUND};
 use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
+use ssdlab_stats::Counter;
 use std::collections::VecDeque;
 
 /// A host read held for scheduling.
@@ -66,6 +67,12 @@ pub struct Paq {
     pend: Vec<VecDeque<Held>>,
     /// Held reads per chip (packages with none are skipped).
     pend_chip: Vec<u32>,
+    /// Held reads per channel (for the conflict class of a commit).
+    pend_chan: Vec<u32>,
+    /// Commits by conflict class (node, cluster, domain, none), clumps, packed pages.
+    commits: [u64; 4],
+    clump_passes: u64,
+    packed: u64,
     /// `paq0`: admission order of held reads (and, with `write_path = "fifo"`, of
     /// writes), `(seq, txn)`; an entry is live while `live[txn] == seq`.
     fifo: VecDeque<(u64, TxnId)>,
@@ -107,6 +114,10 @@ impl Paq {
             dies_per_chip: geom.dies_per_chip,
             pend: (0..dies).map(|_| VecDeque::new()).collect(),
             pend_chip: vec![0; geom.chips() as usize],
+            pend_chan: vec![0; geom.channels as usize],
+            commits: [0; 4],
+            clump_passes: 0,
+            packed: 0,
             fifo: VecDeque::new(),
             live: Vec::new(),
             overflow: ChipOverflow::new(geom),
@@ -159,7 +170,9 @@ impl Paq {
         let seq = self.next_seq();
         let mark = self.starts[die.idx()];
         self.pend[die.idx()].push_back(Held { txn: t, seq, mark });
-        self.pend_chip[ctx.geom.chip_of_die(die).idx()] += 1;
+        let chip = ctx.geom.chip_of_die(die);
+        self.pend_chip[chip.idx()] += 1;
+        self.pend_chan[ctx.geom.channel_of_chip(chip).idx()] += 1;
         self.held += 1;
         if !self.clump {
             self.enter_fifo(seq, t);
@@ -245,6 +258,20 @@ impl Paq {
                 }
             }
         }
+        // The conflict class of the primary among the held reads (spec §1.6).
+        let ch = ctx.geom.channel_of_chip(chip).idx();
+        let on_die = self.pend[d].len() as u32;
+        let class = if on_die > 1 {
+            0
+        } else if self.pend_chip[chip.idx()] > on_die {
+            1
+        } else if self.pend_chan[ch] > self.pend_chip[chip.idx()] {
+            2
+        } else {
+            3
+        };
+        self.commits[class] += 1;
+        self.packed += self.picks.len() as u64 - 1;
         // The primary first, then partners oldest first, as the group runs.
         let staged = &mut self.staged[d];
         staged.clear();
@@ -258,6 +285,7 @@ impl Paq {
         }
         let n = self.staged[d].len();
         self.pend_chip[chip.idx()] -= n as u32;
+        self.pend_chan[ch] -= n as u32;
         self.held -= n;
         for &t in &self.staged[d] {
             ctx.push(t);
@@ -318,6 +346,7 @@ impl Paq {
             if !committed {
                 return;
             }
+            self.clump_passes += 1;
         }
     }
 
@@ -419,6 +448,22 @@ impl IoScheduler for Paq {
 
     fn held(&self) -> usize {
         self.held + self.overflow.held()
+    }
+
+    fn counters(&self) -> Vec<(Counter, u64)> {
+        let mut c = vec![
+            (Counter::PaqCommitsNode, self.commits[0]),
+            (Counter::PaqCommitsCluster, self.commits[1]),
+            (Counter::PaqCommitsDomain, self.commits[2]),
+            (Counter::PaqCommitsNone, self.commits[3]),
+        ];
+        if self.clump {
+            c.push((Counter::PaqClumps, self.clump_passes));
+        }
+        if self.pack {
+            c.push((Counter::PaqPackedPages, self.packed));
+        }
+        c
     }
 }
 
@@ -623,6 +668,38 @@ mod tests {
         b.finish(&mut s, c0d0, &[first, partner]);
         assert_eq!(b.start(&mut s, c0d0), vec![wrong_offset]);
         assert_eq!(s.held(), 0);
+        // `lone` left three held reads on its package's other die (cluster); `first`
+        // two on its own die (node); `elsewhere` and `wrong_offset` none on their
+        // channel; one partner was packed.
+        let count = |c: Counter| s.counters().into_iter().find(|x| x.0 == c).map(|x| x.1);
+        assert_eq!(count(Counter::PaqCommitsNode), Some(1));
+        assert_eq!(count(Counter::PaqCommitsCluster), Some(1));
+        assert_eq!(count(Counter::PaqCommitsDomain), Some(0));
+        assert_eq!(count(Counter::PaqCommitsNone), Some(2));
+        assert_eq!(count(Counter::PaqPackedPages), Some(1));
+        assert!(count(Counter::PaqClumps).is_some_and(|n| (2..=4).contains(&n)));
+    }
+
+    #[test]
+    fn a_read_alone_on_its_package_but_not_on_its_channel_is_a_domain_conflict() {
+        // One channel, two packages.
+        let mut b = Bench::new(geometry(1, 2, 2, 2), 8);
+        let mut s = paq(&b, true, false, PaqConfig::default());
+        let (c0d0, c1d0) = (b.die(0, 0), b.die(1, 0));
+        all_busy(&mut b);
+        let a = read(&mut b, c0d0, 0, 0, 1);
+        let other = read(&mut b, c1d0, 0, 0, 2);
+        s.submit_request(1, &[a], &mut b.ctx());
+        s.submit_request(2, &[other], &mut b.ctx());
+        all_free(&mut b, &mut s);
+        let c = s.counters();
+        assert!(c.contains(&(Counter::PaqCommitsDomain, 1)), "{c:?}");
+        assert!(c.contains(&(Counter::PaqCommitsNone, 1)), "{c:?}");
+        assert!(c.contains(&(Counter::PaqClumps, 1)), "{c:?}");
+        assert!(
+            !c.iter().any(|x| x.0 == Counter::PaqPackedPages),
+            "paq1 does not pack"
+        );
     }
 
     #[test]

@@ -122,7 +122,8 @@ impl Simulation {
             .as_ref()
             .map(|b| b.counters().to_vec())
             .unwrap_or_default();
-        for (counter, v) in design.chain(dgc).chain(bind) {
+        let sched = self.sched.counters();
+        for (counter, v) in design.chain(dgc).chain(bind).chain(sched) {
             self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.last_event_ns);
