@@ -70,6 +70,9 @@ impl RequestStream for SyntheticStream {
 pub const SYNTHETIC_PATH: &str = "<synthetic>";
 
 /// Where requests come from.
+// A source is made once per run and opened once: the synthetic variant's size does not
+// matter, and keeping it unboxed keeps `TraceSource::Synthetic(cfg)` simple to build.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum TraceSource {

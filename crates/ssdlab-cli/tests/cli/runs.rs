@@ -252,6 +252,30 @@ fn synthetic_config_file_runs() {
 }
 
 #[test]
+fn the_msnfs4_example_runs_on_the_paq_preset() {
+    let cfg = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/synthetic/msnfs4.toml"
+    );
+    let json = out_path("runs-msnfs4.json");
+    ssdlab([
+        "run",
+        "--preset",
+        "paq",
+        "--synthetic-config",
+        cfg,
+        "--json",
+        &json,
+    ])
+    .assert_ok()
+    .assert_stdout_has(&["reads 512-4096 B uniform", "writes 8192 B sequential"]);
+    let report = read_json(&json);
+    assert_eq!(json_u64(&report, &["requests", "all"]), 4352);
+    let reads = json_u64(&report, &["requests", "read"]) as f64 / 4352.0;
+    assert!((reads - 0.078).abs() < 0.015, "{reads}");
+}
+
+#[test]
 fn json_to_a_missing_directory_fails_naming_the_path() {
     let t = trace("msr/hm_0-head200.csv.gz");
     let json = tmp_dir().join("runs-no-such-dir").join("report.json");

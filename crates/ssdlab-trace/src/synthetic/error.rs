@@ -24,7 +24,8 @@ pub enum SyntheticError {
         found: f64,
     },
     /// A number outside its allowed range (`read_ratio`, `duplicate_ratio`,
-    /// `address.theta`, `address.hot_fraction`, `address.hot_access`).
+    /// `address.theta`, `address.hot_fraction`, `address.hot_access`, and the same
+    /// under `read_address` / `write_address`).
     #[error("{key}: must be within {range}, found {found}")]
     OutOfRange {
         /// The key.
@@ -42,49 +43,68 @@ pub enum SyntheticError {
         /// `alignment_bytes`.
         alignment_bytes: u64,
     },
-    /// A fixed request size of 0 (`size.bytes` of `kind = "fixed"`).
-    #[error("size.bytes: must be positive")]
-    ZeroFixedSize,
+    /// A fixed request size of 0 (`size.bytes` of `kind = "fixed"`, or the same in
+    /// `read_size` / `write_size`).
+    #[error("{key}: must be positive")]
+    ZeroFixedSize {
+        /// The key, e.g. `size.bytes`.
+        key: &'static str,
+    },
     /// Uniform size bounds that are not `0 < min_bytes <= max_bytes`.
-    #[error("size: need 0 < min_bytes <= max_bytes, found {min_bytes}..{max_bytes}")]
+    #[error("{key}: need 0 < min_bytes <= max_bytes, found {min_bytes}..{max_bytes}")]
     SizeBounds {
-        /// `size.min_bytes`.
+        /// The size table, e.g. `size` or `write_size`.
+        key: &'static str,
+        /// Its `min_bytes`.
         min_bytes: u64,
-        /// `size.max_bytes`.
+        /// Its `max_bytes`.
         max_bytes: u64,
     },
     /// No multiple of the alignment lies between the uniform size bounds.
-    #[error("size: no multiple of alignment_bytes {alignment_bytes} in {min_bytes}..={max_bytes}")]
+    #[error(
+        "{key}: no multiple of alignment_bytes {alignment_bytes} in {min_bytes}..={max_bytes}"
+    )]
     NoAlignedSize {
-        /// `size.min_bytes`.
+        /// The size table, e.g. `size` or `read_size`.
+        key: &'static str,
+        /// Its `min_bytes`.
         min_bytes: u64,
-        /// `size.max_bytes`.
+        /// Its `max_bytes`.
         max_bytes: u64,
         /// `alignment_bytes` (at least 1).
         alignment_bytes: u64,
     },
     /// A size choice without sizes, or with a weight count that differs from the
     /// size count.
-    #[error("size.weights: need one weight per size, at least one")]
+    #[error("{key}: need one weight per size, at least one")]
     WeightCount {
-        /// Entries of `size.bytes`.
+        /// The key, e.g. `size.weights`.
+        key: &'static str,
+        /// Entries of `bytes`.
         sizes: usize,
-        /// Entries of `size.weights`.
+        /// Entries of `weights`.
         weights: usize,
     },
     /// A size choice lists a size of 0.
-    #[error("size.bytes: sizes must be positive")]
-    ZeroChoiceSize,
+    #[error("{key}: sizes must be positive")]
+    ZeroChoiceSize {
+        /// The key, e.g. `size.bytes`.
+        key: &'static str,
+    },
     /// Size-choice weights that are negative, not finite, or all zero.
-    #[error("size.weights: must be non-negative and not all zero")]
+    #[error("{key}: must be non-negative and not all zero")]
     BadWeights {
-        /// `size.weights`.
+        /// The key, e.g. `size.weights`.
+        key: &'static str,
+        /// The weights.
         weights: Vec<f64>,
     },
-    /// The largest request size does not fit in the footprint.
-    #[error("size: largest size {size_bytes} exceeds footprint_bytes {footprint_bytes}")]
+    /// The largest request size of a size table does not fit in the footprint.
+    #[error("{key}: largest size {size_bytes} exceeds footprint_bytes {footprint_bytes}")]
     SizeExceedsFootprint {
-        /// The largest size the configuration can produce.
+        /// The size table, e.g. `size` or `write_size`.
+        key: &'static str,
+        /// The largest size the table can produce.
         size_bytes: u64,
         /// `footprint_bytes`.
         footprint_bytes: u64,
@@ -96,13 +116,17 @@ impl SyntheticError {
     pub fn key(&self) -> &'static str {
         use SyntheticError as E;
         match self {
-            E::Zero { key } | E::NotPositive { key, .. } | E::OutOfRange { key, .. } => key,
             E::FootprintTooSmall { .. } => "footprint_bytes",
-            E::ZeroFixedSize | E::ZeroChoiceSize => "size.bytes",
-            E::WeightCount { .. } | E::BadWeights { .. } => "size.weights",
-            E::SizeBounds { .. } | E::NoAlignedSize { .. } | E::SizeExceedsFootprint { .. } => {
-                "size"
-            }
+            E::Zero { key }
+            | E::NotPositive { key, .. }
+            | E::OutOfRange { key, .. }
+            | E::ZeroFixedSize { key }
+            | E::SizeBounds { key, .. }
+            | E::NoAlignedSize { key, .. }
+            | E::WeightCount { key, .. }
+            | E::ZeroChoiceSize { key }
+            | E::BadWeights { key, .. }
+            | E::SizeExceedsFootprint { key, .. } => key,
         }
     }
 }
@@ -154,23 +178,32 @@ mod tests {
                 footprint_bytes: 10,
                 alignment_bytes: 4096,
             },
-            SyntheticError::ZeroFixedSize,
+            SyntheticError::ZeroFixedSize { key: "size.bytes" },
             SyntheticError::SizeBounds {
+                key: "write_size",
                 min_bytes: 9,
                 max_bytes: 3,
             },
             SyntheticError::NoAlignedSize {
+                key: "read_size",
                 min_bytes: 5000,
                 max_bytes: 6000,
                 alignment_bytes: 4096,
             },
             SyntheticError::WeightCount {
+                key: "size.weights",
                 sizes: 2,
                 weights: 1,
             },
-            SyntheticError::ZeroChoiceSize,
-            SyntheticError::BadWeights { weights: vec![0.0] },
+            SyntheticError::ZeroChoiceSize {
+                key: "write_size.bytes",
+            },
+            SyntheticError::BadWeights {
+                key: "read_size.weights",
+                weights: vec![0.0],
+            },
             SyntheticError::SizeExceedsFootprint {
+                key: "size",
                 size_bytes: 8192,
                 footprint_bytes: 4096,
             },

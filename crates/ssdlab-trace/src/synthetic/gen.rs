@@ -1,14 +1,18 @@
 //! [`SyntheticGen`]: the deterministic request generator.
 
-use super::zipf::Zipf;
-use super::{
-    AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticErrors, DUPLICATE_POOL_SEEDS,
-};
+use super::sample::{AddressSampler, SizeSampler, Space};
+use super::{Arrival, SyntheticConfig, SyntheticErrors, DUPLICATE_POOL_SEEDS};
 use crate::request::{mix64, IoRequest, Op};
 use ssdlab_engine::SimRng;
 
 /// Generates the requests of a [`SyntheticConfig`]; the same configuration always
 /// yields the same requests.
+///
+/// Each request draws its arrival, then its operation, then its size and offset from
+/// that operation's size and address samplers, then (writes only) its content. The
+/// common `size` and `address` have one sampler each, shared by the operations without
+/// a key of their own; `read_size`, `write_size`, `read_address` and `write_address`
+/// each have their own sampler, random stream and (for `sequential`) cursor.
 #[derive(Clone, Debug)]
 pub struct SyntheticGen {
     cfg: SyntheticConfig,
@@ -16,28 +20,25 @@ pub struct SyntheticGen {
     time_ns: f64,
     rng_arrival: SimRng,
     rng_op: SimRng,
-    rng_size: SimRng,
-    rng_address: SimRng,
     rng_content: SimRng,
-    /// Aligned slots in the footprint.
-    slots: u64,
-    zipf: Option<Zipf>,
-    /// `rank ↦ (rank × scatter_mul + scatter_add) mod slots`, a bijection.
-    scatter_mul: u64,
-    scatter_add: u64,
-    cursor_bytes: u64,
-    choice_cdf: Vec<f64>,
+    space: Space,
+    /// The common `size` sampler first, then one per per-operation size key.
+    sizes: Vec<SizeSampler>,
+    /// The common `address` sampler first, then one per per-operation address key.
+    addresses: Vec<AddressSampler>,
+    /// Index into `sizes` for reads and for writes.
+    size_of: [usize; 2],
+    /// Index into `addresses` for reads and for writes.
+    address_of: [usize; 2],
     pool: Vec<u64>,
     pool_next: usize,
     fresh_counter: u64,
     fresh_salt: u64,
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
+/// Index of reads and of writes in `size_of` / `address_of`.
+fn op_index(op: Op) -> usize {
+    usize::from(op == Op::Write)
 }
 
 impl SyntheticGen {
@@ -57,44 +58,50 @@ impl SyntheticGen {
     pub fn try_new(cfg: &SyntheticConfig) -> Result<Self, SyntheticErrors> {
         cfg.validate()?;
         let root = SimRng::new(cfg.seed);
-        let slots = cfg.footprint_bytes / cfg.alignment_bytes;
-        let zipf = match cfg.address {
-            AddressPattern::Zipf { theta } => Some(Zipf::new(slots, theta)),
-            _ => None,
-        };
-        let mut scatter = root.fork("scatter");
-        let mut scatter_mul = (0x9e37_79b9_7f4a_7c15 % slots).max(1);
-        while gcd(scatter_mul, slots) != 1 {
-            scatter_mul += 1;
-        }
-        let choice_cdf = match &cfg.size {
-            SizeDist::Choice { weights, .. } => {
-                let total: f64 = weights.iter().sum();
-                let mut acc = 0.0;
-                weights
-                    .iter()
-                    .map(|w| {
-                        acc += w / total;
-                        acc
-                    })
-                    .collect()
+        let space = Space::new(
+            cfg.footprint_bytes,
+            cfg.alignment_bytes,
+            root.fork("scatter"),
+        );
+        let mut sizes = vec![SizeSampler::new(&cfg.size, root.fork("size"))];
+        let size_of = [
+            ("read_size", &cfg.read_size),
+            ("write_size", &cfg.write_size),
+        ]
+        .map(|(stream, dist)| match dist {
+            Some(d) => {
+                sizes.push(SizeSampler::new(d, root.fork(stream)));
+                sizes.len() - 1
             }
-            _ => Vec::new(),
-        };
+            None => 0,
+        });
+        let mut addresses = vec![AddressSampler::new(
+            &cfg.address,
+            &space,
+            root.fork("address"),
+        )];
+        let address_of = [
+            ("read_address", &cfg.read_address),
+            ("write_address", &cfg.write_address),
+        ]
+        .map(|(stream, pattern)| match pattern {
+            Some(p) => {
+                addresses.push(AddressSampler::new(p, &space, root.fork(stream)));
+                addresses.len() - 1
+            }
+            None => 0,
+        });
         Ok(SyntheticGen {
             emitted: 0,
             time_ns: 0.0,
             rng_arrival: root.fork("arrival"),
             rng_op: root.fork("op"),
-            rng_size: root.fork("size"),
-            rng_address: root.fork("address"),
             rng_content: root.fork("content"),
-            slots,
-            zipf,
-            scatter_mul,
-            scatter_add: scatter.below(slots),
-            cursor_bytes: 0,
-            choice_cdf,
+            space,
+            sizes,
+            addresses,
+            size_of,
+            address_of,
             pool: Vec::with_capacity(DUPLICATE_POOL_SEEDS.min(cfg.requests as usize)),
             pool_next: 0,
             fresh_counter: 0,
@@ -114,68 +121,6 @@ impl SyntheticGen {
             }
         }
         self.time_ns.round() as u64
-    }
-
-    fn next_size(&mut self) -> u64 {
-        match &self.cfg.size {
-            SizeDist::Fixed { bytes } => *bytes,
-            SizeDist::Uniform {
-                min_bytes,
-                max_bytes,
-            } => {
-                let a = self.cfg.alignment_bytes;
-                let (lo, hi) = (min_bytes.div_ceil(a), max_bytes / a);
-                (lo + self.rng_size.below(hi - lo + 1)) * a
-            }
-            SizeDist::Choice { bytes, .. } => {
-                let u = self.rng_size.unit_f64();
-                let i = self
-                    .choice_cdf
-                    .iter()
-                    .position(|c| u < *c)
-                    .unwrap_or(bytes.len() - 1);
-                bytes[i]
-            }
-        }
-    }
-
-    fn next_offset(&mut self, size: u64) -> u64 {
-        let a = self.cfg.alignment_bytes;
-        let footprint = self.cfg.footprint_bytes;
-        let slot = match self.cfg.address {
-            AddressPattern::Uniform => self.rng_address.below(self.slots),
-            AddressPattern::Sequential => {
-                if self.cursor_bytes + size > footprint {
-                    self.cursor_bytes = 0;
-                }
-                let off = self.cursor_bytes;
-                self.cursor_bytes += size.div_ceil(a) * a;
-                return off;
-            }
-            AddressPattern::Zipf { .. } => {
-                let rank = self
-                    .zipf
-                    .as_ref()
-                    .map_or(0, |z| z.sample(&mut self.rng_address));
-                let m =
-                    u128::from(rank) * u128::from(self.scatter_mul) + u128::from(self.scatter_add);
-                (m % u128::from(self.slots)) as u64
-            }
-            AddressPattern::HotCold {
-                hot_fraction,
-                hot_access,
-            } => {
-                let hot = ((self.slots as f64 * hot_fraction) as u64).clamp(1, self.slots);
-                let cold = self.slots - hot;
-                if cold == 0 || self.rng_address.unit_f64() < hot_access {
-                    self.rng_address.below(hot)
-                } else {
-                    hot + self.rng_address.below(cold)
-                }
-            }
-        };
-        // Keep the whole request inside the footprint.
-        (slot * a).min((footprint - size) / a * a)
     }
 
     fn next_content(&mut self) -> u64 {
@@ -214,8 +159,9 @@ impl Iterator for SyntheticGen {
         } else {
             Op::Write
         };
-        let size_bytes = self.next_size();
-        let offset_bytes = self.next_offset(size_bytes);
+        let i = op_index(op);
+        let size_bytes = self.sizes[self.size_of[i]].next(self.space.alignment);
+        let offset_bytes = self.addresses[self.address_of[i]].next(&self.space, size_bytes);
         let content = match op {
             Op::Read => None,
             Op::Write => Some(self.next_content()),
@@ -239,6 +185,7 @@ impl Iterator for SyntheticGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::synthetic::{AddressPattern, SizeDist};
 
     fn cfg() -> SyntheticConfig {
         SyntheticConfig {
@@ -314,6 +261,222 @@ mod tests {
         assert!(reqs
             .iter()
             .all(|r| r.size_bytes == 4096 || r.size_bytes == 16_384));
+    }
+
+    /// A digest of every field of every request.
+    fn digest(cfg: &SyntheticConfig) -> u64 {
+        SyntheticGen::new(cfg).fold(0x5eed, |h, r| {
+            let fields = [
+                r.arrival_ns,
+                u64::from(r.op == Op::Write),
+                r.offset_bytes,
+                r.size_bytes,
+                r.content.map_or(0, |c| c ^ 1 << 63),
+            ];
+            fields.iter().fold(h, |h, f| mix64(h ^ f).rotate_left(7))
+        })
+    }
+
+    /// Configurations without per-operation keys generate exactly the requests they
+    /// generated before those keys existed (digests computed with that code).
+    #[test]
+    fn configs_without_per_op_keys_are_unchanged() {
+        let base = SyntheticConfig::default();
+        let cases = [
+            (base.clone(), 0x67fb_4704_3a57_6496),
+            (
+                SyntheticConfig {
+                    address: AddressPattern::Sequential,
+                    size: SizeDist::Fixed { bytes: 12_288 },
+                    footprint_bytes: 4096 * 1000,
+                    arrival: Arrival::Fixed { interval_ns: 1000 },
+                    ..base.clone()
+                },
+                0x6361_2c1c_1b13_9cd0,
+            ),
+            (
+                SyntheticConfig {
+                    address: AddressPattern::HotCold {
+                        hot_fraction: 0.1,
+                        hot_access: 0.9,
+                    },
+                    size: SizeDist::Choice {
+                        bytes: vec![512, 4096, 16_384],
+                        weights: vec![1.0, 3.0, 1.0],
+                    },
+                    alignment_bytes: 512,
+                    read_ratio: 0.3,
+                    seed: 7,
+                    ..base.clone()
+                },
+                0x6103_58b6_1dc4_2844,
+            ),
+            (
+                SyntheticConfig {
+                    address: AddressPattern::Uniform,
+                    size: SizeDist::Uniform {
+                        min_bytes: 8192,
+                        max_bytes: 131_072,
+                    },
+                    duplicate_ratio: 0.5,
+                    ..base.clone()
+                },
+                0x91ae_65fb_6e87_686d,
+            ),
+            (
+                SyntheticConfig {
+                    address: AddressPattern::Zipf { theta: 1.2 },
+                    footprint_bytes: 1 << 24,
+                    read_ratio: 0.078,
+                    seed: 3,
+                    ..base
+                },
+                0x8985_1a77_c54b_a17b,
+            ),
+        ];
+        let got: Vec<u64> = cases.iter().map(|(c, _)| digest(c)).collect();
+        let want: Vec<u64> = cases.iter().map(|(_, d)| *d).collect();
+        assert_eq!(got, want, "{got:#x?}");
+    }
+
+    /// Small random reads interleaved with large sequential writes.
+    fn split() -> SyntheticConfig {
+        SyntheticConfig {
+            read_ratio: 0.3,
+            read_size: Some(SizeDist::Fixed { bytes: 4096 }),
+            write_size: Some(SizeDist::Fixed { bytes: 65_536 }),
+            read_address: Some(AddressPattern::Uniform),
+            write_address: Some(AddressPattern::Sequential),
+            footprint_bytes: 64 << 20,
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn reads_and_writes_follow_their_own_size_and_address() {
+        let c = split();
+        let reqs: Vec<IoRequest> = SyntheticGen::new(&c).collect();
+        let (reads, writes): (Vec<&IoRequest>, Vec<&IoRequest>) =
+            reqs.iter().partition(|r| r.op == Op::Read);
+        let share = reads.len() as f64 / reqs.len() as f64;
+        assert!((share - 0.3).abs() < 0.02, "{share}");
+        assert!(reads.iter().all(|r| r.size_bytes == 4096));
+        assert!(writes.iter().all(|r| r.size_bytes == 65_536));
+        // Writes run through the footprint in order, wrapping at its end, whatever the
+        // reads in between do.
+        let per_lap = c.footprint_bytes / 65_536;
+        for (i, w) in writes.iter().enumerate() {
+            assert_eq!(w.offset_bytes, (i as u64 % per_lap) * 65_536, "write {i}");
+        }
+        // Reads are uniform over the footprint: aligned, mean offset near the middle,
+        // and as many distinct slots as uniform draws give (n (1 - e^(-k/n))).
+        assert!(reads
+            .iter()
+            .all(|r| r.offset_bytes % 4096 == 0 && r.offset_bytes + 4096 <= c.footprint_bytes));
+        let k = reads.len() as f64;
+        let mean = reads.iter().map(|r| r.offset_bytes as f64).sum::<f64>() / k;
+        let mean = mean / c.footprint_bytes as f64;
+        assert!((mean - 0.5).abs() < 0.02, "{mean}");
+        let distinct: std::collections::HashSet<u64> =
+            reads.iter().map(|r| r.offset_bytes).collect();
+        let n = (c.footprint_bytes / 4096) as f64;
+        let want = n * (1.0 - (-k / n).exp());
+        let got = distinct.len() as f64;
+        assert!((got / want - 1.0).abs() < 0.03, "{got} vs {want}");
+    }
+
+    #[test]
+    fn each_sequential_key_has_its_own_cursor() {
+        let own = SyntheticConfig {
+            read_address: Some(AddressPattern::Sequential),
+            write_address: Some(AddressPattern::Sequential),
+            size: SizeDist::Fixed { bytes: 4096 },
+            ..split()
+        };
+        let reqs: Vec<IoRequest> = SyntheticGen::new(&own).collect();
+        for op in [Op::Read, Op::Write] {
+            let offs = reqs.iter().filter(|r| r.op == op).map(|r| r.offset_bytes);
+            let step = own.size_of(op).clone();
+            let SizeDist::Fixed { bytes } = step else {
+                unreachable!()
+            };
+            let per_lap = own.footprint_bytes / bytes;
+            for (i, off) in offs.enumerate() {
+                assert_eq!(off, (i as u64 % per_lap) * bytes, "{op:?} {i}");
+            }
+        }
+        // The common `address` keeps one cursor for the operations that share it.
+        let shared = SyntheticConfig {
+            read_size: None,
+            write_size: None,
+            read_address: None,
+            write_address: None,
+            address: AddressPattern::Sequential,
+            size: SizeDist::Fixed { bytes: 4096 },
+            ..split()
+        };
+        let offs: Vec<u64> = SyntheticGen::new(&shared)
+            .take(100)
+            .map(|r| r.offset_bytes)
+            .collect();
+        let want: Vec<u64> = (0..100).map(|i| i * 4096).collect();
+        assert_eq!(offs, want);
+    }
+
+    #[test]
+    fn read_keys_do_not_move_the_writes() {
+        let a = split();
+        let b = SyntheticConfig {
+            read_size: Some(SizeDist::Uniform {
+                min_bytes: 4096,
+                max_bytes: 32_768,
+            }),
+            read_address: Some(AddressPattern::Zipf { theta: 1.1 }),
+            write_address: None,
+            address: AddressPattern::Sequential,
+            ..split()
+        };
+        let writes = |c: &SyntheticConfig| -> Vec<IoRequest> {
+            SyntheticGen::new(c).filter(|r| r.op == Op::Write).collect()
+        };
+        // `b` takes its write pattern from `address` rather than `write_address`; both
+        // are sequential, and reads never touch the write cursor.
+        assert_eq!(writes(&a), writes(&b));
+        let ops = |c: &SyntheticConfig| -> Vec<(u64, Op)> {
+            SyntheticGen::new(c).map(|r| (r.arrival_ns, r.op)).collect()
+        };
+        assert_eq!(ops(&a), ops(&b));
+    }
+
+    #[test]
+    fn an_operation_without_keys_uses_the_common_ones() {
+        let c = SyntheticConfig {
+            read_ratio: 0.5,
+            read_size: Some(SizeDist::Fixed { bytes: 512 }),
+            size: SizeDist::Fixed { bytes: 8192 },
+            write_address: Some(AddressPattern::HotCold {
+                hot_fraction: 0.01,
+                hot_access: 1.0,
+            }),
+            address: AddressPattern::Uniform,
+            alignment_bytes: 512,
+            ..cfg()
+        };
+        let hot_end = c.footprint_bytes / 100;
+        let mut far_reads = 0;
+        for r in SyntheticGen::new(&c) {
+            match r.op {
+                Op::Read => {
+                    assert_eq!(r.size_bytes, 512);
+                    far_reads += u32::from(r.offset_bytes >= hot_end);
+                }
+                Op::Write => {
+                    assert_eq!(r.size_bytes, 8192);
+                    assert!(r.offset_bytes < hot_end);
+                }
+            }
+        }
+        assert!(far_reads > 9000, "{far_reads}");
     }
 
     #[test]

@@ -3,15 +3,19 @@
 //!
 //! All randomness comes from one `seed`, split into independent streams per knob
 //! (arrivals, operation, size, address, content), so changing, say, the size
-//! distribution does not move the arrival times.
+//! distribution does not move the arrival times. Reads and writes may have their own
+//! sizes and addresses (`read_size`, `write_size`, `read_address`, `write_address`);
+//! each such key has its own stream too.
 
 mod error;
 mod gen;
+mod sample;
 mod zipf;
 
 pub use error::{SyntheticError, SyntheticErrors};
 pub use gen::SyntheticGen;
 
+use crate::request::Op;
 use serde::{Deserialize, Serialize};
 
 /// Recent fresh write seeds from which a duplicate write picks its content.
@@ -65,6 +69,8 @@ pub enum AddressPattern {
     /// Every slot equally likely.
     Uniform,
     /// One cursor runs through the footprint request after request and wraps around.
+    /// The common `address` has one cursor for the operations that use it; a
+    /// `read_address` or `write_address` has its own.
     Sequential,
     /// Slot popularity follows Zipf's law with exponent `theta` (rank r has weight
     /// r^-theta); popular slots are scattered over the footprint.
@@ -93,10 +99,22 @@ pub struct SyntheticConfig {
     pub arrival: Arrival,
     /// Fraction of reads, in [0, 1].
     pub read_ratio: f64,
-    /// Request sizes.
+    /// Request sizes (of the operations without a size of their own).
     pub size: SizeDist,
-    /// Address pattern.
+    /// Address pattern (of the operations without a pattern of their own).
     pub address: AddressPattern,
+    /// Sizes of reads; `size` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_size: Option<SizeDist>,
+    /// Sizes of writes; `size` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_size: Option<SizeDist>,
+    /// Address pattern of reads; `address` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_address: Option<AddressPattern>,
+    /// Address pattern of writes; `address` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_address: Option<AddressPattern>,
     /// Bytes of device space the workload touches (addresses are in `[0, footprint)`).
     pub footprint_bytes: u64,
     /// Offsets are multiples of this (and `Uniform` sizes too).
@@ -120,6 +138,10 @@ impl Default for SyntheticConfig {
                 max_bytes: 65_536,
             },
             address: AddressPattern::Zipf { theta: 0.9 },
+            read_size: None,
+            write_size: None,
+            read_address: None,
+            write_address: None,
             footprint_bytes: 8 << 30,
             alignment_bytes: 4096,
             duplicate_ratio: 0.2,
@@ -132,6 +154,67 @@ fn unit_interval(v: f64) -> bool {
     (0.0..=1.0).contains(&v)
 }
 
+/// Key paths of one size table.
+struct SizeKeys {
+    table: &'static str,
+    bytes: &'static str,
+    weights: &'static str,
+}
+
+/// Key paths of one address pattern.
+struct AddressKeys {
+    theta: &'static str,
+    hot_fraction: &'static str,
+    hot_access: &'static str,
+}
+
+/// `size`, `read_size`, `write_size`.
+const SIZE_KEYS: [SizeKeys; 3] = [
+    SizeKeys {
+        table: "size",
+        bytes: "size.bytes",
+        weights: "size.weights",
+    },
+    SizeKeys {
+        table: "read_size",
+        bytes: "read_size.bytes",
+        weights: "read_size.weights",
+    },
+    SizeKeys {
+        table: "write_size",
+        bytes: "write_size.bytes",
+        weights: "write_size.weights",
+    },
+];
+
+/// `address`, `read_address`, `write_address`.
+const ADDRESS_KEYS: [AddressKeys; 3] = [
+    AddressKeys {
+        theta: "address.theta",
+        hot_fraction: "address.hot_fraction",
+        hot_access: "address.hot_access",
+    },
+    AddressKeys {
+        theta: "read_address.theta",
+        hot_fraction: "read_address.hot_fraction",
+        hot_access: "read_address.hot_access",
+    },
+    AddressKeys {
+        theta: "write_address.theta",
+        hot_fraction: "write_address.hot_fraction",
+        hot_access: "write_address.hot_access",
+    },
+];
+
+/// The largest size `size` can produce.
+fn max_bytes(size: &SizeDist) -> u64 {
+    match size {
+        SizeDist::Fixed { bytes } => *bytes,
+        SizeDist::Uniform { max_bytes, .. } => *max_bytes,
+        SizeDist::Choice { bytes, .. } => bytes.iter().copied().max().unwrap_or(0),
+    }
+}
+
 /// A problem if `found` is outside `[0, 1]`.
 fn check_unit(key: &'static str, found: f64) -> Option<SyntheticError> {
     (!unit_interval(found)).then_some(SyntheticError::OutOfRange {
@@ -139,6 +222,32 @@ fn check_unit(key: &'static str, found: f64) -> Option<SyntheticError> {
         range: "[0, 1]",
         found,
     })
+}
+
+fn validate_address(address: &AddressPattern, keys: &AddressKeys, errs: &mut Vec<SyntheticError>) {
+    match *address {
+        AddressPattern::Zipf { theta } if !(theta.is_finite() && theta > 0.0 && theta <= 100.0) => {
+            errs.push(SyntheticError::OutOfRange {
+                key: keys.theta,
+                range: "(0, 100]",
+                found: theta,
+            });
+        }
+        AddressPattern::HotCold {
+            hot_fraction,
+            hot_access,
+        } => {
+            if !(hot_fraction > 0.0 && hot_fraction < 1.0) {
+                errs.push(SyntheticError::OutOfRange {
+                    key: keys.hot_fraction,
+                    range: "(0, 1)",
+                    found: hot_fraction,
+                });
+            }
+            errs.extend(check_unit(keys.hot_access, hot_access));
+        }
+        _ => {}
+    }
 }
 
 impl SyntheticConfig {
@@ -171,8 +280,26 @@ impl SyntheticConfig {
                 alignment_bytes: self.alignment_bytes,
             });
         }
-        self.validate_size(&mut errs);
-        self.validate_address(&mut errs);
+        let sizes = [
+            Some(&self.size),
+            self.read_size.as_ref(),
+            self.write_size.as_ref(),
+        ];
+        for (size, keys) in sizes.into_iter().zip(&SIZE_KEYS) {
+            if let Some(size) = size {
+                self.validate_size(size, keys, &mut errs);
+            }
+        }
+        let addresses = [
+            Some(&self.address),
+            self.read_address.as_ref(),
+            self.write_address.as_ref(),
+        ];
+        for (address, keys) in addresses.into_iter().zip(&ADDRESS_KEYS) {
+            if let Some(address) = address {
+                validate_address(address, keys, &mut errs);
+            }
+        }
         if errs.is_empty() {
             Ok(())
         } else {
@@ -180,10 +307,10 @@ impl SyntheticConfig {
         }
     }
 
-    fn validate_size(&self, errs: &mut Vec<SyntheticError>) {
+    fn validate_size(&self, size: &SizeDist, keys: &SizeKeys, errs: &mut Vec<SyntheticError>) {
         use SyntheticError as E;
-        match &self.size {
-            SizeDist::Fixed { bytes: 0 } => errs.push(E::ZeroFixedSize),
+        match size {
+            SizeDist::Fixed { bytes: 0 } => errs.push(E::ZeroFixedSize { key: keys.bytes }),
             SizeDist::Fixed { .. } => {}
             &SizeDist::Uniform {
                 min_bytes,
@@ -192,11 +319,13 @@ impl SyntheticConfig {
                 let a = self.alignment_bytes.max(1);
                 if min_bytes == 0 || min_bytes > max_bytes {
                     errs.push(E::SizeBounds {
+                        key: keys.table,
                         min_bytes,
                         max_bytes,
                     });
                 } else if min_bytes.div_ceil(a) > max_bytes / a {
                     errs.push(E::NoAlignedSize {
+                        key: keys.table,
                         min_bytes,
                         max_bytes,
                         alignment_bytes: a,
@@ -206,65 +335,64 @@ impl SyntheticConfig {
             SizeDist::Choice { bytes, weights } => {
                 if bytes.is_empty() || bytes.len() != weights.len() {
                     errs.push(E::WeightCount {
+                        key: keys.weights,
                         sizes: bytes.len(),
                         weights: weights.len(),
                     });
                 }
                 if bytes.contains(&0) {
-                    errs.push(E::ZeroChoiceSize);
+                    errs.push(E::ZeroChoiceSize { key: keys.bytes });
                 }
                 let ok_w = weights.iter().all(|w| w.is_finite() && *w >= 0.0);
                 if !ok_w || weights.iter().sum::<f64>() <= 0.0 {
                     errs.push(E::BadWeights {
+                        key: keys.weights,
                         weights: weights.clone(),
                     });
                 }
             }
         }
-        let max_size = self.max_size_bytes();
+        let max_size = max_bytes(size);
         if max_size > self.footprint_bytes {
             errs.push(E::SizeExceedsFootprint {
+                key: keys.table,
                 size_bytes: max_size,
                 footprint_bytes: self.footprint_bytes,
             });
         }
     }
 
-    fn validate_address(&self, errs: &mut Vec<SyntheticError>) {
-        match self.address {
-            AddressPattern::Zipf { theta }
-                if !(theta.is_finite() && theta > 0.0 && theta <= 100.0) =>
-            {
-                errs.push(SyntheticError::OutOfRange {
-                    key: "address.theta",
-                    range: "(0, 100]",
-                    found: theta,
-                });
-            }
-            AddressPattern::HotCold {
-                hot_fraction,
-                hot_access,
-            } => {
-                if !(hot_fraction > 0.0 && hot_fraction < 1.0) {
-                    errs.push(SyntheticError::OutOfRange {
-                        key: "address.hot_fraction",
-                        range: "(0, 1)",
-                        found: hot_fraction,
-                    });
-                }
-                errs.extend(check_unit("address.hot_access", hot_access));
-            }
-            _ => {}
-        }
+    /// The size distribution of `op`: its own key, or the common `size`.
+    pub fn size_of(&self, op: Op) -> &SizeDist {
+        let own = match op {
+            Op::Read => &self.read_size,
+            Op::Write => &self.write_size,
+        };
+        own.as_ref().unwrap_or(&self.size)
     }
 
-    /// The largest request size the configuration can produce.
+    /// The address pattern of `op`: its own key, or the common `address`.
+    pub fn address_of(&self, op: Op) -> &AddressPattern {
+        let own = match op {
+            Op::Read => &self.read_address,
+            Op::Write => &self.write_address,
+        };
+        own.as_ref().unwrap_or(&self.address)
+    }
+
+    /// The largest request size the configuration can produce (over `size` and the
+    /// per-operation sizes).
     pub fn max_size_bytes(&self) -> u64 {
-        match &self.size {
-            SizeDist::Fixed { bytes } => *bytes,
-            SizeDist::Uniform { max_bytes, .. } => *max_bytes,
-            SizeDist::Choice { bytes, .. } => bytes.iter().copied().max().unwrap_or(0),
-        }
+        [
+            Some(&self.size),
+            self.read_size.as_ref(),
+            self.write_size.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(max_bytes)
+        .max()
+        .unwrap_or(0)
     }
 
     /// A short human description of the workload.
@@ -273,33 +401,52 @@ impl SyntheticConfig {
             Arrival::Poisson { iops } => format!("poisson {iops} IOPS"),
             Arrival::Fixed { interval_ns } => format!("every {interval_ns} ns"),
         };
-        let size = match &self.size {
-            SizeDist::Fixed { bytes } => format!("{bytes} B"),
-            SizeDist::Uniform {
-                min_bytes,
-                max_bytes,
-            } => format!("{min_bytes}-{max_bytes} B"),
-            SizeDist::Choice { bytes, .. } => format!("sizes {bytes:?} B"),
-        };
-        let address = match self.address {
-            AddressPattern::Uniform => "uniform".to_string(),
-            AddressPattern::Sequential => "sequential".to_string(),
-            AddressPattern::Zipf { theta } => format!("zipf {theta}"),
-            AddressPattern::HotCold {
-                hot_fraction,
-                hot_access,
-            } => {
-                format!("hot/cold {hot_fraction}/{hot_access}")
+        let mut per_op = String::new();
+        for (op, name, own) in [
+            (Op::Read, "reads", (&self.read_size, &self.read_address)),
+            (Op::Write, "writes", (&self.write_size, &self.write_address)),
+        ] {
+            if own.0.is_some() || own.1.is_some() {
+                per_op += &format!(
+                    ", {name} {} {}",
+                    describe_size(self.size_of(op)),
+                    describe_address(self.address_of(op))
+                );
             }
-        };
+        }
         format!(
-            "{} requests, {:.0}% reads, {size}, {address} over {} B, {arrival}, {:.0}% duplicate writes, seed {}",
+            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes, seed {}",
             self.requests,
             self.read_ratio * 100.0,
+            describe_size(&self.size),
+            describe_address(&self.address),
             self.footprint_bytes,
             self.duplicate_ratio * 100.0,
             self.seed
         )
+    }
+}
+
+fn describe_size(size: &SizeDist) -> String {
+    match size {
+        SizeDist::Fixed { bytes } => format!("{bytes} B"),
+        SizeDist::Uniform {
+            min_bytes,
+            max_bytes,
+        } => format!("{min_bytes}-{max_bytes} B"),
+        SizeDist::Choice { bytes, .. } => format!("sizes {bytes:?} B"),
+    }
+}
+
+fn describe_address(address: &AddressPattern) -> String {
+    match *address {
+        AddressPattern::Uniform => "uniform".to_string(),
+        AddressPattern::Sequential => "sequential".to_string(),
+        AddressPattern::Zipf { theta } => format!("zipf {theta}"),
+        AddressPattern::HotCold {
+            hot_fraction,
+            hot_access,
+        } => format!("hot/cold {hot_fraction}/{hot_access}"),
     }
 }
 
@@ -353,6 +500,7 @@ mod tests {
         assert_eq!(
             cfg.validate().unwrap_err().0,
             [SyntheticError::NoAlignedSize {
+                key: "size",
                 min_bytes: 5000,
                 max_bytes: 6000,
                 alignment_bytes: 4096
@@ -376,6 +524,7 @@ mod tests {
         assert_eq!(
             cfg.validate().unwrap_err().0,
             [SyntheticError::WeightCount {
+                key: "size.weights",
                 sizes: 2,
                 weights: 1
             }]
@@ -401,5 +550,141 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&SyntheticConfig::default()).unwrap())
                 .unwrap();
         assert_eq!(back, SyntheticConfig::default());
+    }
+
+    /// Reads of 4 KiB anywhere, writes of 64 KiB in order.
+    fn per_op() -> SyntheticConfig {
+        SyntheticConfig {
+            read_size: Some(SizeDist::Fixed { bytes: 4096 }),
+            write_size: Some(SizeDist::Choice {
+                bytes: vec![65_536],
+                weights: vec![1.0],
+            }),
+            read_address: Some(AddressPattern::Uniform),
+            write_address: Some(AddressPattern::Sequential),
+            ..SyntheticConfig::default()
+        }
+    }
+
+    #[test]
+    fn per_op_keys_fall_back_to_the_common_ones() {
+        let c = per_op();
+        c.validate().unwrap();
+        assert_eq!(c.size_of(Op::Read), &SizeDist::Fixed { bytes: 4096 });
+        assert_eq!(c.address_of(Op::Write), &AddressPattern::Sequential);
+        assert_eq!(c.max_size_bytes(), 65_536);
+        let d = SyntheticConfig::default();
+        assert_eq!(d.size_of(Op::Write), &d.size);
+        assert_eq!(d.address_of(Op::Read), &d.address);
+        assert_eq!(
+            d.describe(),
+            "100000 requests, 70% reads, 4096-65536 B, zipf 0.9 over 8589934592 B, \
+             poisson 20000 IOPS, 20% duplicate writes, seed 42"
+        );
+        let only_writes = SyntheticConfig {
+            write_address: Some(AddressPattern::Sequential),
+            ..SyntheticConfig::default()
+        };
+        assert_eq!(
+            only_writes.describe(),
+            "100000 requests, 70% reads, 4096-65536 B, zipf 0.9 over 8589934592 B, \
+             poisson 20000 IOPS, writes 4096-65536 B sequential, 20% duplicate writes, seed 42"
+        );
+    }
+
+    #[test]
+    fn validate_names_the_per_op_keys() {
+        let cfg = SyntheticConfig {
+            footprint_bytes: 1 << 20,
+            read_size: Some(SizeDist::Uniform {
+                min_bytes: 5000,
+                max_bytes: 6000,
+            }),
+            write_size: Some(SizeDist::Choice {
+                bytes: vec![0, 2 << 20],
+                weights: vec![0.0, 0.0],
+            }),
+            read_address: Some(AddressPattern::Zipf { theta: 0.0 }),
+            write_address: Some(AddressPattern::HotCold {
+                hot_fraction: 0.5,
+                hot_access: 2.0,
+            }),
+            ..SyntheticConfig::default()
+        };
+        let err = cfg.validate().unwrap_err();
+        assert_eq!(
+            err.keys().collect::<Vec<_>>(),
+            [
+                "read_size",
+                "write_size.bytes",
+                "write_size.weights",
+                "write_size",
+                "read_address.theta",
+                "write_address.hot_access",
+            ]
+        );
+        assert_eq!(
+            err.0[3],
+            SyntheticError::SizeExceedsFootprint {
+                key: "write_size",
+                size_bytes: 2 << 20,
+                footprint_bytes: 1 << 20,
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "read_size: no multiple of alignment_bytes 4096 in 5000..=6000; \
+             write_size.bytes: sizes must be positive; \
+             write_size.weights: must be non-negative and not all zero; \
+             write_size: largest size 2097152 exceeds footprint_bytes 1048576; \
+             read_address.theta: must be within (0, 100], found 0; \
+             write_address.hot_access: must be within [0, 1], found 2"
+        );
+        // A per-operation size is checked against the footprint like `size`.
+        let cfg = SyntheticConfig {
+            footprint_bytes: 8192,
+            size: SizeDist::Fixed { bytes: 4096 },
+            read_size: Some(SizeDist::Fixed { bytes: 0 }),
+            write_size: Some(SizeDist::Uniform {
+                min_bytes: 4096,
+                max_bytes: 12_288,
+            }),
+            ..SyntheticConfig::default()
+        };
+        assert_eq!(
+            cfg.validate().unwrap_err().to_string(),
+            "read_size.bytes: must be positive; \
+             write_size: largest size 12288 exceeds footprint_bytes 8192"
+        );
+    }
+
+    #[test]
+    fn per_op_keys_round_trip_through_json_and_toml() {
+        for cfg in [SyntheticConfig::default(), per_op()] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert!(!json.contains("null"), "{json}");
+            assert_eq!(serde_json::from_str::<SyntheticConfig>(&json).unwrap(), cfg);
+            let toml = toml::to_string(&cfg).unwrap();
+            assert_eq!(toml::from_str::<SyntheticConfig>(&toml).unwrap(), cfg);
+        }
+        let default_json = serde_json::to_string(&SyntheticConfig::default()).unwrap();
+        for key in ["read_size", "write_size", "read_address", "write_address"] {
+            assert!(!default_json.contains(key), "{default_json}");
+        }
+        let text = r#"
+            read_ratio = 0.078
+            read_size = { kind = "uniform", min_bytes = 512, max_bytes = 4096 }
+            write_size = { kind = "fixed", bytes = 8192 }
+            read_address = { kind = "uniform" }
+            write_address = { kind = "sequential" }
+        "#;
+        let cfg: SyntheticConfig = toml::from_str(text).unwrap();
+        assert_eq!(cfg.write_size, Some(SizeDist::Fixed { bytes: 8192 }));
+        assert_eq!(cfg.read_address, Some(AddressPattern::Uniform));
+        assert_eq!(cfg.size, SyntheticConfig::default().size);
+        let typo = "write_adress = { kind = \"sequential\" }";
+        assert!(toml::from_str::<SyntheticConfig>(typo).is_err());
+        let inner = "read_size = { kind = \"fixed\", bytes = 4096, max_bytes = 1 }";
+        assert!(toml::from_str::<SyntheticConfig>(inner).is_err());
     }
 }

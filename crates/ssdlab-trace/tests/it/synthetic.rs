@@ -103,3 +103,27 @@ fn validate_rejects_read_ratio_above_one_naming_it() {
     assert!(SyntheticConfig::default().validate().is_ok());
     assert_eq!(SyntheticGen::try_new(&cfg).err(), Some(err));
 }
+
+#[test]
+fn the_msnfs4_example_is_small_random_reads_among_sequential_writes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/synthetic/msnfs4.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let cfg: SyntheticConfig = toml::from_str(&text).unwrap();
+    cfg.validate().unwrap();
+    let reqs: Vec<IoRequest> = SyntheticGen::new(&cfg).collect();
+    assert_eq!(reqs.len(), 4352);
+    let reads: Vec<&IoRequest> = reqs.iter().filter(|r| r.op == Op::Read).collect();
+    let share = reads.len() as f64 / reqs.len() as f64;
+    assert!((share - 0.078).abs() < 0.015, "{share}");
+    assert!(reads
+        .iter()
+        .all(|r| (512..=4096).contains(&r.size_bytes) && r.size_bytes % 512 == 0));
+    let mut next = 0;
+    for w in reqs.iter().filter(|r| r.op == Op::Write) {
+        assert_eq!((w.offset_bytes, w.size_bytes), (next, 8192));
+        next += 8192;
+    }
+}
