@@ -136,10 +136,15 @@ impl Simulation {
         self.queues.redirected = list;
     }
 
-    /// Replaces host read `t` with a reconstruction; false if the stripe cannot now.
+    /// Replaces host read `t` with a reconstruction; false if the oracle no longer offers
+    /// one or the stripe cannot now.
     fn redirect_to_reconstruction(&mut self, t: TxnId) -> bool {
+        let mut alts = std::mem::take(&mut self.read_plans);
+        oracle!(self).alternatives_of(t, &mut alts);
+        let offered = alts.find(PlanKind::Reconstruct).is_some();
+        self.read_plans = alts;
         let txn = self.txns[t];
-        if !self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
+        if !offered || !self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
             return false;
         }
         self.ftl.unpin(txn.ppn);
@@ -213,6 +218,12 @@ impl Plans<'_> {
         let Some(r) = self.raid else { return };
         let txn = &self.txns[t];
         if txn.reason != TxnReason::HostRead {
+            return;
+        }
+        // The read returns the version current when it was admitted (its pinned page).
+        // Once the page has been rewritten, a copy or the stripe holds a newer version:
+        // no other plan serves this read any more.
+        if self.ftl.lookup(txn.lpn) != Some(txn.ppn) {
             return;
         }
         match r.map.level {
