@@ -208,8 +208,8 @@ pub struct SweepArgs {
     /// Seeds to run every point with (default: the configuration's seed).
     #[arg(long, value_delimiter = ',', value_name = "SEEDS")]
     pub seeds: Vec<u64>,
-    /// The results table (CSV).
-    #[arg(long, value_name = "FILE.csv")]
+    /// The results table: CSV, or Parquet when the name ends in .parquet.
+    #[arg(long, value_name = "FILE.csv|FILE.parquet")]
     pub out: PathBuf,
     /// Points run at once (default: the machine's cores).
     #[arg(long, value_name = "N")]

@@ -8,6 +8,7 @@ mod bench;
 mod progress;
 mod reproduce;
 mod sweep;
+mod table;
 mod workload;
 
 use anyhow::{anyhow, Context};

@@ -1,5 +1,6 @@
 //! `ssdlab sweep`: the cross product of a grid of `--set` values, traces and seeds, run
-//! on this machine's cores, into one CSV table (one row per point).
+//! on this machine's cores, into one table (one row per point), written as CSV or, for
+//! an output file named `*.parquet`, as Parquet (see [`crate::table`]).
 //!
 //! The table has the same columns as the Python package's `ssdlab.sweep` DataFrame:
 //! the grid's keys, `trace`, `seed`, `status`, `error`, then the JSON report flattened
@@ -7,6 +8,7 @@
 //! the wall-clock time left out so that the table depends only on its points.
 
 use crate::args::SweepArgs;
+use crate::table::{Cell, Format, Table};
 use crate::{build_config, simulate, Failure};
 use anyhow::anyhow;
 use ssdlab::SimConfig;
@@ -148,30 +150,6 @@ pub fn flatten(report: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
     out
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn json_cell(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => String::new(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn toml_cell(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// A point's flattened report, or why it failed.
 type PointResult = Result<Vec<(String, serde_json::Value)>, String>;
 
@@ -203,14 +181,6 @@ fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -
 
 /// `ssdlab sweep`.
 pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
-    if args.out.extension().is_some_and(|e| e == "parquet") {
-        return Err(Failure::input(anyhow!(
-            "--out {}: the command line writes CSV (see docs/PYTHON.md: Parquet would add \
-             the Arrow/Parquet crates to every build); write results.csv, or use the \
-             Python package's ssdlab.sweep(...).to_parquet(...)",
-            args.out.display()
-        )));
-    }
     let grid = read_grid(&args.grid)?;
     if args.traces.is_empty() {
         return Err(Failure::input(anyhow!(
@@ -272,53 +242,48 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
             }
         }
     }
-    let mut text = String::new();
     let mut header: Vec<String> = grid.iter().map(|(k, _)| k.clone()).collect();
     header.extend(["trace", "seed", "status", "error"].map(String::from));
     header.extend(metric_cols.iter().cloned());
-    text.push_str(
-        &header
-            .iter()
-            .map(|h| csv_field(h))
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    text.push('\n');
+    let mut rows = Vec::with_capacity(pts.len());
     let mut failed = 0;
     for (i, p) in pts.iter().enumerate() {
-        let mut row: Vec<String> = p.values.iter().map(toml_cell).collect();
-        row.push(p.trace.display().to_string());
-        row.push(p.seed.map(|s| s.to_string()).unwrap_or_default());
+        let mut row: Vec<Cell> = p.values.iter().map(Cell::toml).collect();
+        row.push(Cell::text(p.trace.display().to_string()));
+        row.push(p.seed.map_or_else(Cell::null, |s| match i64::try_from(s) {
+            Ok(s) => Cell::int(s),
+            Err(_) => Cell::text(s.to_string()),
+        }));
         match results.get(&i) {
             Some(Ok(m)) => {
-                row.push("ok".into());
-                row.push(String::new());
+                row.push(Cell::text("ok"));
+                row.push(Cell::null());
                 let m: BTreeMap<&str, &serde_json::Value> =
                     m.iter().map(|(k, v)| (k.as_str(), v)).collect();
                 for c in &metric_cols {
-                    row.push(m.get(c.as_str()).map(|v| json_cell(v)).unwrap_or_default());
+                    row.push(m.get(c.as_str()).map_or_else(Cell::null, |v| Cell::json(v)));
                 }
             }
             other => {
                 failed += 1;
-                row.push("error".into());
-                row.push(match other {
+                row.push(Cell::text("error"));
+                row.push(Cell::text(match other {
                     Some(Err(e)) => e.clone(),
                     _ => "the point did not run".into(),
-                });
-                row.extend(metric_cols.iter().map(|_| String::new()));
+                }));
+                row.extend(metric_cols.iter().map(|_| Cell::null()));
             }
         }
-        text.push_str(
-            &row.iter()
-                .map(|c| csv_field(c))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        text.push('\n');
+        rows.push(row);
     }
-    out.write_all(text.as_bytes())
-        .map_err(|e| Failure::input(anyhow!("--out {}: {e}", args.out.display())))?;
+    let table = Table { header, rows };
+    let written = match Format::of(&args.out) {
+        Format::Csv => out
+            .write_all(table.to_csv().as_bytes())
+            .map_err(|e| e.to_string()),
+        Format::Parquet => table.write_parquet(&mut out).map_err(|e| e.to_string()),
+    };
+    written.map_err(|e| Failure::input(anyhow!("--out {}: {e}", args.out.display())))?;
     eprintln!(
         "sweep: {} points ({failed} failed) written to {}",
         pts.len(),

@@ -100,3 +100,29 @@ def test_default_local_cluster(head200: str) -> None:
                       seeds=[1, 2], n_workers=1, progress=False)
     assert list(df["seed"]) == [1, 2]
     assert (df["status"] == "ok").all()
+
+
+def test_cli_sweep_parquet_matches_the_frame(frame, slice7016: str, cli, tmp_path) -> None:
+    """`ssdlab sweep --out FILE.parquet` holds the Python sweep's table, typed alike."""
+    if cli is None:
+        pytest.skip("SSDLAB_CLI not set (scripts/test.sh sets it)")
+    import pandas as pd
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[grid]\n"scheduler.name" = ["async-fifo", "sync-fifo", "piq"]\n'
+                    '"scheduler.chip_queue_depth" = [1, 2, 4, 8]\n')
+    out = tmp_path / "sweep.parquet"
+    subprocess.run([cli, "sweep", "--preset", "default", "--grid", str(grid),
+                    "--traces", slice7016, "--out", str(out), "--jobs", "2"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    table = pd.read_parquet(out)
+    assert list(table.columns) == list(frame.columns)
+    assert len(table) == len(frame)
+    for col in frame.columns:
+        if col in ("trace", "error", "seed"):
+            continue
+        for i in range(len(frame)):
+            a, b = table[col].iloc[i], frame[col].iloc[i]
+            assert same(a, b) or (pd.isna(a) and pd.isna(b)), (col, i, a, b)
+    assert str(table["scheduler.chip_queue_depth"].dtype) == "int64"
+    assert str(table["response.all.mean_ns"].dtype) == "float64"

@@ -103,9 +103,58 @@ fn sweep_failed_points_are_rows_and_bad_grids_are_errors() {
         "sweep", "--preset", "default", "--grid", &typo, "--traces", &t, "--out", &out,
     ])
     .assert_input_error(&["scheduler.queue_dpeth"]);
-    let parquet = out_path("sweep.parquet");
-    ssdlab([
-        "sweep", "--preset", "default", "--grid", &grid, "--traces", &t, "--out", &parquet,
-    ])
-    .assert_input_error(&["CSV"]);
+}
+
+/// The same sweep written as Parquet holds the CSV's columns and values, typed.
+#[test]
+fn sweep_writes_parquet_with_the_csv_columns() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let t = trace("msr/hm_0-head200.csv.gz");
+    let grid = tmp_file(
+        "sweep-grid4.toml",
+        "[grid]\n\"scheduler.chip_queue_depth\" = [2, 8]\n",
+    );
+    let (csv, pq) = (out_path("sweep4.csv"), out_path("sweep4.parquet"));
+    for out in [&csv, &pq] {
+        ssdlab([
+            "sweep", "--preset", "default", "--grid", &grid, "--traces", &t, "--seeds", "3",
+            "--out", out,
+        ])
+        .assert_ok();
+    }
+    let rows = read_csv(&csv);
+    let file = std::fs::File::open(&pq).unwrap();
+    let reader = SerializedFileReader::new(file).unwrap();
+    let table: Vec<Vec<(String, Field)>> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(k, f)| (k.clone(), f.clone()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(table.len(), rows.len());
+    for (pq_row, csv_row) in table.iter().zip(&rows) {
+        assert_eq!(pq_row.len(), csv_row.len());
+        for (name, field) in pq_row {
+            let text = &csv_row[name];
+            match field {
+                Field::Null => assert_eq!(text, "", "{name}"),
+                Field::Str(s) => assert_eq!(s, text, "{name}"),
+                Field::Long(i) => assert_eq!(&i.to_string(), text, "{name}"),
+                Field::Double(d) => assert_eq!(*d, text.parse::<f64>().unwrap(), "{name}"),
+                Field::Bool(b) => assert_eq!(&b.to_string(), text, "{name}"),
+                other => panic!("{name}: unexpected {other:?}"),
+            }
+        }
+    }
+    let get = |name: &str| &table[1].iter().find(|(k, _)| k == name).unwrap().1;
+    assert_eq!(get("scheduler.chip_queue_depth"), &Field::Long(8));
+    assert_eq!(get("seed"), &Field::Long(3));
+    assert_eq!(get("status"), &Field::Str("ok".into()));
+    assert_eq!(get("error"), &Field::Null);
+    assert!(matches!(get("response.all.mean_ns"), Field::Double(_)));
 }
