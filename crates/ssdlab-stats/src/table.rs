@@ -107,6 +107,7 @@ impl Report {
         self.table_back_end(w)?;
         self.table_transactions(w)?;
         self.table_ftl(w)?;
+        self.table_dsftl(w)?;
         self.table_counters(w)
     }
 
