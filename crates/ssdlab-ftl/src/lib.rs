@@ -18,7 +18,8 @@
 //! * [`Ftl`]: the forward map (LPN → PPN), the reverse map and content tokens per
 //!   physical page, the block manager (free pools, frontiers, valid counts, erase counts)
 //!   and GC bookkeeping. [`Ftl::check_invariants`] checks all of it.
-//! * [`FtlConfig`] (with [`GcConfig`], [`WearLevelingConfig`], [`PreconditionConfig`]):
+//! * [`FtlConfig`] (with [`GcConfig`], [`WearLevelingConfig`], [`PreconditionConfig`],
+//!   [`HipaConfig`]):
 //!   the `[ftl]` config section; [`FtlConfigError`] names the offending key.
 //! * [`AllocOrder`] / [`StripeMap`]: static allocation orders (`cwdp`, `pdcw`, …).
 //! * The content index ([`Ftl::enable_content_index`], [`ContentIndexConfig`]): DS-FTL's
@@ -50,8 +51,8 @@ mod testutil;
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use config::{
-    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig,
-    PreconditionConfig, VictimPolicy, WearLevelingConfig,
+    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, HipaConfig,
+    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use ftl::{Ftl, NoSpace};

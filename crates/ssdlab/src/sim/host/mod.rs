@@ -243,7 +243,7 @@ impl Simulation {
                 continue;
             };
             match op {
-                Op::Read => match self.admit_read(id, lpn) {
+                Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
                     ReadOutcome::Txn(t) => txns.push(t),
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
@@ -297,10 +297,13 @@ impl Simulation {
         debug_assert_ne!(txn.req, NONE);
         match txn.reason {
             TxnReason::HostRead => {
+                let found = self.ftl.token(txn.ppn);
                 self.ftl.unpin(txn.ppn);
                 if self.verify.is_some() {
-                    let found = self.ftl.token(txn.ppn);
                     self.check_token(txn.lpn, txn.expect, found);
+                }
+                if self.merge.is_some() {
+                    self.finish_followers(t, found, txn.bus_ns + txn.array_ns);
                 }
                 self.gc_page_released(txn.ppn);
             }
