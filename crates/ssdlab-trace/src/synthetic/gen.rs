@@ -163,8 +163,8 @@ impl Iterator for SyntheticGen {
         let size_bytes = self.sizes[self.size_of[i]].next(self.space.alignment);
         let offset_bytes = self.addresses[self.address_of[i]].next(&self.space, size_bytes);
         let content = match op {
-            Op::Read => None,
-            Op::Write => Some(Content::Seed(self.next_content())),
+            Op::Read if !self.cfg.read_content => None,
+            _ => Some(Content::Seed(self.next_content())),
         };
         self.emitted += 1;
         Some(IoRequest {
