@@ -3,9 +3,9 @@
 //!
 //! ```text
 //!  host data ─┐                      ┌─► static order / dynamic (round-robin, least-busy)
-//!  mirror     │                      │   or the RAID layout (chip | channel domain,
-//!  parity     ├─► Placement::place ──┤   in-channel chip choice)
-//!  rebuild    │   (PageToPlace,      │
+//!  mirror     │                      │   / HIPA, possibly wrapped by DS-FTL's
+//!  parity     ├─► Placement::place ──┤   content-aware placement; or the RAID layout
+//!  rebuild    │   (PageToPlace,      │   (chip | channel domain, in-channel chip choice)
 //!  materialize│    DeviceView)       └─► the simulator wraps data pages with DGC's
 //!  degraded ──┘                          redirection when `dgc.enabled`
 //! ```
