@@ -9,9 +9,9 @@
 //! ever leave extra positives, never false negatives. The plain variant keeps one bit
 //! per position and never deletes; it is rebuilt from the exact index now and then.
 //!
-//! Index functions: double hashing of the mixed token, `h_i = (a + i·b) mod m` with `a`
-//! and `b` (odd) the two halves of `mix(token)` (Kirsch & Mitzenmacher, "Less hashing,
-//! same performance", ESA 2006). The expected false-positive rate with `n` tokens is
+//! Index functions: double hashing of the mixed token, `h_i = a + i·b` with `a = mix(token)`
+//! and `b` an odd second mix (Kirsch & Mitzenmacher, "Less hashing, same performance", ESA
+//! 2006), each reduced to `0..m` by multiplication. The expected false-positive rate with `n` tokens is
 //! `(1 − e^(−k·n/m))^k`.
 
 /// The largest value of a 4-bit counter; it is never decremented once reached.
@@ -44,11 +44,17 @@ impl Bloom {
         self.counters.capacity() as u64
     }
 
+    /// The `k` positions of `token`: `h_i = a + i·b` over 64 bits, mapped onto `0..m` by
+    /// multiplication (Lemire's fast range reduction) rather than a division.
     #[inline]
     fn positions(&self, token: u64) -> impl Iterator<Item = u64> + '_ {
-        let h = mix(token);
-        let (a, b) = (h & 0xffff_ffff, (h >> 32) | 1);
-        (0..u64::from(self.k)).map(move |i| a.wrapping_add(i.wrapping_mul(b)) % self.m)
+        let a = mix(token);
+        let b = mix(a ^ 0x9e37_79b9_7f4a_7c15) | 1;
+        let m = u128::from(self.m);
+        (0..u64::from(self.k)).map(move |i| {
+            let h = a.wrapping_add(i.wrapping_mul(b));
+            ((u128::from(h) * m) >> 64) as u64
+        })
     }
 
     #[inline]

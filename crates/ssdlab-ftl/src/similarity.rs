@@ -12,12 +12,17 @@ use crate::content::{ContentIndex, ContentIndexConfig, ContentIndexStats, Probe}
 use crate::ftl::Ftl;
 
 impl Ftl {
-    /// Keeps a content index from now on (pages already mapped are indexed at once).
+    /// Keeps a content index from now on (pages already mapped are indexed at once, from
+    /// the written pages of the blocks: nothing to walk on a fresh device).
     pub fn enable_content_index(&mut self, cfg: &ContentIndexConfig) {
         let mut ix = ContentIndex::new(&self.geom, cfg);
-        for l in 0..self.map_entries() {
-            if let Some(p) = self.map.lookup(Lpn(l)) {
-                ix.insert(p, self.map.token(p));
+        for b in 0..self.geom.blocks() {
+            let written = self.blocks.blocks[b as usize].write_ptr;
+            let first = self.geom.page_of_block(ssdlab_nand::BlockId(b), 0).0;
+            for p in (first..first + written).map(Ppn) {
+                if self.is_valid(p) {
+                    ix.insert(p, self.map.token(p));
+                }
             }
         }
         self.content = Some(Box::new(ix));

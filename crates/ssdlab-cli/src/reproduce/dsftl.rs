@@ -8,7 +8,8 @@
 //!  ├─ sensitivity: DS-FTL over dynamic, multi-path reads alone, content-aware placement
 //!  │   alone, static and DS-FTL with SSDsim's read merging (1 µs completions)
 //!  ├─ HIPA threshold 0, ½, 1, 2 programs                    ─► dsftl-sweeps.csv, sweep-*.svg
-//!  ├─ webmail stand-in: duplicate ratio 0 … 0.704; offered load 10 %, 30 %, 50 %
+//!  ├─ webmail stand-in: duplicate ratio 0 … 0.704; offered load 10 %, 30 %, 50 %;
+//!  │   an aged device (preconditioned: GC runs)
 //!  └─ trace files: time scale 1, 1/10, 1/100                ─► dsftl-summary.md
 //! ```
 //!
@@ -108,6 +109,15 @@ pub(super) const LOADS_PCT: [u32; 3] = [10, 30, 50];
 /// HIPA's threshold in half programs (the preset's is 2: one program).
 pub(super) const HIPA_HALVES: [u32; 4] = [0, 1, 2, 4];
 pub(super) const TIME_DIVISORS: [u32; 3] = [1, 10, 100];
+/// The schemes run on an aged device (the swept stand-in).
+pub(super) const AGED: [usize; 4] = [STATIC, DYNAMIC, HIPA, DSFTL];
+/// The aged device: 70 % of the logical pages written, then half of them overwritten at
+/// random (a full fill leaves GC victims nine-tenths valid at 10 % over-provisioning, and
+/// GC alone then saturates the device).
+pub(super) const AGED_SETS: [&str; 2] = [
+    "ftl.precondition.enabled=true",
+    "ftl.precondition.fill_ratio=0.7",
+];
 
 /// What a run varies beyond its scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -117,6 +127,8 @@ pub(super) enum Sweep {
     DupPermille(u32),
     LoadPct(u32),
     TimeDivisor(u32),
+    /// Preconditioned ([`AGED_SETS`]), so that GC runs.
+    Aged,
 }
 
 /// One run: workload index, scheme index, sweep point.
@@ -206,6 +218,7 @@ fn keys(workloads: &[Workload], sweeps: bool) -> Vec<Key> {
                     keys.extend(DUPS_PERMILLE.iter().map(|&d| (w, s, Sweep::DupPermille(d))));
                     keys.extend(LOADS_PCT.iter().map(|&l| (w, s, Sweep::LoadPct(l))));
                 }
+                keys.extend(AGED.iter().map(|&s| (w, s, Sweep::Aged)));
             }
             Workload::Standin(_) => {}
             Workload::File(_) => {
@@ -233,6 +246,7 @@ pub(super) fn canonical(wl: &Workload, scheme: usize, sweep: Sweep) -> Sweep {
         },
         Sweep::LoadPct(l) => l == LOAD_PCT,
         Sweep::TimeDivisor(d) => d == 1,
+        Sweep::Aged => false,
     };
     if same {
         Sweep::Main
@@ -302,6 +316,7 @@ fn job(a: &DsftlArgs, workloads: &[Workload], names: &[String], key: Key) -> Res
             sets.push(format!("ftl.hipa.threshold_ns={ns}"));
         }
         Sweep::TimeDivisor(d) => sets.push(format!("host.time_scale={}", 1.0 / f64::from(d))),
+        Sweep::Aged => sets.extend(AGED_SETS.iter().map(|x| x.to_string())),
         _ => {}
     }
     sets.extend(a.set.iter().cloned());
@@ -466,7 +481,8 @@ impl Experiment<'_> {
     fn sweeps_csv(&self) -> String {
         let mut s = String::from(
             "workload,scheme,sweep,value,read_mean_us,write_mean_us,channel_util_std_pct,\
-             redirected_read_ratio,redirected_write_ratio,hipa_dynamic_writes\n",
+             redirected_read_ratio,redirected_write_ratio,hipa_dynamic_writes,gc_runs,\
+             write_amplification\n",
         );
         for (w, sc, sweep) in self.sweep_points() {
             let (what, value) = match sweep {
@@ -474,12 +490,13 @@ impl Experiment<'_> {
                 Sweep::DupPermille(d) => ("duplicate_ratio", f64::from(d) / 1000.0),
                 Sweep::LoadPct(l) => ("offered_load", f64::from(l) / 100.0),
                 Sweep::TimeDivisor(d) => ("time_scale", 1.0 / f64::from(d)),
+                Sweep::Aged => ("preconditioned", 1.0),
                 Sweep::Main => continue,
             };
             let o = &self.results[&(w, sc, sweep)];
             let _ = writeln!(
                 s,
-                "{},{},{what},{value},{:.3},{:.3},{:.4},{:.5},{:.5},{}",
+                "{},{},{what},{value},{:.3},{:.3},{:.4},{:.5},{:.5},{},{},{:.4}",
                 self.names[w],
                 SCHEMES[sc].0,
                 o.read_mean / 1e3,
@@ -488,6 +505,8 @@ impl Experiment<'_> {
                 o.redirected_reads,
                 o.redirected_writes,
                 o.hipa_dynamic,
+                o.gc_runs,
+                o.write_amplification,
             );
         }
         s
@@ -505,8 +524,8 @@ mod tests {
         assert_eq!(quick.len(), 2 * SCHEMES.len());
         let full = keys(&wl, true);
         // File: 10 schemes + 3 HIPA thresholds + 2 schemes × 2 time scales.
-        // Webmail: 10 schemes + 3 HIPA + 3 schemes × (4 duplicate ratios + 2 loads).
-        assert_eq!(full.len(), (10 + 3 + 4) + (10 + 3 + 18));
+        // Webmail: 10 schemes + 3 HIPA + 3 schemes × (4 duplicate ratios + 2 loads) + 4 aged.
+        assert_eq!(full.len(), (10 + 3 + 4) + (10 + 3 + 18 + 4));
     }
 
     #[test]

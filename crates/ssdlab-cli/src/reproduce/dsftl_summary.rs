@@ -3,8 +3,8 @@
 
 use super::common::{mean, ratio};
 use super::dsftl::{
-    Experiment, Row, Sweep, Workload, DSFTL, DUPS_PERMILLE, DYNAMIC, HIPA, HIPA_HALVES, LOADS_PCT,
-    LOAD_PCT, MAIN, SCHEMES, STATIC, SWEPT, TIME_DIVISORS,
+    Experiment, Row, Sweep, Workload, AGED, AGED_SETS, DSFTL, DUPS_PERMILLE, DYNAMIC, HIPA,
+    HIPA_HALVES, LOADS_PCT, LOAD_PCT, MAIN, SCHEMES, STATIC, SWEPT, TIME_DIVISORS,
 };
 use super::dsftl_figs::MIN_READS;
 use std::fmt::Write as _;
@@ -235,6 +235,25 @@ impl Experiment<'_> {
                         ratio(c, a).map_or("n/a".into(), change)
                     );
                 }
+            }
+        }
+        if let Some(w) = self
+            .workloads
+            .iter()
+            .position(|x| matches!(x, Workload::Standin(SWEPT)))
+        {
+            let _ = writeln!(s, "\n{}, aged device ({}) → read mean µs, write mean µs, GC runs, write amplification:\n", self.names[w], AGED_SETS.join(", "));
+            for sc in AGED {
+                let o = self.point(w, sc, Sweep::Aged);
+                let _ = writeln!(
+                    s,
+                    "- {}: {:.1}, {:.1}, {}, {:.3}",
+                    SCHEMES[sc].0,
+                    o.read_mean / 1e3,
+                    o.write_mean / 1e3,
+                    o.gc_runs,
+                    o.write_amplification
+                );
             }
         }
         for w in (0..self.names.len()).filter(|&w| matches!(self.workloads[w], Workload::File(_))) {

@@ -14,8 +14,9 @@
 //! case of balanced die-level load", and an imbalance switches writes to dynamic
 //! allocation. Its thresholds are not public: `[ftl.hipa]` makes the unit (die or chip),
 //! the load measure, the threshold and the trigger keys. Reads are never remapped (the
-//! page-level map keeps each page where it was written); preconditioning lays data out
-//! with the static order.
+//! page-level map keeps each page where it was written); preconditioning, and pages a
+//! read materializes (data that was on the device before the run), keep the static
+//! order.
 
 use super::{PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
@@ -78,6 +79,17 @@ impl Hipa {
         }
     }
 
+    /// The predicted load of unit `u`.
+    fn unit_load(&self, view: &DeviceView, u: u32) -> u64 {
+        let g = view.geom;
+        match self.cfg.level {
+            HipaLevel::Die => self.die_load(view, DieId(u)),
+            HipaLevel::Chip => (0..g.dies_per_chip)
+                .map(|n| self.die_load(view, g.die_of_chip(ChipId(u), n)))
+                .sum(),
+        }
+    }
+
     /// The planes of unit `u` (a die, or a chip's dies one after the other).
     fn planes_of(&self, geom: &Geometry, u: u32) -> (u32, u32) {
         let per_die = geom.planes_per_die;
@@ -127,19 +139,24 @@ impl PlacementPolicy for Hipa {
 
     fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId {
         let home = self.map.plane_of(page.lpn);
-        if page.role == Role::Degraded {
+        // Pages recorded on a dead chip, and data that was on the device before the run
+        // (materialized in zero time), keep the static layout, as preconditioning does.
+        if matches!(page.role, Role::Degraded | Role::Materialize) {
             return home;
         }
         let g = view.geom;
         let units = self.loads.len() as u32;
         let target = self.unit_of(g, home);
+        let threshold = match self.cfg.load {
+            HipaLoad::Time => self.cfg.threshold_ns,
+            HipaLoad::Count => u64::from(self.cfg.threshold_txns),
+        };
+        // No unit is below 0: a target loaded up to the threshold stays static.
+        if self.cfg.trigger == HipaTrigger::Target && self.unit_load(view, target) <= threshold {
+            return home;
+        }
         for u in 0..units {
-            self.loads[u as usize] = match self.cfg.level {
-                HipaLevel::Die => self.die_load(view, DieId(u)),
-                HipaLevel::Chip => (0..g.dies_per_chip)
-                    .map(|n| self.die_load(view, g.die_of_chip(ChipId(u), n)))
-                    .sum(),
-            };
+            self.loads[u as usize] = self.unit_load(view, u);
         }
         // The least-loaded live unit, ties to the first after the target.
         let mut best: Option<(u64, u32)> = None;
@@ -157,10 +174,6 @@ impl PlacementPolicy for Hipa {
         }
         let Some((min, least)) = best else {
             return home;
-        };
-        let threshold = match self.cfg.load {
-            HipaLoad::Time => self.cfg.threshold_ns,
-            HipaLoad::Count => u64::from(self.cfg.threshold_txns),
         };
         let imbalance = match self.cfg.trigger {
             HipaTrigger::Target => self.loads[target as usize].saturating_sub(min),
