@@ -348,8 +348,16 @@ impl ContentIndex {
                 Entry::One(_) => 0,
             })
             .sum();
+        // The table's buckets (hashbrown keeps at most 7/8 of them full, in a power of
+        // two), each an entry and a control byte.
+        let cap = self.table.capacity();
+        let buckets = match cap {
+            0 => 0,
+            1..=6 => (cap + 1).next_power_of_two(),
+            _ => (cap * 8 / 7).next_power_of_two(),
+        };
         let entry = std::mem::size_of::<(u64, Entry)>() + 1;
-        let index_bytes = self.table.capacity() * entry + self.groups.heap_bytes();
+        let index_bytes = buckets * entry + self.groups.heap_bytes();
         let filter_bytes = self
             .filters
             .as_ref()
