@@ -6,7 +6,7 @@ use std::fmt::{self, Write};
 use serde::{Deserialize, Serialize};
 
 use crate::report::Report;
-use crate::table::{fmt_count, fmt_grouped};
+use crate::table::{fmt_count, fmt_grouped, fmt_pct as pct, kv};
 
 /// Minimum, mean and maximum of per-item fractions (in `[0, 1]`), and the items.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -94,14 +94,6 @@ impl DsftlReport {
             && f(&self.channel_utilization)
             && f(&self.chip_utilization)
     }
-}
-
-fn kv(w: &mut dyn Write, label: &str, value: impl fmt::Display) -> fmt::Result {
-    writeln!(w, "  {label:<28} {value}")
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.2}", v * 100.0)
 }
 
 fn spread(f: &Fractions) -> String {

@@ -125,6 +125,28 @@ impl Experiment<'_> {
         self.utilization_figures(out)
     }
 
+    /// Per-item fractions `f` of static and DS-FTL on workload `w`, in percent, with the
+    /// items' indices as labels.
+    fn static_and_dsftl(
+        &self,
+        w: usize,
+        f: fn(&Row) -> &[f64],
+    ) -> (Vec<String>, Vec<(String, Vec<f64>)>) {
+        let labels = (0..f(self.at(w, STATIC)).len())
+            .map(|i| i.to_string())
+            .collect();
+        let series = [STATIC, DSFTL]
+            .iter()
+            .map(|&s| {
+                (
+                    SCHEMES[s].0.to_string(),
+                    f(self.at(w, s)).iter().map(|x| x * 100.0).collect(),
+                )
+            })
+            .collect();
+        (labels, series)
+    }
+
     /// Figure 12: per-plane duplicate rate, static against DS-FTL, on the home2 stand-in
     /// (or the first workload).
     fn plane_figure(&self, out: &Path) -> Result<(), String> {
@@ -133,18 +155,7 @@ impl Experiment<'_> {
             .iter()
             .position(|x| matches!(x, Workload::Standin(1)))
             .unwrap_or(0);
-        let xs: Vec<String> = (0..self.at(w, STATIC).planes.len())
-            .map(|p| p.to_string())
-            .collect();
-        let series: Vec<(String, Vec<f64>)> = [STATIC, DSFTL]
-            .iter()
-            .map(|&s| {
-                (
-                    SCHEMES[s].0.to_string(),
-                    self.at(w, s).planes.iter().map(|x| x * 100.0).collect(),
-                )
-            })
-            .collect();
+        let (xs, series) = self.static_and_dsftl(w, |r| &r.planes);
         let title = format!("Duplicate rate of each plane, {}", self.names[w]);
         plot::lines(
             &out.join("fig12-plane-duplicates.svg"),
@@ -172,24 +183,11 @@ impl Experiment<'_> {
             (
                 "fig2-channel-utilization.svg",
                 "channel",
-                (|r: &Row| r.channel_util.clone()) as fn(&Row) -> Vec<f64>,
+                (|r: &Row| &r.channel_util[..]) as fn(&Row) -> &[f64],
             ),
-            ("fig2-chip-utilization.svg", "chip", |r: &Row| {
-                r.chip_util.clone()
-            }),
+            ("fig2-chip-utilization.svg", "chip", |r: &Row| &r.chip_util),
         ] {
-            let groups: Vec<String> = (0..f(self.at(w, STATIC)).len())
-                .map(|i| i.to_string())
-                .collect();
-            let series: Vec<(String, Vec<f64>)> = [STATIC, DSFTL]
-                .iter()
-                .map(|&s| {
-                    (
-                        SCHEMES[s].0.to_string(),
-                        f(self.at(w, s)).iter().map(|x| x * 100.0).collect(),
-                    )
-                })
-                .collect();
+            let (groups, series) = self.static_and_dsftl(w, f);
             let title = format!("Utilization of each {what}, {}", self.names[w]);
             plot::bars(
                 &out.join(file),
