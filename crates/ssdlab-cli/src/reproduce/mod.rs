@@ -5,6 +5,7 @@ mod brr;
 mod common;
 mod dgc;
 mod dsftl;
+mod dsftl_csv;
 mod dsftl_figs;
 mod dsftl_summary;
 mod plot;
