@@ -166,6 +166,7 @@ impl Ftl {
             );
         };
         if self.map.lookup(lpn) == Some(src) {
+            self.content_replace(src, dst);
             self.invalidate(src);
             self.map.map(lpn, dst);
             self.counters.gc_pages_moved += 1;

@@ -89,6 +89,79 @@ pub enum Allocation {
     Static,
     /// The plane is chosen at write time ([`FtlConfig::dynamic_policy`]).
     Dynamic,
+    /// HIPA: static while the dies' loads are balanced, dynamic (to the least-loaded
+    /// die) when they are not ([`FtlConfig::hipa`]).
+    Hipa,
+    /// DS-FTL: a base allocation (the controller's `dsftl.base`), then a page whose
+    /// content its target channel already holds moves to the next channel that lacks it.
+    ContentAware,
+}
+
+/// The unit whose load HIPA profiles (`ftl.hipa.level`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HipaLevel {
+    /// Dies (HIPA's own paper: a die-level load profiler).
+    #[default]
+    Die,
+    /// Chips (DS-FTL's description of HIPA: "chip-level load").
+    Chip,
+}
+
+/// How HIPA measures a unit's load (`ftl.hipa.load`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HipaLoad {
+    /// Predicted work: the expected service time of the transactions queued for the unit
+    /// and of the one it runs (read: command + t_R + transfer; program: command +
+    /// transfer + t_PROG; erase: t_BERS).
+    #[default]
+    Time,
+    /// Transactions queued for the unit and running on it.
+    Count,
+}
+
+/// When HIPA leaves the static gear (`ftl.hipa.trigger`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HipaTrigger {
+    /// Per write: when the static target's load exceeds the least-loaded unit's by more
+    /// than the threshold.
+    #[default]
+    Target,
+    /// For every write while the most- and least-loaded units differ by more than the
+    /// threshold.
+    Global,
+}
+
+/// `[ftl.hipa]`: HIPA's load profiler and gear switch (Sun et al., J. Syst. Archit.
+/// 131, 2022; its thresholds are not public, so they are keys).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HipaConfig {
+    /// The unit whose load is profiled.
+    pub level: HipaLevel,
+    /// How load is measured.
+    pub load: HipaLoad,
+    /// Imbalance beyond which writes go dynamic, with `load = "time"`: ns of predicted
+    /// work.
+    pub threshold_ns: u64,
+    /// Imbalance beyond which writes go dynamic, with `load = "count"`: transactions.
+    pub threshold_txns: u32,
+    /// When the dynamic gear applies.
+    pub trigger: HipaTrigger,
+}
+
+impl Default for HipaConfig {
+    fn default() -> Self {
+        HipaConfig {
+            level: HipaLevel::Die,
+            load: HipaLoad::Time,
+            threshold_ns: 200_000,
+            threshold_txns: 1,
+            trigger: HipaTrigger::Target,
+        }
+    }
 }
 
 /// Plane choice under dynamic allocation (applied by the controller).
@@ -206,7 +279,7 @@ impl Default for PreconditionConfig {
 pub struct FtlConfig {
     /// Fraction of physical pages hidden from the host, `0 <= op < 1`.
     pub over_provisioning: f64,
-    /// Static or dynamic write placement (applied by the controller).
+    /// Static, dynamic, HIPA or content-aware write placement (applied by the controller).
     pub allocation: Allocation,
     /// The priority order of static allocation.
     pub static_order: AllocOrder,
@@ -220,6 +293,8 @@ pub struct FtlConfig {
     pub wear_leveling: WearLevelingConfig,
     /// Preconditioning.
     pub precondition: PreconditionConfig,
+    /// HIPA (`allocation = "hipa"`, or DS-FTL over HIPA; carried for the controller).
+    pub hipa: HipaConfig,
 }
 
 impl Default for FtlConfig {
@@ -233,6 +308,7 @@ impl Default for FtlConfig {
             gc: GcConfig::default(),
             wear_leveling: WearLevelingConfig::default(),
             precondition: PreconditionConfig::default(),
+            hipa: HipaConfig::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ use ssdlab_nand::{BlockId, Geometry, Lpn, PlaneId, Ppn};
 
 use crate::block::{BlockManager, BlockState, Stream, NONE};
 use crate::config::{FtlConfig, FtlConfigError};
+use crate::content::ContentIndex;
 use crate::gc::{self, GcVictimPolicy};
 use crate::mapping::{Mapping, PageOwner};
 use crate::stats::{EraseSummary, FtlCounters, PlaneSummary};
@@ -36,6 +37,8 @@ pub struct Ftl {
     /// Erases since construction, preconditioning included (= sum of erase counts).
     pub(crate) erases_total: u64,
     pub(crate) counters: FtlCounters,
+    /// DS-FTL's content index (1-to-n map and fingerprint tables), when kept.
+    pub(crate) content: Option<Box<ContentIndex>>,
 }
 
 impl std::fmt::Debug for Ftl {
@@ -83,6 +86,7 @@ impl Ftl {
             stamp: 0,
             erases_total: 0,
             counters: FtlCounters::default(),
+            content: None,
         })
     }
 
@@ -98,7 +102,10 @@ impl Ftl {
 
     /// Heap bytes held by the FTL's tables (committed lazily by the OS as pages are touched).
     pub fn heap_bytes(&self) -> u64 {
-        self.map.heap_bytes() + self.blocks.heap_bytes()
+        let content = self
+            .content_stats()
+            .map_or(0, |s| s.index_bytes + s.filter_bytes);
+        self.map.heap_bytes() + self.blocks.heap_bytes() + content
     }
 
     /// Where `lpn` lives (possibly a page still being programmed: see [`Ftl::is_pending`]).
@@ -126,7 +133,9 @@ impl Ftl {
             !self.is_pending(ppn),
             "set_token: page {ppn} is still being programmed"
         );
+        self.content_remove(ppn);
         self.map.set_token(ppn, token);
+        self.content_insert(ppn, token);
     }
 
     /// Who `ppn` belongs to.
@@ -195,10 +204,12 @@ impl Ftl {
         };
         self.stamp = stamp;
         if let Some(old) = self.map.lookup(lpn) {
+            self.content_remove(old);
             self.invalidate(old);
         }
         self.map.program(ppn, lpn, token);
         self.map.map(lpn, ppn);
+        self.content_insert(ppn, token);
         self.counters.host_pages_written += 1;
         Ok(ppn)
     }
@@ -217,6 +228,7 @@ impl Ftl {
     pub fn trim(&mut self, lpn: Lpn) {
         self.counters.trims += 1;
         if let Some(old) = self.map.lookup(lpn) {
+            self.content_remove(old);
             self.invalidate(old);
             self.map.unmap(lpn);
         }

@@ -20,7 +20,10 @@ impl Ftl {
     ///   moves and GC copies in flight only while their plane's GC is active);
     /// * per plane: free pool = free blocks; free + open + full + under GC = blocks per plane;
     ///   at most one victim; erase-count min/max tracking; bucket lists well formed;
-    /// * the sum of erase counts equals the erases performed.
+    /// * the sum of erase counts equals the erases performed;
+    /// * with a content index: its members are exactly the mapped pages (each once, in
+    ///   the bucket of its chip), groups hold two or more pages whose bucket counts and
+    ///   links agree, and every unit's filter answers yes for every content it holds.
     pub fn check_invariants(&self) {
         self.check_forward_map();
         let mut copies_in_flight = 0u64;
@@ -50,6 +53,7 @@ impl Ftl {
             erases, self.erases_total,
             "sum of erase counts vs erases performed"
         );
+        self.check_content_index();
     }
 
     fn check_forward_map(&self) {

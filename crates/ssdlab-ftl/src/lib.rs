@@ -18,9 +18,14 @@
 //! * [`Ftl`]: the forward map (LPN → PPN), the reverse map and content tokens per
 //!   physical page, the block manager (free pools, frontiers, valid counts, erase counts)
 //!   and GC bookkeeping. [`Ftl::check_invariants`] checks all of it.
-//! * [`FtlConfig`] (with [`GcConfig`], [`WearLevelingConfig`], [`PreconditionConfig`]):
+//! * [`FtlConfig`] (with [`GcConfig`], [`WearLevelingConfig`], [`PreconditionConfig`],
+//!   [`HipaConfig`]):
 //!   the `[ftl]` config section; [`FtlConfigError`] names the offending key.
 //! * [`AllocOrder`] / [`StripeMap`]: static allocation orders (`cwdp`, `pdcw`, …).
+//! * The content index ([`Ftl::enable_content_index`], [`ContentIndexConfig`]): DS-FTL's
+//!   1-to-n map from a content token to every valid page holding it, with a fingerprint
+//!   table (exact or a Bloom filter) per channel or chip; and the per-plane
+//!   duplicate-content rate ([`Ftl::plane_duplicate_rates`]).
 //! * [`FtlCounters`], [`EraseSummary`], [`PlaneSummary`], [`PreconditionReport`]: what it
 //!   reports.
 //!
@@ -28,23 +33,28 @@
 #![warn(missing_docs)]
 
 mod block;
+mod bloom;
 mod collect;
 mod config;
+mod content;
 mod ftl;
 mod gc;
 mod invariants;
 mod mapping;
 mod order;
 mod precondition;
+mod similarity;
 mod stats;
 #[cfg(test)]
 mod testutil;
 
 pub use block::BlockState;
+pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use config::{
-    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig,
-    PreconditionConfig, VictimPolicy, WearLevelingConfig,
+    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, HipaConfig,
+    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, WearLevelingConfig,
 };
+pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;
 pub use order::{AllocOrder, Dim, StripeMap};

@@ -106,7 +106,7 @@ impl CachedStream {
 impl Iterator for CachedStream {
     type Item = Result<IoRequest, TraceError>;
     fn next(&mut self) -> Option<Self::Item> {
-        let r = self.trace.reqs.get(self.next).copied()?;
+        let r = self.trace.reqs.get(self.next).cloned()?;
         self.next += 1;
         Some(Ok(r))
     }

@@ -179,6 +179,28 @@ counters! {
     /// Writes DGC found about to start or wait behind GC on their chip (the candidates
     /// for redirection).
     DgcWarnedWrites = "dgc-warned-writes",
+    // DS-FTL and HIPA (present only with the content index, or with HIPA).
+    /// Read pages served by another page of identical content on a less loaded chip
+    /// (DS-FTL's multi-path read); also counted in `redirected-reads`.
+    DuplicateReads = "duplicate-reads",
+    /// Host page writes whose content a valid page of the device already held when they
+    /// were placed (the LPN's own old page included).
+    DuplicateWrites = "duplicate-writes",
+    /// Content-aware writes whose content every unit (channel or chip) already held: they
+    /// went where `dsftl.on_saturated` says.
+    DsftlSaturatedWrites = "dsftl-saturated-writes",
+    /// Fingerprint-table answers "held" that the content index contradicted (Bloom
+    /// filter false positives; each caused a needless move to another unit).
+    DsftlBloomFalsePositives = "dsftl-bloom-false-positives",
+    /// Content-aware writes that stayed at their target because no unit lacking the
+    /// content had room (`dsftl.space_guard_blocks`).
+    DsftlNoRoomWrites = "dsftl-no-room-writes",
+    /// HIPA writes placed by the dynamic gear (the least-loaded unit) instead of the
+    /// static one.
+    HipaDynamicWrites = "hipa-dynamic-writes",
+    /// Read pages that joined a read of the same page (or content) already queued on
+    /// their chip instead of reading the flash (`scheduler.merge.reads`).
+    MergedReads = "merged-reads",
 }
 
 impl Counter {

@@ -44,6 +44,7 @@
 mod compare;
 pub mod counter;
 mod csv;
+mod dsftl;
 mod latency;
 mod record;
 mod recorder;
@@ -54,6 +55,7 @@ mod table;
 pub use compare::compare_table;
 pub use counter::Counter;
 pub use csv::CSV_HEADER;
+pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;

@@ -228,6 +228,14 @@ impl Recorder {
         self.counters[counter.index()].unwrap_or(0)
     }
 
+    /// Logical pages of the completed requests of class `op` so far.
+    pub fn pages(&self, op: OpClass) -> u64 {
+        match op {
+            OpClass::Read => self.work.read.pages,
+            OpClass::Write => self.work.write.pages,
+        }
+    }
+
     /// The counters counted so far and their values, in name order.
     pub(crate) fn counted(&self) -> impl Iterator<Item = (Counter, u64)> + '_ {
         let mut counted: Vec<(Counter, u64)> = Counter::ALL

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use ssdlab_nand::TxnReason;
 
 use crate::counter::Counter;
+use crate::dsftl::DsftlReport;
 use crate::latency::{ClassStats, Latency};
 use crate::record::{EndState, Shape};
 use crate::recorder::{ReasonAcc, Recorder, WorkAcc};
@@ -255,6 +256,10 @@ pub struct Report {
     /// Counters added by designs, in name order (serialized as a map from
     /// [`Counter::name`] to value). Read one with [`Report::counter`].
     pub counters: BTreeMap<Counter, u64>,
+    /// Content metrics, when the run kept DS-FTL's content index (set by the simulator
+    /// after [`Recorder::finish`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsftl: Option<DsftlReport>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -392,6 +397,7 @@ impl Report {
                 .work
                 .map(|w| mean(w.host_wait_sum_ns, w.host_queued)),
             meta: end.meta,
+            dsftl: None,
         };
         debug_assert!(report.all_finite(), "report holds a non-finite number");
         report
@@ -426,6 +432,7 @@ impl Report {
             && spread(&u.chip)
             && spread(&u.channel)
             && spread(&u.die)
+            && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
     }
 
     /// Pretty JSON. Deterministic: struct fields in declaration order, counters in

@@ -67,11 +67,11 @@ fn heading(w: &mut dyn Write, i: usize) -> fmt::Result {
     writeln!(w, "{}", SECTIONS[i])
 }
 
-fn kv(w: &mut dyn Write, label: &str, value: impl fmt::Display) -> fmt::Result {
+pub(crate) fn kv(w: &mut dyn Write, label: &str, value: impl fmt::Display) -> fmt::Result {
     writeln!(w, "  {label:<28} {value}")
 }
 
-fn fmt_pct(v: f64) -> String {
+pub(crate) fn fmt_pct(v: f64) -> String {
     format!("{:.2}", v * 100.0)
 }
 
@@ -107,6 +107,7 @@ impl Report {
         self.table_back_end(w)?;
         self.table_transactions(w)?;
         self.table_ftl(w)?;
+        self.table_dsftl(w)?;
         self.table_counters(w)
     }
 

@@ -8,7 +8,7 @@
 //! | ≥ 7 comma fields, text host name in field 2, `Read`/`Write` in field 4 | `msr` |
 //! | ≥ 5 comma fields, integers, `r`/`w` in field 4, decimal field 5 | `spc` |
 //! | first field `maj,min` (and the closing summary) | `blkparse` |
-//! | ≥ 9 fields, `R`/`W` fourth from the end, 32 hex digits last | `fiu` |
+//! | ≥ 9 fields, `R`/`W` fourth from the end, a multiple of 32 hex digits last | `fiu` |
 //! | 5 numeric fields, the first with a decimal point | `disksim` |
 //! | 5 integer fields | `mqsim`, or `ssdsim` if the file name says so |
 //!
@@ -97,7 +97,8 @@ fn classify_words(line: &[u8]) -> Option<Shape> {
     if n >= 9 {
         let md5 = last[(n - 1) % 4];
         let op = last[(n - 4) % 4];
-        let hex = md5.len() == 32 && md5.iter().all(u8::is_ascii_hexdigit);
+        // One digest, or several concatenated (per page or per sector).
+        let hex = !md5.is_empty() && md5.len() % 32 == 0 && md5.iter().all(u8::is_ascii_hexdigit);
         return (hex && is_op_word(op)).then_some(Shape::Fiu);
     }
     if n == 5 && f[1..5].iter().all(|x| is_uint(x)) {
@@ -262,6 +263,18 @@ mod tests {
         let fiu =
             ["89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221"];
         assert_eq!(detect(&fiu, None), Some(TraceFormat::Fiu));
+        let homes = [concat!(
+            "777599999908936 2552 kjournald 224 8 W 6 0 ",
+            "3f4fc2833a17fd2a3dacad7c0e8ca8adc046a93c984f2f1142a0feb72949861938eb5fb74b981157",
+            "a39248bccfe5aa1a602f8f1f850ca719fd84e29fd2be0654bf619eac0cdf3f68d496ea9344137e8b",
+            "bf619eac0cdf3f68d496ea9344137e8bbf619eac0cdf3f68d496ea9344137e8bbf619eac0cdf3f68",
+            "d496ea9344137e8b"
+        )];
+        assert_eq!(
+            detect(&homes, None),
+            Some(TraceFormat::Fiu),
+            "a digest per sector"
+        );
         let blk = [
             "259,2    0        1     0.000000000  4020  Q   R 282624 + 8 [java]",
             "259,2    0        3     0.000003650  4020  U   N [java] 1",

@@ -112,6 +112,23 @@ pub enum TraceErrorKind {
     /// A synthetic workload configuration is invalid (each problem names its key).
     #[error("invalid synthetic workload: {0}")]
     InvalidConfig(SyntheticErrors),
+    /// A digest field holds a number of digests that fits neither one per 4 KiB page
+    /// nor one per 512-byte sector of the request.
+    #[error(
+        "field `{field}`: {digests} digests for a request of {sectors} sectors \
+         ({pages} pages of 4 KiB): expected 1, {pages} (one per page) or {sectors} \
+         (one per sector)"
+    )]
+    DigestCount {
+        /// Name of the field.
+        field: &'static str,
+        /// Digests found.
+        digests: u64,
+        /// The request's size in 512-byte sectors.
+        sectors: u64,
+        /// The 4 KiB pages the request touches.
+        pages: u64,
+    },
 }
 
 /// A trace error located in its file (line 0 when it concerns the whole file).
@@ -151,7 +168,8 @@ impl TraceError {
             | K::OutOfRange { field, .. }
             | K::UnknownOp { field, .. }
             | K::BadSize { field, .. }
-            | K::BadDigest { field, .. } => Some(field),
+            | K::BadDigest { field, .. }
+            | K::DigestCount { field, .. } => Some(field),
             _ => None,
         }
     }

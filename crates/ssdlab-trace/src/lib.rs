@@ -11,8 +11,9 @@
 //! Principal types:
 //!
 //! * [`IoRequest`] / [`Op`]: one host I/O with its arrival time (ns, rebased so the
-//!   first request arrives at 0, never decreasing), byte range and optional content seed;
-//!   [`page_token`] expands a content seed into one token per 4 KiB page.
+//!   first request arrives at 0, never decreasing), byte range and optional
+//!   [`Content`]: a seed that [`page_token`] expands into one token per 4 KiB page, or
+//!   one token per page read from the trace.
 //! * [`TraceReader`]: streams one trace file (plain or gzip, detected by magic bytes)
 //!   in any [`TraceFormat`], detected from the content unless [`TraceOptions::format`]
 //!   says otherwise; bad lines are [`TraceError`]s naming file, line and field, or are
@@ -44,7 +45,7 @@ pub use detect::{detect_format, detect_format_from_lines};
 pub use error::{TraceError, TraceErrorKind};
 pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_MAX_REQUEST_BYTES};
 pub use reader::{TraceReader, MAX_ARRIVAL_NS};
-pub use request::{page_token, IoRequest, Op, PAGE_BYTES};
+pub use request::{page_token, Content, IoRequest, Op, PAGE_BYTES};
 pub use source::{RequestStream, TraceSource, SYNTHETIC_PATH};
 pub use stats::{analyze, TraceStats};
 pub use synthetic::{

@@ -33,8 +33,46 @@ impl fmt::Display for Op {
     }
 }
 
+/// The content of a request's 4 KiB pages, as far as the trace knows it.
+///
+/// Page `i` counts in 4 KiB units from the request's first page
+/// ([`IoRequest::first_page`]); [`Content::page`] gives its token (never 0).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Content {
+    /// One seed for the whole request: page `i` has token [`page_token`]`(seed, i)`.
+    /// Synthetic writes, and FIU lines with one digest.
+    Seed(u64),
+    /// One token per page, in order (FIU lines with a digest per page or per sector).
+    /// Pages past the end of the list (the tail page of a request that is not 4 KiB
+    /// aligned) get a token derived from the last one, distinct from every listed token
+    /// of the request.
+    Pages(Box<[u64]>),
+}
+
+impl Content {
+    /// The token of page `i` of the request (never 0).
+    #[inline]
+    pub fn page(&self, i: u32) -> u64 {
+        match self {
+            Content::Seed(seed) => page_token(*seed, i),
+            Content::Pages(tokens) => match tokens.get(i as usize) {
+                Some(&t) => t,
+                None => {
+                    let last = tokens.last().copied().unwrap_or(1);
+                    let past = i + 1 - tokens.len() as u32;
+                    page_token(mix64(last ^ PAST_END_SALT), past)
+                }
+            },
+        }
+    }
+}
+
+/// Salt of the tokens derived for pages past the end of a per-page list.
+const PAST_END_SALT: u64 = 0x7f4a_7c15_9e37_79b9;
+
 /// One host I/O as a trace or a generator delivers it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoRequest {
     /// Arrival time in ns, relative to the first record of the trace (the first request
     /// arrives at 0); never decreasing along a stream.
@@ -45,9 +83,8 @@ pub struct IoRequest {
     pub offset_bytes: u64,
     /// Length in bytes; always > 0.
     pub size_bytes: u64,
-    /// Content seed of the data (see [`page_token`]); `None` when the trace carries no
-    /// content.
-    pub content: Option<u64>,
+    /// Content of the data's pages; `None` when the trace carries no content.
+    pub content: Option<Content>,
 }
 
 impl IoRequest {
@@ -117,6 +154,20 @@ mod tests {
         // seed + 1·γ == 0  ⇒  the mix input is 0.
         let seed = GOLDEN_GAMMA.wrapping_neg();
         assert_ne!(page_token(seed, 1), 0);
+    }
+
+    #[test]
+    fn content_gives_each_page_its_token() {
+        let seed = Content::Seed(77);
+        assert_eq!(seed.page(0), 77);
+        assert_eq!(seed.page(3), page_token(77, 3));
+        let pages = Content::Pages(vec![5, 9, 5].into_boxed_slice());
+        assert_eq!([pages.page(0), pages.page(1), pages.page(2)], [5, 9, 5]);
+        let tail = pages.page(3);
+        assert!(![0, 5, 9].contains(&tail), "a derived tail token {tail}");
+        assert_ne!(pages.page(4), tail);
+        let other = Content::Pages(vec![5, 9, 6].into_boxed_slice());
+        assert_ne!(other.page(3), tail, "the tail depends on the listed tokens");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`TraceStats`]: what the papers tabulate about a trace (`ssdlab trace info`).
 
 use crate::error::TraceError;
-use crate::request::{page_token, Op, PAGE_BYTES};
+use crate::request::{page_token, Content, Op, PAGE_BYTES};
 use crate::source::RequestStream;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -100,16 +100,24 @@ impl PageRanges {
 /// requests: page sets are kept as ranges, and repeated content is counted per content
 /// seed (page `i` of a request with seed `s` carries `page_token(s, i)`, so a page's
 /// content was written before exactly when an earlier write with the same seed covered
-/// index `i`). Nothing depends on hash order.
+/// index `i`), or per token for requests that list one token per page. Nothing depends
+/// on hash order.
 pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError> {
     let (mut reads, mut writes, mut read_bytes, mut write_bytes) = (0u64, 0u64, 0u128, 0u128);
     let (mut first_ns, mut last_ns, mut max_end) = (None, 0u64, 0u64);
     let mut pages = PageRanges::default();
     let mut written_pages = PageRanges::default();
-    // Content seed -> pages (indices 0..n) written with it so far.
+    // Content seed -> pages (indices 0..n) written with it so far; a listed page token
+    // counts as a seed covering one page.
     let mut seeds = U64Map::default();
     let (mut with_content, mut writes_without_content) = (0u64, 0u64);
     let (mut written_page_count, mut duplicate_pages) = (0u64, 0u64);
+    let mut note = |key: u64, count: u64| {
+        let seen = seeds.entry(key).or_insert(0);
+        let dup = count.min(*seen);
+        *seen = (*seen).max(count);
+        dup
+    };
     for req in &mut *stream {
         let req = req?;
         first_ns.get_or_insert(req.arrival_ns);
@@ -128,15 +136,18 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
                 writes += 1;
                 write_bytes += u128::from(req.size_bytes);
                 written_pages.add(first, count);
-                match req.content {
+                match &req.content {
                     None => writes_without_content += 1,
-                    Some(seed) => {
-                        // Page 0 carries the seed itself (`page_token`), so seeds are
-                        // keyed as page 0's token is.
-                        let seen = seeds.entry(page_token(seed, 0)).or_insert(0);
+                    Some(content) => {
                         written_page_count += count;
-                        duplicate_pages += count.min(*seen);
-                        *seen = (*seen).max(count);
+                        duplicate_pages += match content {
+                            // Page 0 carries the seed itself (`page_token`), so seeds
+                            // are keyed as page 0's token is.
+                            Content::Seed(seed) => note(page_token(*seed, 0), count),
+                            Content::Pages(_) => {
+                                (0..count).map(|i| note(content.page(i as u32), 1)).sum()
+                            }
+                        };
                     }
                 }
             }
@@ -224,7 +235,7 @@ mod tests {
             op,
             offset_bytes: page * 4096,
             size_bytes: pages * 4096,
-            content,
+            content: content.map(Content::Seed),
         }
     }
 
@@ -251,6 +262,21 @@ mod tests {
         let text = s.to_string();
         assert!(text.contains("\nduplicate_write_ratio: 0.2500\n"), "{text}");
         assert!(text.lines().all(|l| l.contains(": ")));
+    }
+
+    #[test]
+    fn listed_page_tokens_count_one_by_one_and_meet_seeds() {
+        let listed = |t, page, tokens: &[u64]| IoRequest {
+            content: Some(Content::Pages(tokens.into())),
+            ..req(t, Op::Write, page, tokens.len() as u64, None)
+        };
+        let reqs = vec![
+            listed(0, 0, &[4, 5, 4]),          // the second 4 repeats the first
+            req(10, Op::Write, 9, 1, Some(5)), // seed 5 is page token 5: a duplicate
+            listed(20, 3, &[6, 7]),            // fresh
+        ];
+        let s = analyze(&mut Fixed(reqs.into_iter())).unwrap();
+        assert_eq!(s.duplicate_write_ratio, Some(2.0 / 6.0));
     }
 
     #[test]

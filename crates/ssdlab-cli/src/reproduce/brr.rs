@@ -123,7 +123,7 @@ fn job(a: &BrrArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
         label: format!("{} {sched} q{depth} g{group}", trace_name(&traces[t])),
         preset: "brr",
         cfg,
-        trace: traces[t].clone(),
+        source: runner::file(&traces[t]),
     })
 }
 

@@ -111,7 +111,7 @@ fn job(a: &DgcArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
         label: format!("{} {vname} g{group}", trace_name(&traces[t])),
         preset: "dgc",
         cfg: b.build().map_err(Failure::input)?,
-        trace: traces[t].clone(),
+        source: runner::file(&traces[t]),
     })
 }
 

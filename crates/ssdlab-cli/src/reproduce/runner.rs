@@ -10,7 +10,7 @@ use ssdlab::{Report, SimConfig, SimError, Simulation};
 use ssdlab_trace::{TraceOptions, TraceSource};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -23,8 +23,16 @@ pub struct Job {
     pub preset: &'static str,
     /// The configuration.
     pub cfg: SimConfig,
-    /// The trace file.
-    pub trace: PathBuf,
+    /// The trace file or synthetic workload.
+    pub source: TraceSource,
+}
+
+/// The source of trace file `path`, read with the default options.
+pub fn file(path: &Path) -> TraceSource {
+    TraceSource::File {
+        path: path.to_path_buf(),
+        options: TraceOptions::default(),
+    }
 }
 
 /// One finished run.
@@ -120,10 +128,7 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
 }
 
 fn run_one(job: &Job) -> Result<Run, String> {
-    let src = TraceSource::File {
-        path: job.trace.clone(),
-        options: TraceOptions::default(),
-    };
+    let src = &job.source;
     let stream = src.open().map_err(|e| e.to_string())?;
     let verify = job.cfg.verify;
     let mut sim =

@@ -3,7 +3,7 @@
 //! erase steps), keeps the expected token of every LPN, and checks the FTL after each step.
 
 use ssdlab_engine::SimRng;
-use ssdlab_ftl::{token_for, Ftl, FtlConfig, StripeMap};
+use ssdlab_ftl::{token_for, ContentIndexConfig, Ftl, FtlConfig, StripeMap};
 use ssdlab_nand::{BlockId, Geometry, Lpn, PlaneId, Ppn};
 
 /// One step of the workload.
@@ -50,6 +50,8 @@ pub struct Driver {
     /// victim whose last valid page was overwritten is erasable once no move is in flight).
     moves: Vec<(Ppn, Ppn)>,
     pub moves_begun: u64,
+    /// Distinct contents writes draw from (0: every write unique).
+    contents: u32,
 }
 
 impl Driver {
@@ -67,7 +69,16 @@ impl Driver {
             gc: (0..geom.planes()).map(|_| None).collect(),
             moves: Vec::new(),
             moves_begun: 0,
+            contents: 0,
         }
+    }
+
+    /// The same driver with a content index, whose writes draw their content from
+    /// `contents` distinct tokens (so that pages share content).
+    pub fn with_content(mut self, cfg: &ContentIndexConfig, contents: u32) -> Driver {
+        self.ftl.enable_content_index(cfg);
+        self.contents = contents;
+        self
     }
 
     /// Applies one step, then checks every invariant.
@@ -106,7 +117,10 @@ impl Driver {
 
     fn write(&mut self, lpn: Lpn) {
         self.version += 1;
-        let token = token_for(lpn, self.version);
+        let token = match self.contents {
+            0 => token_for(lpn, self.version),
+            n => 1 + u64::from(self.version.wrapping_mul(2_654_435_761) % n),
+        };
         let plane = self.stripe.plane_of(lpn);
         for _ in 0..4 * self.ftl.geometry().blocks_per_plane {
             match self.ftl.host_write(lpn, plane, token) {

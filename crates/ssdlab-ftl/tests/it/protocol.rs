@@ -2,7 +2,7 @@
 //! reads, with every invariant checked after every step.
 
 use proptest::prelude::*;
-use ssdlab_ftl::{FtlConfig, VictimPolicy};
+use ssdlab_ftl::{ContentFilter, ContentIndexConfig, ContentUnit, FtlConfig, VictimPolicy};
 use ssdlab_nand::Geometry;
 
 use crate::driver::{Driver, Op};
@@ -74,6 +74,52 @@ proptest! {
         d.drain();
         d.ftl.check_invariants();
         d.check_final();
+    }
+}
+
+fn content_index() -> impl Strategy<Value = ContentIndexConfig> {
+    let filter = prop_oneof![
+        Just(ContentFilter::Exact),
+        Just(ContentFilter::Bloom),
+        Just(ContentFilter::BloomPlain),
+    ];
+    let unit = prop_oneof![Just(ContentUnit::Channel), Just(ContentUnit::Chip)];
+    (filter, unit, 1u32..=10, 1u32..=7, 0u64..=5).prop_map(
+        |(filter, unit, bits, hashes, rebuild)| ContentIndexConfig {
+            unit,
+            filter,
+            bloom_bits_per_page: bits,
+            bloom_hashes: hashes,
+            bloom_rebuild_writes: rebuild,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The content index (and its filters) stays exact through writes of shared content,
+    /// overwrites, trims and GC moves: `check_invariants` checks it after every step.
+    #[test]
+    fn content_index_follows_every_page_change(
+        cfg in config(),
+        index in content_index(),
+        contents in 1u32..=12,
+        lpns in 1u32..=76,
+        seed in any::<u64>(),
+        ops in prop::collection::vec(op(), 1..400),
+    ) {
+        let g = geom();
+        let lpns = lpns.min(cfg.max_map_entries(&g) as u32);
+        let mut d = Driver::new(&cfg, &g, lpns, seed).with_content(&index, contents);
+        for op in &ops {
+            d.apply(op);
+        }
+        d.drain();
+        d.check_final();
+        let live = d.expected.iter().filter(|t| t.is_some()).count() as u32;
+        let indexed: u32 = (1..=u64::from(contents)).map(|t| d.ftl.content_copies(t)).sum();
+        prop_assert_eq!(indexed, live);
     }
 }
 

@@ -13,17 +13,17 @@ pub(crate) mod ssdsim;
 use crate::error::TraceErrorKind;
 use crate::lex::{self, FieldResult, Words};
 use crate::options::{SizeUnit, TraceFormat};
-use crate::request::Op;
+use crate::request::{Content, Op};
 
 /// One request as read from its line, before its time is rebased.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Record {
     /// Timestamp in the format's tick (see [`Parser::ns_per_tick`]), absolute.
     pub time: u64,
     pub op: Op,
     pub offset_bytes: u64,
     pub size_bytes: u64,
-    pub content: Option<u64>,
+    pub content: Option<Content>,
 }
 
 /// What one line holds.

@@ -2,7 +2,7 @@
 
 use super::sample::{AddressSampler, SizeSampler, Space};
 use super::{Arrival, SyntheticConfig, SyntheticErrors, DUPLICATE_POOL_SEEDS};
-use crate::request::{mix64, IoRequest, Op};
+use crate::request::{mix64, Content, IoRequest, Op};
 use ssdlab_engine::SimRng;
 
 /// Generates the requests of a [`SyntheticConfig`]; the same configuration always
@@ -163,8 +163,8 @@ impl Iterator for SyntheticGen {
         let size_bytes = self.sizes[self.size_of[i]].next(self.space.alignment);
         let offset_bytes = self.addresses[self.address_of[i]].next(&self.space, size_bytes);
         let content = match op {
-            Op::Read => None,
-            Op::Write => Some(self.next_content()),
+            Op::Read if !self.cfg.read_content => None,
+            _ => Some(Content::Seed(self.next_content())),
         };
         self.emitted += 1;
         Some(IoRequest {
@@ -271,7 +271,7 @@ mod tests {
                 u64::from(r.op == Op::Write),
                 r.offset_bytes,
                 r.size_bytes,
-                r.content.map_or(0, |c| c ^ 1 << 63),
+                r.content.map_or(0, |c| c.page(0) ^ 1 << 63),
             ];
             fields.iter().fold(h, |h, f| mix64(h ^ f).rotate_left(7))
         })

@@ -123,6 +123,16 @@ pub struct SyntheticConfig {
     pub duplicate_ratio: f64,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Reads carry content too, drawn as writes' is (fresh, or with probability
+    /// `duplicate_ratio` an earlier content): the content of data that was on the device
+    /// before the workload began, which a simulator materializes when a read finds its
+    /// page never written (FIU traces carry it for every read).
+    #[serde(skip_serializing_if = "is_false")]
+    pub read_content: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 impl Default for SyntheticConfig {
@@ -146,6 +156,7 @@ impl Default for SyntheticConfig {
             alignment_bytes: 4096,
             duplicate_ratio: 0.2,
             seed: 42,
+            read_content: false,
         }
     }
 }
@@ -414,8 +425,13 @@ impl SyntheticConfig {
                 );
             }
         }
+        let reads = if self.read_content {
+            " (reads with content)"
+        } else {
+            ""
+        };
         format!(
-            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes, seed {}",
+            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes{reads}, seed {}",
             self.requests,
             self.read_ratio * 100.0,
             describe_size(&self.size),

@@ -37,7 +37,7 @@ fn duplicate_ratio_holds_over_20k_writes() {
         let mut dups = 0;
         for r in SyntheticGen::new(&cfg) {
             assert_eq!(r.op, Op::Write);
-            let seed = r.content.expect("writes carry content");
+            let seed = r.content.expect("writes carry content").page(0);
             assert_ne!(seed, 0);
             dups += u32::from(!seen.insert(seed));
         }
@@ -54,6 +54,38 @@ fn reads_carry_no_content() {
         ..SyntheticConfig::default()
     };
     assert!(SyntheticGen::new(&cfg).all(|r| r.op == Op::Read && r.content.is_none()));
+}
+
+#[test]
+fn reads_with_content_draw_it_as_writes_do() {
+    let cfg = SyntheticConfig {
+        requests: 20_000,
+        read_ratio: 0.5,
+        duplicate_ratio: 0.4,
+        read_content: true,
+        ..SyntheticConfig::default()
+    };
+    let reqs: Vec<_> = SyntheticGen::new(&cfg).collect();
+    assert!(reqs.iter().all(|r| r.content.is_some()));
+    let mut seen = HashSet::new();
+    let mut dup_reads = 0u32;
+    let mut reads = 0u32;
+    for r in &reqs {
+        let seed = r.content.as_ref().unwrap().page(0);
+        let dup = !seen.insert(seed);
+        if r.op == Op::Read {
+            reads += 1;
+            dup_reads += u32::from(dup);
+        }
+    }
+    let got = f64::from(dup_reads) / f64::from(reads);
+    assert!((got - 0.4).abs() < 0.02, "{got}");
+    let text = toml::to_string(&cfg).unwrap();
+    assert!(text.contains("read_content = true"), "{text}");
+    let back: SyntheticConfig = toml::from_str(&text).unwrap();
+    assert_eq!(back, cfg);
+    let off = toml::to_string(&SyntheticConfig::default()).unwrap();
+    assert!(!off.contains("read_content"), "absent when off: {off}");
 }
 
 /// Share of accesses that go to the most popular 1 % of the slots touched.

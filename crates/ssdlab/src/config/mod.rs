@@ -10,11 +10,12 @@
 //!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
 //!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
-//!  host.rs, placement.rs, dgc.rs: one section each (scheduler: crate::sched)
+//!  host.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler: crate::sched)
 //! ```
 
 mod builder;
 mod dgc;
+mod dsftl;
 mod error;
 mod host;
 mod layers;
@@ -23,13 +24,14 @@ mod placement;
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
 pub use builder::ConfigBuilder;
 pub use dgc::{ArrivalEstimate, DgcConfig};
+pub use dsftl::{BaseAllocation, DsftlConfig, Multipath, OnSaturated, RrStart};
 pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
 use serde::{Deserialize, Serialize};
-use ssdlab_ftl::FtlConfig;
+use ssdlab_ftl::{Allocation, FtlConfig};
 use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{RaidConfig, RaidLevel};
 
@@ -57,6 +59,9 @@ pub struct SimConfig {
     pub dgc: DgcConfig,
     /// Check that every host read returns the content token last written to its LPN.
     pub verify: bool,
+    /// DS-FTL: the content index, content-aware placement (`ftl.allocation =
+    /// "content-aware"`) and multi-path reads.
+    pub dsftl: DsftlConfig,
 }
 
 impl Default for SimConfig {
@@ -72,6 +77,7 @@ impl Default for SimConfig {
             raid: RaidConfig::default(),
             dgc: DgcConfig::default(),
             verify: false,
+            dsftl: DsftlConfig::default(),
         }
     }
 }
@@ -142,6 +148,7 @@ impl SimConfig {
         if self.placement.bind == Bind::Dispatch {
             self.validate_dispatch_binding(&mut errs);
         }
+        self.validate_dsftl(&mut errs);
         if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
             errs.push(ConfigError::Invalid {
                 key: "ftl.over_provisioning".into(),
@@ -209,6 +216,56 @@ impl SimConfig {
         }
         if !r.fail.is_empty() {
             refuse("\"dispatch\" cannot be combined with failure injection (raid.fail / --fail): use bind = \"admission\"".into());
+        }
+    }
+
+    /// True when the FTL keeps the content index: content-aware placement, or
+    /// `dsftl.index`.
+    pub fn content_index(&self) -> bool {
+        self.ftl.allocation == Allocation::ContentAware || self.dsftl.index
+    }
+
+    /// True when reads may take another page of their content.
+    pub fn multipath_reads(&self) -> bool {
+        match self.dsftl.multipath_read {
+            Multipath::WithPlacement => self.ftl.allocation == Allocation::ContentAware,
+            Multipath::Always => self.content_index(),
+            Multipath::Never => false,
+        }
+    }
+
+    /// DS-FTL has no RAID in its paper, and the content index follows data pages only.
+    fn validate_dsftl(&self, errs: &mut Vec<ConfigError>) {
+        for (key, message) in self.dsftl.validate() {
+            errs.push(ConfigError::Invalid {
+                key: key.into(),
+                message,
+            });
+        }
+        if self.scheduler.merge.reads != crate::sched::MergeReads::Off
+            && self.raid.level != RaidLevel::None
+        {
+            errs.push(ConfigError::Invalid {
+                key: "scheduler.merge.reads".into(),
+                message: format!(
+                    "read merging needs raid.level = \"none\" (found {}): reconstructions take reads out of the queues before they start",
+                    self.raid.level
+                ),
+            });
+        }
+        if self.content_index() && self.raid.level != RaidLevel::None {
+            let key = if self.ftl.allocation == Allocation::ContentAware {
+                "ftl.allocation"
+            } else {
+                "dsftl.index"
+            };
+            errs.push(ConfigError::Invalid {
+                key: key.into(),
+                message: format!(
+                    "DS-FTL's content index is not defined with RAID (found {}): use raid.level = \"none\"",
+                    self.raid.level
+                ),
+            });
         }
     }
 

@@ -3,9 +3,9 @@
 //!
 //! ```text
 //!  host data ─┐                      ┌─► static order / dynamic (round-robin, least-busy)
-//!  mirror     │                      │   or the RAID layout (chip | channel domain,
-//!  parity     ├─► Placement::place ──┤   in-channel chip choice)
-//!  rebuild    │   (PageToPlace,      │
+//!  mirror     │                      │   / HIPA, possibly wrapped by DS-FTL's
+//!  parity     ├─► Placement::place ──┤   content-aware placement; or the RAID layout
+//!  rebuild    │   (PageToPlace,      │   (chip | channel domain, in-channel chip choice)
 //!  materialize│    DeviceView)       └─► the simulator wraps data pages with DGC's
 //!  degraded ──┘                          redirection when `dgc.enabled`
 //! ```
@@ -25,13 +25,17 @@
 //! A policy is a [`PlacementPolicy`] that owns its state. Adding one is a new file
 //! with the policy and one line in [`build`] naming the configuration that selects it.
 
+mod content;
+mod hipa;
 mod order;
 mod raid;
 
+pub use content::ContentAware;
+pub use hipa::Hipa;
 pub use order::{LeastBusy, RoundRobin, StaticOrder};
 pub use raid::RaidLayoutPolicy;
 
-use crate::config::SimConfig;
+use crate::config::{BaseAllocation, SimConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_ftl::{Allocation, DynamicPolicy};
@@ -95,19 +99,38 @@ pub trait PlacementPolicy: Send {
     /// Where zero-time preconditioning lays FTL page `lpn` out (data, and under RAID its
     /// redundancy), before the run: no device state exists yet.
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId;
+    /// The policy's own counters for the report (none by default).
+    fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
+        Vec::new()
+    }
 }
 
 /// The policy the configuration selects: the RAID layout when RAID is on, else the
-/// FTL's allocation.
+/// FTL's allocation (content-aware placement wraps `dsftl.base`).
 pub fn build(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
     if cfg.raid.level != RaidLevel::None {
         return Box::new(RaidLayoutPolicy);
     }
+    let base = match cfg.dsftl.base {
+        BaseAllocation::Static => Allocation::Static,
+        BaseAllocation::Dynamic => Allocation::Dynamic,
+        BaseAllocation::Hipa => Allocation::Hipa,
+    };
+    match cfg.ftl.allocation {
+        Allocation::ContentAware => Box::new(ContentAware::new(build_base(cfg, base), cfg)),
+        a => build_base(cfg, a),
+    }
+}
+
+/// The policy of allocation `a` (not content-aware).
+fn build_base(cfg: &SimConfig, a: Allocation) -> Box<dyn PlacementPolicy> {
     let order = cfg.ftl.static_order;
     let g = &cfg.geometry;
-    match (cfg.ftl.allocation, cfg.ftl.dynamic_policy) {
+    match (a, cfg.ftl.dynamic_policy) {
         (Allocation::Static, _) => Box::new(StaticOrder::new(order, g)),
         (Allocation::Dynamic, DynamicPolicy::RoundRobin) => Box::new(RoundRobin::new(order, g)),
         (Allocation::Dynamic, DynamicPolicy::LeastBusy) => Box::new(LeastBusy::new(order, g)),
+        (Allocation::Hipa, _) => Box::new(Hipa::new(order, &cfg.ftl.hipa, g, &cfg.timing)),
+        (Allocation::ContentAware, _) => unreachable!("content-aware wraps a base allocation"),
     }
 }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::Geometry;
 
-use super::SchedulerKind;
+use super::{MergeConfig, SchedulerKind};
 
 /// Scheduler selection and its queues.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,8 @@ pub struct SchedulerConfig {
     pub vaq: VaqConfig,
     /// `paq0`, `paq1`, `paq2` options.
     pub paq: PaqConfig,
+    /// Merging a new host read into an identical read waiting in its chip queue.
+    pub merge: MergeConfig,
 }
 
 impl Default for SchedulerConfig {
@@ -39,6 +41,7 @@ impl Default for SchedulerConfig {
             write_behind_read: false,
             vaq: VaqConfig::default(),
             paq: PaqConfig::default(),
+            merge: MergeConfig::default(),
         }
     }
 }

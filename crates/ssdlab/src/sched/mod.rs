@@ -14,6 +14,7 @@
 mod brr;
 mod config;
 mod fifo;
+mod merge;
 mod overflow;
 mod paq;
 mod piq;
@@ -25,6 +26,7 @@ mod vaq;
 
 pub use config::{BlockOn, PaqConfig, PaqOrder, SchedulerConfig, VaqConfig, WritePath};
 pub use fifo::{AsyncFifo, SyncFifo};
+pub use merge::{MergeCompletion, MergeConfig, MergeReads};
 pub use paq::Paq;
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};

@@ -47,6 +47,11 @@ pub struct Queues {
     pub redirected: Vec<(TxnId, PlanKind)>,
     /// Transactions in its chip's queue for each die.
     die_queued: Vec<u32>,
+    /// Reads and programs among them.
+    die_queued_reads: Vec<u32>,
+    die_queued_programs: Vec<u32>,
+    /// The operation each die started last (its current one while it is busy).
+    die_last_op: Vec<FlashOp>,
     dies_per_chip: u32,
     /// Each channel's bus, kept by the back end.
     bus: Vec<BusStatus>,
@@ -69,6 +74,9 @@ impl Queues {
             queued_writes: vec![0; chips],
             redirected: Vec::new(),
             die_queued: vec![0; geom.dies() as usize],
+            die_queued_reads: vec![0; geom.dies() as usize],
+            die_queued_programs: vec![0; geom.dies() as usize],
+            die_last_op: vec![FlashOp::Read; geom.dies() as usize],
             dies_per_chip: geom.dies_per_chip,
             bus: vec![BusStatus::default(); geom.channels as usize],
         }
@@ -93,6 +101,22 @@ impl Queues {
         self.die_queued[die.idx()]
     }
 
+    /// Reads, programs and erases waiting for `die` in its chip's queue (HIPA's load).
+    #[inline]
+    pub fn queued_ops_for_die(&self, die: DieId) -> (u32, u32, u32) {
+        let (r, p) = (
+            self.die_queued_reads[die.idx()],
+            self.die_queued_programs[die.idx()],
+        );
+        (r, p, self.die_queued[die.idx()] - r - p)
+    }
+
+    /// The operation `die` is running, if it is busy.
+    #[inline]
+    pub fn running_op(&self, die: DieId) -> Option<FlashOp> {
+        self.die_busy[die.idx()].then(|| self.die_last_op[die.idx()])
+    }
+
     /// The bus of channel `ch` now.
     #[inline]
     pub fn bus(&self, ch: ChannelId) -> BusStatus {
@@ -112,12 +136,19 @@ impl Queues {
         debug_assert_eq!(self.chip_of_die(txn.die), chip);
         self.chip[chip.idx()].push_back(t);
         self.die_queued[txn.die.idx()] += 1;
+        self.count_die_op(txn, 1);
         match txn.op {
             FlashOp::Read => self.queued_reads[chip.idx()] += 1,
             FlashOp::Program => self.queued_writes[chip.idx()] += 1,
             FlashOp::Erase => {}
         }
         self.debug_check_chip(chip);
+    }
+
+    /// [`Queues::push_back`] for tests of other modules.
+    #[cfg(test)]
+    pub(crate) fn push_for_test(&mut self, chip: ChipId, t: TxnId, txn: &Txn) {
+        self.push_back(chip, t, txn);
     }
 
     /// Removes the transaction at `pos` of `chip`'s queue; its die count follows. Its
@@ -131,8 +162,22 @@ impl Queues {
             "die {die} has nothing queued"
         );
         self.die_queued[die.idx()] -= 1;
+        self.count_die_op(&txns[t], u32::wrapping_neg(1));
         self.debug_check_chip(chip);
         Some(t)
+    }
+
+    /// Adds `delta` (1 or −1 as a wrapping `u32`) to the per-die count of `txn`'s
+    /// operation.
+    #[inline]
+    fn count_die_op(&mut self, txn: &Txn, delta: u32) {
+        let counts = match txn.op {
+            FlashOp::Read => &mut self.die_queued_reads,
+            FlashOp::Program => &mut self.die_queued_programs,
+            FlashOp::Erase => return,
+        };
+        let c = &mut counts[txn.die.idx()];
+        *c = c.wrapping_add(delta);
     }
 
     /// Moves programs queued for `die` whose page is not chosen yet ([`UNBOUND`]) into
@@ -164,6 +209,7 @@ impl Queues {
     /// longer counts among the chip's queued reads or programs.
     #[inline]
     pub(crate) fn txn_started(&mut self, txn: &Txn) {
+        self.die_last_op[txn.die.idx()] = txn.op;
         let chip = self.chip_of_die(txn.die).idx();
         match txn.op {
             FlashOp::Read => self.queued_reads[chip] -= 1,
@@ -232,6 +278,7 @@ impl Queues {
     /// events, when every transaction taken from a queue has started.
     pub fn check_invariants(&self, txns: &TxnSlab) {
         let mut per_die = vec![0u32; self.die_queued.len()];
+        let mut per_die_ops = vec![(0u32, 0u32); self.die_queued.len()];
         for (c, q) in self.chip.iter().enumerate() {
             let chip = ChipId(c as u32);
             assert!(q.len() <= self.depth, "chip {chip} queue over depth");
@@ -244,9 +291,10 @@ impl Queues {
                     "txn {t} in a foreign queue"
                 );
                 per_die[txn.die.idx()] += 1;
+                let ops = &mut per_die_ops[txn.die.idx()];
                 match txn.op {
-                    FlashOp::Read => reads += 1,
-                    FlashOp::Program => programs += 1,
+                    FlashOp::Read => (reads, ops.0) = (reads + 1, ops.0 + 1),
+                    FlashOp::Program => (programs, ops.1) = (programs + 1, ops.1 + 1),
                     FlashOp::Erase => {}
                 }
             }
@@ -259,6 +307,10 @@ impl Queues {
             );
         }
         assert_eq!(per_die, self.die_queued, "per-die counts");
+        for (d, &(r, p)) in per_die_ops.iter().enumerate() {
+            assert_eq!(self.die_queued_reads[d], r, "queued reads of die {d}");
+            assert_eq!(self.die_queued_programs[d], p, "queued programs of die {d}");
+        }
         for (ch, b) in self.bus.iter().enumerate() {
             assert!(b.busy || b.waiting == 0, "free bus {ch} with waiters");
         }

@@ -113,6 +113,9 @@ impl Simulation {
         }
         let gc_total = self.die_gc_ns[die.idx()];
         for &t in &group {
+            if self.merge.is_some() {
+                self.forget_waiting_read(t);
+            }
             self.queues.txn_started(&self.txns[t]);
             let txn = &mut self.txns[t];
             txn.started_ns = now;

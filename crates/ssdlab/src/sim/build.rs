@@ -4,7 +4,7 @@
 use super::backend::{ChannelState, DieState};
 use super::txn::TxnSlab;
 use super::verify::Verifier;
-use super::{bind, dgc, host::ReqSlab, raid, SimCounters, Simulation};
+use super::{bind, dgc, host::ReqSlab, merge, raid, SimCounters, Simulation};
 use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
@@ -44,6 +44,9 @@ impl Simulation {
         };
         let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
+        if cfg.content_index() {
+            ftl.enable_content_index(&cfg.dsftl.index_config());
+        }
         let mut placement = placement::build(&cfg);
         if cfg.ftl.precondition.enabled {
             let map = raid.as_ref().map(|r| &r.map);
@@ -125,6 +128,9 @@ impl Simulation {
             placement,
             read_choice: Box::new(ShortestQueue),
             read_plans: ReadPlans::new(),
+            multipath: cfg.multipath_reads(),
+            dsftl_counters: Default::default(),
+            merge: merge::MergeState::new(&cfg.scheduler.merge),
             geom,
             cfg,
         };

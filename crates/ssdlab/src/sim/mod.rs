@@ -26,9 +26,11 @@ mod backend;
 mod bind;
 mod build;
 mod dgc;
+mod dsftl;
 mod fail;
 mod gc;
 mod host;
+mod merge;
 mod place;
 mod plan;
 pub(crate) mod raid;
@@ -73,6 +75,8 @@ pub(crate) enum Event {
     RebuildStep(u32),
     /// A degraded read waiting for its stripe to settle tries again.
     DegradedRetry(u32),
+    /// A read that joined another completes (`scheduler.merge.completion = "fixed-ns"`).
+    MergedRead(u32),
 }
 
 /// Counters the simulator keeps itself and hands to the report at the end.
@@ -172,6 +176,12 @@ pub struct Simulation {
     pub(crate) error: Option<SimError>,
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) meta: RunMeta,
+    /// Reads may take another page of their content (`SimConfig::multipath_reads`).
+    pub(crate) multipath: bool,
+    /// DS-FTL's counters (kept with the content index).
+    pub(crate) dsftl_counters: dsftl::DsftlCounters,
+    /// Read merging, when `scheduler.merge.reads` is not `"off"`.
+    pub(crate) merge: Option<merge::MergeState>,
 }
 
 impl Simulation {
@@ -286,6 +296,7 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::DegradedRetry(i) => self.retry_degraded(i),
+            Event::MergedRead(slot) => self.on_merged_read(slot),
         }
         self.last_event_ns = at.as_ns();
         self.wake_touched();

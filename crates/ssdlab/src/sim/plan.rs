@@ -22,6 +22,7 @@ macro_rules! oracle {
             txns: &$s.txns,
             geom: &$s.geom,
             held: &$s.held,
+            multipath: $s.multipath,
         }
     };
 }
@@ -46,7 +47,9 @@ impl Simulation {
     /// controller holds its content; the reconstruction (forced) when its page is on a
     /// dead chip or exists only through redundancy; else the page itself, its RAID-1
     /// copy, and with `raid.force_reconstruct_reads` a forced reconstruction.
-    pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn) -> Enumerated {
+    /// `token` is the read's content as the trace gives it: a never-written page that
+    /// the read materializes takes it.
+    pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn, token: Option<u64>) -> Enumerated {
         if self.held_get(lpn).is_some() {
             // The page's newest content waits for space in the controller.
             return Enumerated::One(ReadPlan::only(PlanKind::Buffer, None, false));
@@ -60,7 +63,7 @@ impl Simulation {
         }
         let ppn = match self.ftl.lookup(lpn) {
             Some(p) => p,
-            None => match self.materialize(lpn) {
+            None => match self.materialize(lpn, token) {
                 Some(p) => p,
                 None => return Enumerated::Unwritten,
             },
@@ -76,6 +79,9 @@ impl Simulation {
         }
         let direct = ReadPlan::only(PlanKind::Direct, Some(ppn), false);
         let Some(r) = self.raid.as_ref() else {
+            if self.ftl.has_content_index() {
+                return self.enumerate_copies(ppn);
+            }
             return Enumerated::One(direct);
         };
         let mut plans = std::mem::take(&mut self.read_plans);
@@ -164,6 +170,7 @@ impl Simulation {
         let copy = alts.find(kind).and_then(|i| alts.plans()[i].ppn);
         self.read_plans = alts;
         let Some(ppn) = copy else { return false };
+        self.forget_waiting_read(t);
         let old = self.txns[t];
         self.ftl.unpin(old.ppn);
         self.gc_page_released(old.ppn);
@@ -175,9 +182,12 @@ impl Simulation {
         txn.ppn = ppn;
         txn.die = die;
         self.counters.redirected_reads += 1;
-        if kind == PlanKind::Mirror {
-            self.raid_mut().counters.mirror_reads += 1;
+        match kind {
+            PlanKind::Mirror => self.raid_mut().counters.mirror_reads += 1,
+            PlanKind::Duplicate => self.dsftl_counters.duplicate_reads += 1,
+            _ => {}
         }
+        self.note_waiting_read(t, ppn);
         self.sched.submit_background(t, &mut sched_ctx!(self));
         true
     }
@@ -209,13 +219,13 @@ pub(crate) struct Plans<'a> {
     pub txns: &'a TxnSlab,
     pub geom: &'a Geometry,
     pub held: &'a rustc_hash::FxHashMap<u32, (u64, u64)>,
+    pub multipath: bool,
 }
 
 impl Plans<'_> {
     /// See [`crate::sched::PlanOracle::alternatives`].
     fn alternatives_of(&self, t: TxnId, plans: &mut ReadPlans) {
         plans.clear();
-        let Some(r) = self.raid else { return };
         let txn = &self.txns[t];
         if txn.reason != TxnReason::HostRead {
             return;
@@ -226,6 +236,17 @@ impl Plans<'_> {
         if self.ftl.lookup(txn.lpn) != Some(txn.ppn) {
             return;
         }
+        let Some(r) = self.raid else {
+            if self.multipath {
+                // Other pages of its content, programmed and on live chips.
+                self.ftl.duplicate_copies(txn.ppn, |p| {
+                    if !self.dead.page_dead(self.geom, p) {
+                        plans.push_copy(PlanKind::Duplicate, p, self.geom.chip_of_page(p));
+                    }
+                });
+            }
+            return;
+        };
         match r.map.level {
             RaidLevel::Raid1 => {
                 let copy = mirror_copy(r, self.held, self.ftl, self.dead, self.geom, txn.lpn);

@@ -123,14 +123,23 @@ impl Simulation {
             .map(|b| b.counters().to_vec())
             .unwrap_or_default();
         let sched = self.sched.counters();
+        let placement = self.placement.counters();
+        let dsftl = self.dsftl_counters();
         for (counter, v) in design.chain(dgc).chain(bind).chain(sched) {
+            self.rec.count(counter, v);
+        }
+        for (counter, v) in placement.into_iter().chain(dsftl) {
             self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.last_event_ns);
         let end_state = self.end_state(end);
-        self.rec
+        let dsftl = self.dsftl_report(end);
+        let mut report = self
+            .rec
             .finish(end_state)
-            .map_err(|e| SimError::Io(e.to_string()))
+            .map_err(|e| SimError::Io(e.to_string()))?;
+        report.dsftl = dsftl;
+        Ok(report)
     }
 
     /// What the recorder needs at the end of the run.

@@ -19,7 +19,7 @@ fn empty_wrapping_and_oversized_requests_are_bad_input() {
         (
             IoRequest {
                 size_bytes: 0,
-                ..base
+                ..base.clone()
             },
             "positive size",
         ),
@@ -27,7 +27,7 @@ fn empty_wrapping_and_oversized_requests_are_bad_input() {
             IoRequest {
                 offset_bytes: u64::MAX - 10,
                 size_bytes: 4096,
-                ..base
+                ..base.clone()
             },
             "past 2^64",
         ),

@@ -5,6 +5,7 @@
 mod adversarial;
 mod bind;
 mod dgc;
+mod dsftl;
 mod fail;
 mod hostile;
 mod raid;

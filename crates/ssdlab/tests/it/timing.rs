@@ -99,7 +99,7 @@ fn multi_plane_read_shares_one_array_operation() {
     };
     let (packed, r) = max_response(
         &["ftl.static_order=pcwd", "scheduler.multi_plane=true"],
-        vec![req],
+        vec![req.clone()],
     );
     assert_eq!(packed, 25_000 + 2 * XFER);
     assert_eq!(r.counter(Counter::MultiPlaneOps), 1);

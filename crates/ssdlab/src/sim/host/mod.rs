@@ -12,7 +12,7 @@ use crate::error::SimError;
 use ssdlab_ftl::AddressFold;
 use ssdlab_nand::{Lpn, TxnReason};
 use ssdlab_stats::{OpClass, RequestRecord};
-use ssdlab_trace::{page_token, IoRequest, Op, MAX_ARRIVAL_NS};
+use ssdlab_trace::{IoRequest, Op, MAX_ARRIVAL_NS};
 
 /// What admitting one read page produced.
 pub(crate) enum ReadOutcome {
@@ -24,8 +24,8 @@ pub(crate) enum ReadOutcome {
     Deferred,
 }
 
-/// One host request in the device.
-#[derive(Clone, Copy, Debug)]
+/// One host request in the device. Its content is taken out when it is admitted.
+#[derive(Clone, Debug)]
 pub(crate) struct Req {
     pub id: u64,
     pub io: IoRequest,
@@ -203,7 +203,7 @@ impl Simulation {
         }
     }
 
-    fn fold(&mut self, lpn: u64, io: &IoRequest) -> Option<Lpn> {
+    fn fold(&mut self, lpn: u64, (offset_bytes, size_bytes): (u64, u64)) -> Option<Lpn> {
         if lpn < self.logical_pages {
             return Some(Lpn(lpn as u32));
         }
@@ -211,8 +211,8 @@ impl Simulation {
             AddressFold::Modulo => Some(Lpn((lpn % self.logical_pages) as u32)),
             AddressFold::Error => {
                 self.error = Some(SimError::AddressOutOfRange {
-                    offset_bytes: io.offset_bytes,
-                    size_bytes: io.size_bytes,
+                    offset_bytes,
+                    size_bytes,
                     capacity_bytes: self.logical_pages * u64::from(self.geom.page_size_bytes),
                 });
                 None
@@ -225,28 +225,31 @@ impl Simulation {
     fn admit(&mut self, id: ReqId) {
         self.outstanding += 1;
         let now = self.now().as_ns();
-        let r = self.reqs[id];
-        self.reqs[id].admitted_ns = now;
-        self.reqs[id].pending = r.pages;
+        let r = &mut self.reqs[id];
+        r.admitted_ns = now;
+        r.pending = r.pages;
+        let content = r.io.content.take();
+        let (pages, first_lpn, op) = (r.pages, r.first_lpn, r.io.op);
+        let range = (r.io.offset_bytes, r.io.size_bytes);
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
         self.admit_done_now = 0;
         let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
-        for i in 0..r.pages {
-            let Some(lpn) = self.fold(r.first_lpn + u64::from(i), &r.io) else {
+        for i in 0..pages {
+            let Some(lpn) = self.fold(first_lpn + u64::from(i), range) else {
                 done_now += 1;
                 continue;
             };
-            match r.io.op {
-                Op::Read => match self.admit_read(id, lpn) {
+            match op {
+                Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
                     ReadOutcome::Txn(t) => txns.push(t),
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
                 },
                 Op::Write => {
-                    let token = self.write_token(lpn, r.io.content.map(|s| page_token(s, i)));
+                    let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
                     if striped {
                         let x = self.raid.as_ref().expect("striped");
                         let c = x.map.layout.locate(u64::from(lpn.0));
@@ -294,10 +297,13 @@ impl Simulation {
         debug_assert_ne!(txn.req, NONE);
         match txn.reason {
             TxnReason::HostRead => {
+                let found = self.ftl.token(txn.ppn);
                 self.ftl.unpin(txn.ppn);
                 if self.verify.is_some() {
-                    let found = self.ftl.token(txn.ppn);
                     self.check_token(txn.lpn, txn.expect, found);
+                }
+                if self.merge.is_some() {
+                    self.finish_followers(t, found, txn.bus_ns + txn.array_ns);
                 }
                 self.gc_page_released(txn.ppn);
             }
@@ -325,7 +331,7 @@ impl Simulation {
 
     fn finish_request(&mut self, id: ReqId) {
         let now = self.now().as_ns();
-        let r = self.reqs[id];
+        let r = self.reqs[id].clone();
         let op = match r.io.op {
             Op::Read => OpClass::Read,
             Op::Write => OpClass::Write,

@@ -15,8 +15,9 @@ impl Simulation {
     /// A read page: its plans are enumerated, the scheduler (or the read-choice policy)
     /// picks one, and the pick is carried out: a flash read of the page or a copy, an
     /// answer from the write buffer, or a reconstruction.
-    pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn) -> ReadOutcome {
-        match self.enumerate_read(lpn) {
+    /// `token` is the read's content as the trace gives it, if it does.
+    pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn, token: Option<u64>) -> ReadOutcome {
+        match self.enumerate_read(lpn, token) {
             Enumerated::One(plan) => self.serve_read(id, lpn, plan, &ReadPlans::new()),
             Enumerated::Plans => {
                 let plans = std::mem::take(&mut self.read_plans);
@@ -85,19 +86,30 @@ impl Simulation {
     #[inline(always)]
     fn read_copy(&mut self, id: ReqId, lpn: Lpn, expect: u64, plan: ReadPlan) -> ReadOutcome {
         let ppn = plan.ppn.expect("a copy plan names its page");
-        if plan.kind == PlanKind::Mirror {
-            self.raid_mut().counters.mirror_reads += 1;
+        match plan.kind {
+            PlanKind::Mirror => self.raid_mut().counters.mirror_reads += 1,
+            PlanKind::Duplicate => {
+                self.dsftl_counters.duplicate_reads += 1;
+                self.counters.redirected_reads += 1;
+            }
+            _ => {}
+        }
+        if self.merge.is_some() && self.try_merge_read(id, lpn, ppn) {
+            return ReadOutcome::Deferred;
         }
         self.ftl.pin(ppn);
         let die = self.geom.die_of_page(ppn);
         let mut t = self.queued_txn(FlashOp::Read, TxnReason::HostRead, ppn, die, lpn, id);
         t.expect = expect;
-        ReadOutcome::Txn(self.txns.insert(t))
+        let t = self.txns.insert(t);
+        self.note_waiting_read(t, ppn);
+        ReadOutcome::Txn(t)
     }
 
-    /// A never-written page that a read asks for (see `host.unwritten_reads`). Under
+    /// A never-written page that a read asks for (see `host.unwritten_reads`), with the
+    /// read's content when the trace gives it (`token`), else a content of its own. Under
     /// RAID the whole stripe (or both copies) is materialized with its redundancy.
-    pub(in crate::sim) fn materialize(&mut self, lpn: Lpn) -> Option<Ppn> {
+    pub(in crate::sim) fn materialize(&mut self, lpn: Lpn, token: Option<u64>) -> Option<Ppn> {
         if self.cfg.host.unwritten_reads == UnwrittenReads::Zero {
             self.counters.zero_reads += 1;
             return None;
@@ -105,7 +117,7 @@ impl Simulation {
         let placed = if self.raid.is_some() {
             self.raid_materialize(lpn)
         } else {
-            let token = token_for(lpn, 0);
+            let token = token.unwrap_or_else(|| token_for(lpn, 0));
             let plane = self.place(PageToPlace::new(lpn, token, Role::Materialize));
             let ok = self.materialize_page(lpn, plane, token);
             if ok {

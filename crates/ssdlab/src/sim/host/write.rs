@@ -17,6 +17,7 @@ impl Simulation {
     /// A written page without parity: allocated now (with its RAID-1 mirror), or
     /// parked until GC frees space in its plane.
     pub(super) fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
+        self.note_content_write(token);
         let mut page = PageToPlace::new(lpn, token, Role::Data);
         if let Some(x) = self.raid.as_ref() {
             page = page.with_chunk(x.map.layout.locate(u64::from(lpn.0)));
