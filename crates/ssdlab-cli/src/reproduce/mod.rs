@@ -4,8 +4,10 @@
 mod brr;
 mod common;
 mod dgc;
+mod paq;
 mod plot;
 mod runner;
+mod scatter;
 
 use crate::Failure;
 use clap::{Args, Subcommand, ValueEnum};
@@ -20,6 +22,9 @@ pub enum ReproduceCmd {
     /// DGC (Liang et al.): RAID-5, RAID-5+DGC, BRR and BRR+DGC on every trace, figures
     /// 4 and 8-10, and the parity-group sweep of figure 11.
     Dgc(DgcArgs),
+    /// PAQ (Jung et al., ISCA 2012): VAQ, PAQ0, PAQ1 and PAQ2 on every workload, figures
+    /// 8-13, and the queue-depth, channel and die sweeps of figures 14 and 15.
+    Paq(paq::PaqArgs),
 }
 
 /// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
@@ -111,5 +116,6 @@ pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
     match cmd {
         ReproduceCmd::Brr(a) => brr::run(a),
         ReproduceCmd::Dgc(a) => dgc::run(a),
+        ReproduceCmd::Paq(a) => paq::run(a),
     }
 }

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use std::path::Path;
 
-const COLORS: [RGBColor; 6] = [
+pub(super) const COLORS: [RGBColor; 6] = [
     RGBColor(90, 90, 90),
     RGBColor(70, 130, 180),
     RGBColor(205, 92, 60),
