@@ -292,8 +292,14 @@ pub fn run(a: &PaqArgs) -> Result<(), Failure> {
     let second = run_keys(open, &scales)?;
     results.extend(second.results);
     create_out_dir(&a.out)?;
+    let synthetic: Vec<String> = workloads
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| trace_name(p))
+        .collect();
     let ex = Experiment {
         names: &names,
+        synthetic,
         results: &results,
         base,
         points: Points::new(a.quick),
@@ -344,6 +350,8 @@ fn sweep_workloads(a: &PaqArgs, names: &[String]) -> Result<Vec<usize>, Failure>
 /// The finished runs and what is written from them.
 struct Experiment<'a> {
     names: &'a [String],
+    /// The names of the synthetic workloads.
+    synthetic: Vec<String>,
     results: &'a BTreeMap<Key, Row>,
     base: Base,
     points: Points,
@@ -368,9 +376,15 @@ impl Experiment<'_> {
         &self.results[&(w, Setting::Preset, sched)]
     }
 
-    /// Metric `f` of `sched` over VAQ's on workload `w` at setting `s`.
+    /// Metric `f` of `sched` over VAQ's on workload `w` at setting `s` (VAQ at the preset
+    /// for a setting VAQ does not have: PAQ's own options).
     fn vs_vaq(&self, w: usize, s: Setting, sched: usize, f: Metric) -> Option<f64> {
-        let (x, v) = (self.at(w, s, sched)?, self.at(w, s, VAQ)?);
+        let base = if s == Setting::OneSlot {
+            Setting::Preset
+        } else {
+            s
+        };
+        let (x, v) = (self.at(w, s, sched)?, self.at(w, base, VAQ)?);
         super::common::ratio(f(x), f(v))
     }
 

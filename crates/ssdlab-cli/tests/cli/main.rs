@@ -10,6 +10,7 @@ mod commands;
 mod hostile;
 mod regressions;
 mod reproduce_dgc;
+mod reproduce_paq;
 mod runs;
 mod sweep;
 mod verify;
