@@ -120,6 +120,13 @@ impl Experiment<'_> {
                 spread(&self.change(setting, PAQ2, f), i >= 2).join(" | ")
             );
         }
+        let contention = self.change(setting, PAQ2, |r| r.package_ns as f64);
+        let lower = contention.iter().filter(|x| x.1 < 0.0).count();
+        let _ = writeln!(
+            s,
+            "| package contention below VAQ's | all 20 traces | | {lower} of {} | | |",
+            contention.len()
+        );
         let iops = self.change(setting, PAQ2, |r| r.iops);
         let worse: Vec<&str> = iops
             .iter()
@@ -449,13 +456,11 @@ impl Experiment<'_> {
                 "\n## Headline at the die-bound split (read 139.04 µs array + 41 µs bus)\n"
             );
             self.headline(&mut s, Setting::DieSplit);
-            let [avg, best, worst] =
-                spread(&self.change(Setting::OneSlot, PAQ2, |r| r.iops), false);
-            let _ = writeln!(
-                s,
-                "\nPAQ2 with one commit per package (`scheduler.paq.chip_slots=1`) against \
-                 VAQ, IOPS: {avg} on average, best {best}, worst {worst}"
+            s.push_str(
+                "\n## Headline with one commit per package (`scheduler.paq.chip_slots=1`, PAQ2 \
+                 only, against VAQ at the preset)\n\n",
             );
+            self.headline(&mut s, Setting::OneSlot);
         }
         s.push_str("\n## Workload by workload (preset)\n\n");
         self.per_workload(&mut s, Setting::Preset);
