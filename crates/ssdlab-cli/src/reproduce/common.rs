@@ -70,6 +70,14 @@ pub(super) fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// A figure's values: `v` with 0 where undefined, then the mean of the defined ones.
+pub(super) fn with_average(v: &[Option<f64>]) -> Vec<f64> {
+    let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());
+    let mut vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(0.0)).collect();
+    vals.push(avg);
+    vals
+}
+
 /// A ratio as a CSV cell (empty when undefined).
 pub(super) fn cell(v: Option<f64>) -> String {
     v.map_or(String::new(), |x| format!("{x:.4}"))

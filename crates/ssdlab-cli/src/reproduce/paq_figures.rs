@@ -5,7 +5,7 @@ use super::{
     Experiment, Metric, Row, Setting, NORMALIZED, PAPER, PAQ2, SCHEDULERS, SERIES_REQUESTS,
     SERIES_WORKLOADS, VAQ,
 };
-use crate::reproduce::common::{cell, mean};
+use crate::reproduce::common::{cell, mean, with_average};
 use crate::reproduce::plot::{self, Bars, Lines};
 use crate::reproduce::scatter::{self, Series};
 use std::fmt::Write as _;
@@ -259,10 +259,7 @@ impl Experiment<'_> {
                     let v: Vec<Option<f64>> = (0..names.len())
                         .map(|w| self.vs_vaq(w, Setting::Preset, sched, f))
                         .collect();
-                    let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());
-                    let mut vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(0.0)).collect();
-                    vals.push(avg);
-                    (SCHEDULERS[sched].to_string(), vals)
+                    (SCHEDULERS[sched].to_string(), with_average(&v))
                 })
                 .collect();
             let b = Bars {

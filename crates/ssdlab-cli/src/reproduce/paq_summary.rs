@@ -336,21 +336,12 @@ impl Experiment<'_> {
             let iops = |r: &Row| format!("{:.0}", r.iops);
             let mp = |r: &Row| r.mp_ops.to_string();
             let awt = |r: &Row| format!("{:.2}", r.awt_ns / 1e6);
-            let qs = q.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-            let cs = self
-                .points
-                .channels
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let ds = self
-                .points
-                .dies
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
+            let joined = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            let (qs, cs, ds) = (
+                joined(q),
+                joined(&self.points.channels),
+                joined(&self.points.dies),
+            );
             line(s, &format!("| IOPS at queue {qs}"), q, Setting::Queue, iops);
             line(
                 s,

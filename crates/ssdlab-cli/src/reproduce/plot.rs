@@ -2,6 +2,7 @@
 //! SVG backend only: no system fonts, no bitmap codecs (text is written as SVG `<text>`
 //! and sized by plotters' built-in estimate).
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -134,6 +135,14 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
     }
+    legend_and_present(&mut chart, &root)
+}
+
+/// Draws `chart`'s legend in its upper right corner and writes the figure of `root`.
+pub(super) fn legend_and_present<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+) -> Result<(), String> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)

@@ -2,7 +2,7 @@
 //! index, one colour per series, and each series' mean as a horizontal line. SVG only,
 //! as in `plot`.
 
-use super::plot::COLORS;
+use super::plot::{legend_and_present, COLORS};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -58,12 +58,5 @@ pub fn series(path: &Path, title: &str, y_label: &str, series: &[Series]) -> Res
             ))
             .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    legend_and_present(&mut chart, &root)
 }

@@ -126,6 +126,17 @@ pub fn trace(rel: &str) -> String {
     p.display().to_string()
 }
 
+/// Column `name` of every data row of the CSV `text`.
+pub fn csv_column<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header");
+    let i = header
+        .split(',')
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header}"));
+    lines.map(|l| l.split(',').nth(i).unwrap()).collect()
+}
+
 /// The directory this test binary writes its files into.
 pub fn tmp_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ssdlab-cli-tests");

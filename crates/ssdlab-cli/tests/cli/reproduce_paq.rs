@@ -1,7 +1,7 @@
 //! `ssdlab reproduce paq --quick` end to end on a real trace excerpt and a synthetic
 //! workload, on a small device.
 
-use crate::{ssdlab, tmp_dir, trace, Run};
+use crate::{csv_column as column, ssdlab, tmp_dir, trace, Run};
 use std::path::PathBuf;
 
 /// The msnfs4-like synthetic workload shipped with the examples.
@@ -38,17 +38,6 @@ fn reproduce_quick(dir: &str, args: &[&str]) -> (Run, PathBuf) {
     ];
     argv.extend_from_slice(args);
     (ssdlab(argv), out)
-}
-
-/// Column `name` of every data row of the CSV `text`.
-fn column<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
-    let mut lines = text.lines();
-    let header = lines.next().expect("a header");
-    let i = header
-        .split(',')
-        .position(|c| c == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header}"));
-    lines.map(|l| l.split(',').nth(i).unwrap()).collect()
 }
 
 #[test]
