@@ -216,12 +216,12 @@ pub struct SweepArgs {
     pub jobs: Option<usize>,
 }
 
-/// `trace info` arguments: the trace file is positional.
+/// `trace info` arguments: the trace file is positional (or a synthetic workload).
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Trace file (.gz or plain).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(value_name = "FILE", required_unless_present = "synthetic_config")]
+    pub file: Option<PathBuf>,
     /// Force the trace format.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<TraceFormat>,
@@ -234,19 +234,22 @@ pub struct InfoArgs {
     /// The largest request accepted, in bytes; a larger one is a bad line.
     #[arg(long, default_value_t = ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES, value_name = "BYTES")]
     pub max_request_bytes: u64,
+    /// A synthetic workload description (TOML) instead of a trace.
+    #[arg(long, value_name = "FILE", conflicts_with = "file")]
+    pub synthetic_config: Option<PathBuf>,
 }
 
 impl InfoArgs {
-    /// The same workload as `--trace FILE` would name.
+    /// The same workload as `--trace FILE` (or `--synthetic-config FILE`) would name.
     pub fn to_trace_args(&self) -> TraceArgs {
         TraceArgs {
-            trace: Some(self.file.clone()),
+            trace: self.file.clone(),
             format: self.format,
             skip_bad_lines: self.skip_bad_lines,
             repeat: self.repeat,
             max_request_bytes: self.max_request_bytes,
             synthetic: false,
-            synthetic_config: None,
+            synthetic_config: self.synthetic_config.clone(),
         }
     }
 }

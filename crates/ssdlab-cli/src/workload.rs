@@ -6,6 +6,7 @@ use crate::{toml_from_str, Failure};
 use anyhow::{anyhow, Context};
 use ssdlab_stats::{Counter, Report};
 use ssdlab_trace::{SyntheticConfig, TraceOptions, TraceSource};
+use std::path::Path;
 
 /// The trace (or synthetic workload) the arguments name.
 pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
@@ -31,14 +32,7 @@ pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
         });
     }
     let cfg = match &t.synthetic_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}", path.display()))
-                .map_err(Failure::input)?;
-            let cfg: SyntheticConfig = toml_from_str(&text)
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", path.display())))?;
-            cfg
-        }
+        Some(path) => synthetic_from_file(path)?,
         None if t.synthetic => SyntheticConfig::default(),
         None => {
             return Err(Failure::input(anyhow!(
@@ -49,6 +43,15 @@ pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
     cfg.validate()
         .map_err(|e| Failure::input(anyhow!("synthetic workload: {e}")))?;
     Ok(TraceSource::Synthetic(cfg))
+}
+
+/// The synthetic workload described by the TOML file `path` (not yet validated); errors
+/// name the file.
+pub fn synthetic_from_file(path: &Path) -> Result<SyntheticConfig, Failure> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}", path.display()))
+        .map_err(Failure::input)?;
+    toml_from_str(&text).map_err(|e| Failure::input(anyhow!("{}: {e}", path.display())))
 }
 
 /// Says on stderr when timed failures fell after the last request and were not applied.

@@ -10,13 +10,7 @@ pub(super) fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
     for p in args {
         if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", p.display())))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.is_file())
-                .collect();
-            files.sort();
-            for f in files {
+            for f in files_in(p)? {
                 match ssdlab_trace::detect_format(&f) {
                     Ok(_) => out.push(f),
                     Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
@@ -31,6 +25,17 @@ pub(super) fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
         return Err(Failure::input(anyhow!("no trace found in --traces")));
     }
     Ok(out)
+}
+
+/// The files directly inside directory `dir`, sorted by path.
+pub(super) fn files_in(dir: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Failure::input(anyhow!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Creates the output directory `out` (and its parents).
@@ -63,6 +68,14 @@ pub(super) fn mean(v: &[f64]) -> f64 {
     } else {
         v.iter().sum::<f64>() / v.len() as f64
     }
+}
+
+/// A figure's values: `v` with 0 where undefined, then the mean of the defined ones.
+pub(super) fn with_average(v: &[Option<f64>]) -> Vec<f64> {
+    let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());
+    let mut vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(0.0)).collect();
+    vals.push(avg);
+    vals
 }
 
 /// A ratio as a CSV cell (empty when undefined).

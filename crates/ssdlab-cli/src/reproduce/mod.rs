@@ -8,8 +8,10 @@ mod dsftl;
 mod dsftl_csv;
 mod dsftl_figs;
 mod dsftl_summary;
+mod paq;
 mod plot;
 mod runner;
+mod scatter;
 
 use crate::Failure;
 use clap::{Args, Subcommand, ValueEnum};
@@ -28,6 +30,9 @@ pub enum ReproduceCmd {
     /// eight stand-ins for the paper's traces, figures 2 and 10-14, and sweeps of HIPA's
     /// threshold, the duplicate ratio, the load and the time scale.
     Dsftl(DsftlArgs),
+    /// PAQ (Jung et al., ISCA 2012): VAQ, PAQ0, PAQ1 and PAQ2 on every workload, figures
+    /// 8-13, and the queue-depth, channel and die sweeps of figures 14 and 15.
+    Paq(paq::PaqArgs),
 }
 
 /// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
@@ -148,5 +153,6 @@ pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
         ReproduceCmd::Brr(a) => brr::run(a),
         ReproduceCmd::Dgc(a) => dgc::run(a),
         ReproduceCmd::Dsftl(a) => dsftl::run(a),
+        ReproduceCmd::Paq(a) => paq::run(a),
     }
 }

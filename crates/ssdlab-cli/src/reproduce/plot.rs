@@ -2,10 +2,11 @@
 //! SVG backend only: no system fonts, no bitmap codecs (text is written as SVG `<text>`
 //! and sized by plotters' built-in estimate).
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
-const COLORS: [RGBColor; 6] = [
+pub(super) const COLORS: [RGBColor; 6] = [
     RGBColor(90, 90, 90),
     RGBColor(70, 130, 180),
     RGBColor(205, 92, 60),
@@ -134,6 +135,14 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
     }
+    legend_and_present(&mut chart, &root)
+}
+
+/// Draws `chart`'s legend in its upper right corner and writes the figure of `root`.
+pub(super) fn legend_and_present<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+) -> Result<(), String> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)

@@ -3,10 +3,12 @@
 //! results do not depend on the number of threads or their interleaving.
 
 use super::BusModel;
+use crate::workload::synthetic_from_file;
 use crate::Failure;
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use ssdlab::{Report, SimConfig, SimError, Simulation};
+use ssdlab_stats::RequestLog;
 use ssdlab_trace::{TraceOptions, TraceSource};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -57,7 +59,7 @@ pub struct Finished<K, T> {
 /// Runs an experiment's keyed jobs on `threads` threads (default: the machine's cores)
 /// after announcing it on stderr as `what` over `traces` traces with `bus`, and keeps
 /// what `keep` takes of each run. A run that fails is an internal error.
-pub fn run_keyed<K: Ord + Copy, T>(
+pub fn run_keyed<K: Ord + Copy + Sync, T>(
     what: &str,
     traces: usize,
     bus: BusModel,
@@ -65,16 +67,31 @@ pub fn run_keyed<K: Ord + Copy, T>(
     threads: Option<usize>,
     keep: impl Fn(&Run) -> T,
 ) -> Result<Finished<K, T>, Failure> {
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = threads_or_cores(threads);
     eprintln!(
         "{what}: {traces} traces, {} runs on {threads} threads, bus {}",
         jobs.len(),
         bus.name()
     );
+    run_keyed_by(jobs, threads, |_, job| run_one(job), keep)
+}
+
+/// `threads`, or the machine's cores.
+pub fn threads_or_cores(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs keyed jobs on `threads` threads through `run` (given each job's key) and keeps
+/// what `keep` takes of each outcome. A run that fails is an internal error.
+pub fn run_keyed_by<K: Ord + Copy + Sync, R: Send, T>(
+    jobs: Vec<(K, Job)>,
+    threads: usize,
+    run: impl Fn(&K, &Job) -> Result<R, String> + Sync,
+    keep: impl Fn(&R) -> T,
+) -> Result<Finished<K, T>, Failure> {
     let (keys, jobs): (Vec<K>, Vec<Job>) = jobs.into_iter().unzip();
     let start = Instant::now();
-    let runs = run_all(&jobs, threads);
+    let runs = run_all_by(&jobs, threads, |i, job| run(&keys[i], job));
     let wall_s = start.elapsed().as_secs_f64();
     let mut results = BTreeMap::new();
     for (k, run) in keys.into_iter().zip(runs) {
@@ -88,8 +105,13 @@ pub fn run_keyed<K: Ord + Copy, T>(
     })
 }
 
-/// Runs every job on `threads` threads; results in job order.
-pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
+/// Runs every job on `threads` threads through `run` (given the job's index); results
+/// in job order.
+pub fn run_all_by<R: Send>(
+    jobs: &[Job],
+    threads: usize,
+    run: impl Fn(usize, &Job) -> Result<R, String> + Sync,
+) -> Vec<Result<R, String>> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(jobs.len() as u64);
         b.set_style(
@@ -101,13 +123,14 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
         ProgressBar::hidden()
     };
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Run, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    let results: Mutex<Vec<Option<Result<R, String>>>> =
+        Mutex::new(jobs.iter().map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let out = run_one(job).map_err(|e| format!("{}: {e}", job.label));
+                let out = run(i, job).map_err(|e| format!("{}: {e}", job.label));
                 if bar.is_hidden() {
                     eprintln!("[{}/{}] {}", i + 1, jobs.len(), job.label);
                 } else {
@@ -128,12 +151,34 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
 }
 
 fn run_one(job: &Job) -> Result<Run, String> {
+    run_logged(job, false).map(|(run, _)| run)
+}
+
+/// The workload of `job`: its trace file, or the synthetic workload a `.toml` file
+/// describes (`ssdlab run --synthetic-config`).
+pub fn source_of(path: &Path) -> Result<TraceSource, String> {
+    if path.extension().is_some_and(|e| e == "toml") {
+        let cfg = synthetic_from_file(path).map_err(|f| format!("{:#}", f.err))?;
+        return Ok(TraceSource::Synthetic(cfg));
+    }
+    Ok(TraceSource::File {
+        path: path.to_path_buf(),
+        options: TraceOptions::default(),
+    })
+}
+
+/// Runs `job`; with `keep_log`, also returns its per-request log (what
+/// `--per-request-csv` writes, in completion order).
+pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>), String> {
     let src = &job.source;
     let stream = src.open().map_err(|e| e.to_string())?;
     let verify = job.cfg.verify;
     let mut sim =
         Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
     sim.set_preset_name(job.preset);
+    if keep_log {
+        sim.keep_request_log();
+    }
     let mut mismatches = 0;
     match sim.run_to_end() {
         Ok(()) => {}
@@ -144,14 +189,17 @@ fn run_one(job: &Job) -> Result<Run, String> {
         mismatches += 1;
     }
     if mismatches > 0 {
-        return Ok(Run {
+        let run = Run {
             mismatches,
             ..Run::default()
-        });
+        };
+        return Ok((run, None));
     }
+    let log = sim.take_request_log();
     let report = sim.into_report().map_err(|e| e.to_string())?;
-    Ok(Run {
+    let run = Run {
         report,
         mismatches: 0,
-    })
+    };
+    Ok((run, log))
 }

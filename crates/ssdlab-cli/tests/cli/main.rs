@@ -11,6 +11,7 @@ mod hostile;
 mod regressions;
 mod reproduce_dgc;
 mod reproduce_dsftl;
+mod reproduce_paq;
 mod runs;
 mod sweep;
 mod verify;
@@ -124,6 +125,17 @@ pub fn trace(rel: &str) -> String {
     .join(rel);
     assert!(p.is_file(), "missing shared trace {}", p.display());
     p.display().to_string()
+}
+
+/// Column `name` of every data row of the CSV `text`.
+pub fn csv_column<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header");
+    let i = header
+        .split(',')
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header}"));
+    lines.map(|l| l.split(',').nth(i).unwrap()).collect()
 }
 
 /// The directory this test binary writes its files into.

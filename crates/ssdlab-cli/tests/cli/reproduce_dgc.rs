@@ -1,6 +1,6 @@
 //! `ssdlab reproduce dgc --quick` end to end on one small trace and a small device.
 
-use crate::{ssdlab, tmp_dir, trace, Run};
+use crate::{csv_column as column, ssdlab, tmp_dir, trace, Run};
 use std::path::PathBuf;
 
 /// Runs `reproduce dgc --quick` on wdev_3 into a fresh directory named `dir`, with
@@ -23,17 +23,6 @@ fn reproduce_quick(dir: &str, args: &[&str]) -> (Run, PathBuf) {
     ];
     argv.extend_from_slice(args);
     (ssdlab(argv), out)
-}
-
-/// Column `name` of every data row of the CSV `text`.
-fn column<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
-    let mut lines = text.lines();
-    let header = lines.next().expect("a header");
-    let i = header
-        .split(',')
-        .position(|c| c == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header}"));
-    lines.map(|l| l.split(',').nth(i).unwrap()).collect()
 }
 
 #[test]

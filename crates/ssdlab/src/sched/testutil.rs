@@ -187,6 +187,34 @@ impl Bench {
         s.on_die_free(die, &mut self.ctx_with(plans));
     }
 
+    /// Plays the back end in steps until nothing is left: each step starts every idle
+    /// die that has work (one set of operations running at once), then finishes them
+    /// all. Returns the transactions of each step.
+    pub fn run_in_steps(&mut self, s: &mut dyn IoScheduler) -> Vec<Vec<TxnId>> {
+        let mut steps = Vec::new();
+        loop {
+            let mut running = Vec::new();
+            for d in 0..self.geom.dies() {
+                let die = DieId(d);
+                if !self.queues.die_busy[die.idx()] {
+                    let g = self.start(s, die);
+                    if !g.is_empty() {
+                        running.push((die, g));
+                    }
+                }
+            }
+            if running.is_empty() {
+                return steps;
+            }
+            let mut step = Vec::new();
+            for (die, g) in running {
+                step.extend_from_slice(&g);
+                self.finish(s, die, &g);
+            }
+            steps.push(step);
+        }
+    }
+
     /// Recounts the queues' counters.
     pub fn check(&self) {
         self.queues.check_invariants(&self.txns);
