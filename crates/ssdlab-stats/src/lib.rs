@@ -45,6 +45,7 @@ mod compare;
 pub mod counter;
 mod csv;
 mod latency;
+mod mirror;
 mod record;
 mod recorder;
 mod report;
@@ -55,6 +56,7 @@ pub use compare::compare_table;
 pub use counter::Counter;
 pub use csv::CSV_HEADER;
 pub use latency::{ClassStats, Latency};
+pub use mirror::{MirrorEnd, MirrorReport};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{
