@@ -58,7 +58,7 @@ impl PlacementPolicy for RaidLayoutPolicy {
             None => map.chunk_of(page.lpn),
         };
         let run_time = matches!(page.role, Role::Data | Role::Mirror | Role::Parity);
-        if run_time && map.domain == Domain::Channel && map.chip_choice == ChipChoice::Dynamic {
+        if run_time && map.domain == Domain::Channel && map.chip_choice == ChipChoice::Sda {
             return Self::dynamic_channel_plane(&chunk, view);
         }
         map.home_plane(view.geom, &chunk)
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn dynamic_choice_takes_the_least_loaded_live_chip_of_the_channel() {
-        let (g, ftl, map) = setup(ChipChoice::Dynamic);
+        let (g, ftl, map) = setup(ChipChoice::Sda);
         let channel = ChannelId(map.layout.locate(0).member);
         let ways: Vec<ChipId> = (0..4).map(|w| g.chip_at(channel, w)).collect();
         let mut load = vec![5u32; g.chips() as usize];
