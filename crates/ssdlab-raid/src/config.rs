@@ -67,6 +67,18 @@ pub enum ChipChoice {
     Sda,
 }
 
+/// Where SDA's search for the next available chip, die and plane starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SdaStart {
+    /// After the chip (die, plane) chosen last: round-robin tokens, as SSDsim's.
+    #[default]
+    AfterLast,
+    /// At the page's static way (row modulo the data ways) and its static die and
+    /// plane: on an idle device, the static layout.
+    HomeWay,
+}
+
 /// What a write to a RAID-4/5 stripe finds in the stripe's pages that were never written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -156,8 +168,11 @@ pub struct RaidConfig {
     pub force_reconstruct_reads: bool,
     /// What a write finds in a stripe's never-written pages (RAID-4/5).
     pub unwritten_stripes: UnwrittenStripes,
-    /// CR5M (channel-level RAID-5 only): the last way of every channel is a hidden
-    /// mirror chip, outside the host capacity, that takes mirror writes of small updates.
+    /// `chip_in_channel = "sda"`: where the search for the next available chip starts.
+    pub sda_start: SdaStart,
+    /// CR5M (channel-level RAID-5 only; with `level = "none"`, like every RAID key, it
+    /// does nothing): the last way of every channel is a hidden mirror chip, outside the
+    /// host capacity, that takes mirror writes of small updates.
     pub mirror_chips: bool,
     /// CR5M: partial-stripe updates may take a mirror write (false: the mirror chips
     /// only exist, for a like-for-like capacity comparison).
@@ -201,6 +216,7 @@ impl Default for RaidConfig {
             buffer_new_writes: true,
             force_reconstruct_reads: false,
             unwritten_stripes: UnwrittenStripes::Zero,
+            sda_start: SdaStart::AfterLast,
             mirror_chips: false,
             mirror_write: true,
             mirror_idle: MirrorIdle::Chip,
@@ -241,7 +257,7 @@ impl RaidConfig {
     /// target against its chips and channels.
     pub fn validate_for(&self, geom: &Geometry) -> Vec<RaidConfigError> {
         let mut errs = self.check(self.members(geom), Some(geom.chips()), Some(geom.channels));
-        if self.mirror_chips && geom.chips_per_channel < 2 {
+        if self.mirror_chips && self.level != RaidLevel::None && geom.chips_per_channel < 2 {
             errs.push(RaidConfigError::MirrorNeedsTwoWays {
                 chips_per_channel: geom.chips_per_channel,
             });
@@ -288,7 +304,11 @@ impl RaidConfig {
         if self.domain == Domain::Chip && self.chip_in_channel == ChipChoice::Sda {
             errs.push(RaidConfigError::ChipChoiceNeedsChannelDomain);
         }
-        if self.mirror_chips && (self.level != RaidLevel::Raid5 || self.domain != Domain::Channel) {
+        let raid = self.level != RaidLevel::None;
+        if self.mirror_chips
+            && raid
+            && (self.level != RaidLevel::Raid5 || self.domain != Domain::Channel)
+        {
             errs.push(RaidConfigError::MirrorNeedsChannelRaid5 {
                 level: self.level,
                 domain: self.domain,

@@ -38,7 +38,7 @@ mod table;
 mod testutil;
 
 pub use config::{
-    ChipChoice, Domain, Layout, MirrorAvail, MirrorIdle, MirrorReadChoice, RaidConfig,
+    ChipChoice, Domain, Layout, MirrorAvail, MirrorIdle, MirrorReadChoice, RaidConfig, SdaStart,
     UnwrittenStripes, UpdateRule,
 };
 pub use error::RaidConfigError;

@@ -202,6 +202,7 @@ impl Simulation {
             self.fs_mut().spares.retain(|&s| s != chip.0);
             self.release_parked_on(chip);
             self.start_rebuild(chip);
+            self.cr5m_chip_died(chip);
         }
     }
 
@@ -225,7 +226,9 @@ impl Simulation {
                     continue;
                 }
                 let current = self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq);
-                if current {
+                if current && self.cr5m_parked_copy_lost(w.lpn) {
+                    // A CR5M mirror copy for a dead mirror chip: its entry lost the copy.
+                } else if current {
                     let role = match w.reason {
                         TxnReason::MirrorWrite => Role::Mirror,
                         _ => Role::Data,

@@ -81,10 +81,17 @@ impl Simulation {
                 }
                 let mut lpns = Vec::new();
                 r.map.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
-                let mut xor = 0u64;
+                let i = r.map.layout.parity_index(chunk.row, chunk.group);
+                let plity = r.map.red_lpn(i);
+                // The parity covers the pages written so far (under CR5M, their expired
+                // versions): it takes the new pages in. Without a parity, it is the XOR
+                // of every page.
+                let parity = self.ftl.lookup(plity);
+                let mut xor = parity.map_or(0, |p| self.ftl.token(p));
                 for &x in &lpns {
                     let l = Lpn(x as u32);
                     let token = match self.ftl.lookup(l) {
+                        Some(_) if parity.is_some() => continue,
                         Some(p) => self.ftl.token(p),
                         None => {
                             let t = ssdlab_ftl::token_for(l, 0);
@@ -104,8 +111,9 @@ impl Simulation {
                     };
                     xor ^= token;
                 }
-                let i = self.raid().map.layout.parity_index(chunk.row, chunk.group);
-                let plity = self.raid().map.red_lpn(i);
+                if parity.is_some_and(|p| self.on_dead_chip(p)) {
+                    return true;
+                }
                 let plane = self.place(PageToPlace::new(plity, xor, Role::Materialize));
                 if self.plane_dead(plane) {
                     return true;
@@ -132,6 +140,30 @@ impl Simulation {
                 }
                 ok
             }
+        }
+    }
+
+    /// `raid.unwritten_stripes = "materialize"`: before a write to stripe (row, group),
+    /// its never-written pages and its parity are written in zero time, so that the
+    /// write is an update of a stripe that holds data (spec A6). Nothing happens to a
+    /// stripe whose pages and parity all exist, or that cannot be materialized now.
+    pub(in crate::sim) fn raid_materialize_for_write(&mut self, row: u64, group: u32, lpn: Lpn) {
+        let r = self.raid();
+        let plity = r.map.red_lpn(r.map.layout.parity_index(row, group));
+        let d = r.map.layout.group_size();
+        let complete = self.ftl.lookup(plity).is_some()
+            && (0..d).all(|pos| match r.map.layout.lpn_at(row, group, pos) {
+                Some(x) => {
+                    let l = Lpn(x as u32);
+                    self.ftl.lookup(l).is_some()
+                        || self.held_get(l).is_some()
+                        || self.is_redundant_only(l)
+                        || self.is_lost(l)
+                }
+                None => true,
+            });
+        if !complete && self.raid_materialize(lpn) {
+            self.raid_mut().counters.materialized_stripes += 1;
         }
     }
 
