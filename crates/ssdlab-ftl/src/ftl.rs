@@ -229,6 +229,22 @@ impl Ftl {
         Ok(ppn)
     }
 
+    /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
+    /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
+    /// reserve block but one, which GC keeps.
+    pub fn host_write_freeing(
+        &mut self,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+    ) -> Result<Ppn, NoSpace> {
+        let reserve = self.reserve_blocks;
+        self.reserve_blocks = reserve.min(1);
+        let r = self.host_write(lpn, plane, token);
+        self.reserve_blocks = reserve;
+        r
+    }
+
     /// The program into `ppn` completed. Panics if none was outstanding.
     #[inline]
     pub fn program_done(&mut self, ppn: Ppn) {
