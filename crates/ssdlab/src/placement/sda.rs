@@ -191,7 +191,24 @@ impl PlacementPolicy for Sda {
             }
             Role::Rebuild | Role::Materialize | Role::Degraded => None,
         };
-        chosen.unwrap_or_else(|| super::raid::static_plane(map, view, &chunk, page.role))
+        if let Some(plane) = chosen {
+            return plane;
+        }
+        // No live chip of the channel has room: the write waits for space on the
+        // static way, or on a live chip if the static way is dead (only a channel without
+        // a live chip writes to a dead one: a degraded write).
+        let home = super::raid::static_plane(map, view, &chunk, page.role);
+        let run_time = matches!(page.role, Role::Data | Role::Mirror | Role::Parity);
+        if !run_time || cr5m_copy || !view.dead.plane_dead(view.geom, home) {
+            return home;
+        }
+        let row_in_chip = chunk.row / u64::from(map.data_ways);
+        (0..map.data_ways)
+            .map(|w| view.geom.chip_at(channel, w))
+            .find(|&chip| !view.dead.is_dead(chip))
+            .map_or(home, |chip| {
+                RaidMap::plane_in_chip(view.geom, chip, row_in_chip)
+            })
     }
 
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId {
