@@ -111,10 +111,12 @@ impl Simulation {
                     };
                     xor ^= token;
                 }
-                if parity.is_some_and(|p| self.on_dead_chip(p)) {
-                    return true;
-                }
-                let plane = self.place(PageToPlace::new(plity, xor, Role::Materialize));
+                // A parity that exists is rewritten in its own plane (an in-channel chip
+                // choice may have put it off the static way); a new one on the static way.
+                let plane = match parity {
+                    Some(p) => self.geom.plane_of_page(p),
+                    None => self.place(PageToPlace::new(plity, xor, Role::Materialize)),
+                };
                 if self.plane_dead(plane) {
                     return true;
                 }
@@ -180,7 +182,10 @@ impl Simulation {
         let parity = r.map.red_lpn(r.map.layout.parity_index(c.row, c.group));
         let mut planes: Vec<(PlaneId, u64)> = Vec::new();
         for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-            let plane = self.raid_static_plane(l);
+            let plane = match self.ftl.lookup(l) {
+                Some(p) if l == parity => self.geom.plane_of_page(p),
+                _ => self.raid_static_plane(l),
+            };
             if self.plane_dead(plane) || (l != parity && self.ftl.lookup(l).is_some()) {
                 continue;
             }
