@@ -35,6 +35,9 @@ mod check;
 mod reclaim;
 mod write;
 
+#[cfg(test)]
+mod tests;
+
 use super::raid::RaidState;
 use super::Simulation;
 use crate::device::DeadChips;
@@ -111,8 +114,10 @@ pub(crate) struct Cr5m {
     pub avail: MirrorAvail,
     pub read_choice: MirrorReadChoice,
     pub pressure: bool,
-    /// Pressure reclaims in flight (one episode at a time).
-    pub pressure_jobs: u32,
+    /// Pressure reclaims in flight: stripe → the plane that asked for it, and the jobs
+    /// each such plane waits for (one episode per plane at a time).
+    pub pressure_stripes: FxHashMap<u64, u32>,
+    pub pressure_planes: FxHashMap<u32, u32>,
     /// The lowest available-capacity fraction a mirror chip reached.
     pub avail_min: f64,
     /// Entries made so far (the creation stamp).
@@ -153,7 +158,8 @@ impl Cr5m {
             avail: cfg.mirror_avail,
             read_choice: cfg.mirror_read_choice,
             pressure: cfg.mirror_pressure_reclaim,
-            pressure_jobs: 0,
+            pressure_stripes: FxHashMap::default(),
+            pressure_planes: FxHashMap::default(),
             avail_min: 1.0,
             seq: 0,
             counters: Cr5mCounters::default(),
@@ -262,30 +268,41 @@ impl Simulation {
     }
 
     /// The FTL LPN a parity update reads host page `lpn`'s current content from: its
-    /// mirror copy when its data page is on a dead chip, or when the read rule prefers
-    /// the copy's chip; else itself.
+    /// mirror copy when its data page is on a dead chip (the copy may still be in the
+    /// controller: a capture takes it from there), or when the read rule prefers the
+    /// copy's chip; else itself.
     pub(in crate::sim) fn cr5m_current_source(&self, lpn: Lpn) -> Lpn {
         let Some(c) = self.cr5m.as_deref() else {
             return lpn;
         };
-        let Some(m) = self.cr5m_copy(lpn) else {
+        let Some(k) = c.entry_of(lpn) else {
             return lpn;
         };
+        let slot = c.mirror_slot(k);
+        let copy_there = self.held_get(slot).is_some()
+            || self.ftl.lookup(slot).is_some_and(|m| !self.on_dead_chip(m));
+        if !c.entries[k as usize].mirror_live || !copy_there {
+            return lpn;
+        }
         let Some(p) = self.ftl.lookup(lpn) else {
             return lpn;
         };
-        let k = c.entry_of(lpn).expect("a copy has an entry");
+        if self.on_dead_chip(p) {
+            return slot;
+        }
+        let Some(m) = self.cr5m_copy(lpn) else {
+            return lpn;
+        };
         let (data, copy) = (
             self.queues.load[self.geom.chip_of_page(p).idx()],
             self.queues.load[self.geom.chip_of_page(m).idx()],
         );
-        let take_copy = self.on_dead_chip(p)
-            || match c.read_choice {
-                MirrorReadChoice::BusyFallback => data > 0 && copy == 0,
-                MirrorReadChoice::ShortestQueue => copy < data,
-            };
+        let take_copy = match c.read_choice {
+            MirrorReadChoice::BusyFallback => data > 0 && copy == 0,
+            MirrorReadChoice::ShortestQueue => copy < data,
+        };
         if take_copy {
-            c.mirror_slot(k)
+            slot
         } else {
             lpn
         }

@@ -52,10 +52,21 @@ impl Simulation {
     /// A job's parity is on flash: its claimed entries are released (their expired
     /// version and copy invalidated, MA cleared). All released pages are reclaimed by
     /// GC (§III-B 1c).
-    pub(in crate::sim) fn cr5m_release(&mut self, claimed: &[u32], origin: JobOrigin) {
+    pub(in crate::sim) fn cr5m_release(&mut self, stripe: u64, claimed: &[u32], origin: JobOrigin) {
         if origin == JobOrigin::Pressure {
             let c = self.cr5m_mut();
-            c.pressure_jobs = c.pressure_jobs.saturating_sub(1);
+            if let Some(plane) = c.pressure_stripes.remove(&stripe) {
+                let n = c
+                    .pressure_planes
+                    .get_mut(&plane)
+                    .expect("a plane under pressure");
+                *n -= 1;
+                if *n == 0 {
+                    c.pressure_planes.remove(&plane);
+                    // Its GC may find a victim now, or ask again.
+                    self.gc_check.push(PlaneId(plane));
+                }
+            }
         }
         for &k in claimed {
             self.cr5m_drop_copy(k);
@@ -105,7 +116,7 @@ impl Simulation {
     /// A parity update of the stripe of host page `lpn` that no host write asked for:
     /// it reads what RMW or RCW needs (fewer reads; RCW on ties), programs the new
     /// parity and releases the stripe's entries. Nothing happens if none is unclaimed.
-    fn cr5m_reclaim_stripe_of(&mut self, lpn: Lpn, origin: JobOrigin) {
+    fn cr5m_reclaim_stripe_of(&mut self, lpn: Lpn, origin: JobOrigin) -> Option<u64> {
         let r = self.raid();
         let chunk = r.map.layout.locate(u64::from(lpn.0));
         let (row, group) = (chunk.row, chunk.group);
@@ -114,10 +125,7 @@ impl Simulation {
         let claimed = self.cr5m_claim(row, group, 0, &mut old_w, origin);
         if claimed.is_empty() {
             self.raid_mut().give_vec(old_w.reads);
-            return;
-        }
-        if origin == JobOrigin::Pressure {
-            self.cr5m_mut().pressure_jobs += 1;
+            return None;
         }
         let mut others = self.raid_mut().new_capture();
         let d = self.raid().map.layout.group_size();
@@ -139,6 +147,7 @@ impl Simulation {
         let j = self.choose_job(plan, old_w, others);
         self.raid_mut().jobs[j].claimed = claimed;
         self.enqueue_job(j);
+        Some(stripe)
     }
 
     /// GC found no victim in data plane `plane`: if expired pages fill it, the stripes
@@ -148,7 +157,7 @@ impl Simulation {
         let Some(c) = self.cr5m.as_deref() else {
             return;
         };
-        if !c.pressure || c.pressure_jobs > 0 || c.ma.is_empty() {
+        if !c.pressure || c.ma.is_empty() || c.pressure_planes.contains_key(&plane.0) {
             return;
         }
         let mut found: Vec<(u64, u32)> = Vec::new();
@@ -168,8 +177,28 @@ impl Simulation {
         found.truncate(self.geom.pages_per_block as usize);
         for (_, k) in found {
             let e = self.cr5m_state().entries[k as usize];
-            if e.live && !e.claimed {
-                self.cr5m_reclaim_stripe_of(Lpn(e.lpn), JobOrigin::Pressure);
+            if !e.live || e.claimed {
+                continue;
+            }
+            // Registered before the job runs: it may finish at once.
+            let stripe = {
+                let r = self.raid();
+                r.map.stripe_of(&r.map.layout.locate(u64::from(e.lpn)))
+            };
+            let c = self.cr5m_mut();
+            c.pressure_stripes.insert(stripe, plane.0);
+            *c.pressure_planes.entry(plane.0).or_default() += 1;
+            if self
+                .cr5m_reclaim_stripe_of(Lpn(e.lpn), JobOrigin::Pressure)
+                .is_none()
+            {
+                let c = self.cr5m_mut();
+                c.pressure_stripes.remove(&stripe);
+                let n = c.pressure_planes.get_mut(&plane.0).expect("just counted");
+                *n -= 1;
+                if *n == 0 {
+                    c.pressure_planes.remove(&plane.0);
+                }
             }
         }
     }

@@ -115,13 +115,13 @@ impl Simulation {
                 return Err(Refusal::Other);
             }
             busy |= !self.cr5m_mirror_idle(chip);
-            let need = u64::from(c.entry_of(w.lpn).is_none());
-            let floor = (c.free_ratio * c.chip_pages as f64).ceil() as u64;
+            // Below the threshold MW is disabled (§III-B); a write that takes the chip
+            // below it starts the reclaim (reclaim.rs).
             let writable = self
                 .geom
                 .planes_of_chip(chip)
                 .any(|p| self.ftl.free_pages_in_plane(p) > 0);
-            if !writable || self.cr5m_avail(channel) < floor + need {
+            if !writable || (self.cr5m_avail(channel) as f64) < c.free_ratio * c.chip_pages as f64 {
                 return Err(Refusal::Full);
             }
         }

@@ -290,8 +290,8 @@ impl Simulation {
         ]
     }
 
-    /// Host pages that no read can recover: on a dead chip, and not recoverable from
-    /// their stripe or mirror.
+    /// Host pages that no read can recover: lost with two members of their stripe, or on
+    /// a dead chip and not recoverable from their stripe or mirror.
     pub(in crate::sim) fn unrecoverable_pages(&self) -> u64 {
         if !self.dead.any() {
             return 0;
@@ -299,6 +299,10 @@ impl Simulation {
         let mut lost = 0;
         let mut sources = Vec::new();
         for lpn in 0..self.logical_pages as u32 {
+            if self.is_lost(Lpn(lpn)) {
+                lost += 1; // its content went with two members of its stripe
+                continue;
+            }
             let Some(p) = self.ftl.lookup(Lpn(lpn)) else {
                 continue;
             };

@@ -172,7 +172,8 @@ impl Simulation {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
                 self.raid_mut().counters.parity_writes += 1;
-                self.raid_txn(FlashOp::Program, TxnReason::ParityWrite, ppn, lpn, j);
+                let reason = self.parity_reason(j as usize);
+                self.raid_txn(FlashOp::Program, reason, ppn, lpn, j);
                 true
             }
             Err(_) => false,

@@ -345,18 +345,31 @@ impl Simulation {
             self.finish_job(j, 0, 0);
             return;
         }
-        match self.ftl.host_write(plity, plane, token) {
+        // A parity that releases CR5M's expired pages frees space: it may take GC's spare
+        // reserve, so that a plane full of expired pages cannot wait for itself.
+        let job = &self.raid().jobs[j];
+        let written = if job.origin != JobOrigin::Host || !job.claimed.is_empty() {
+            self.ftl.host_write_freeing(plity, plane, token)
+        } else {
+            self.ftl.host_write(plity, plane, token)
+        };
+        match written {
             Ok(ppn) => {
                 self.raid_mut().counters.parity_writes += 1;
-                let reason = match self.raid().jobs[j].origin {
-                    JobOrigin::Host => TxnReason::ParityWrite,
-                    _ => TxnReason::ReclaimWrite,
-                };
+                let reason = self.parity_reason(j);
                 self.raid_txn(FlashOp::Program, reason, ppn, plity, j as u32);
             }
             Err(_) => self.park_parity(j, plity, plane, token),
         }
         self.gc_check.push(plane);
+    }
+
+    /// Why job `j`'s parity program exists: a host write's update, or a reclaim.
+    pub(in crate::sim) fn parity_reason(&self, j: usize) -> TxnReason {
+        match self.raid().jobs[j].origin {
+            JobOrigin::Host => TxnReason::ParityWrite,
+            _ => TxnReason::ReclaimWrite,
+        }
     }
 
     /// The parity program of job `j` crossed the bus (`timing.write_ack = "transfer"`):
@@ -383,7 +396,7 @@ impl Simulation {
         };
         let claimed = std::mem::take(&mut self.raid_mut().jobs[j].claimed);
         if !claimed.is_empty() {
-            self.cr5m_release(&claimed, origin);
+            self.cr5m_release(stripe, &claimed, origin);
         }
         let r = self.raid_mut();
         let reads = std::mem::take(&mut r.jobs[j].reads);
