@@ -71,12 +71,13 @@ pub enum ChipChoice {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SdaStart {
-    /// After the chip (die, plane) chosen last: round-robin tokens, as SSDsim's.
-    #[default]
-    AfterLast,
     /// At the page's static way (row modulo the data ways) and its static die and
-    /// plane: on an idle device, the static layout.
+    /// plane: on an idle device SDA lays pages out as the static layout does, and moves
+    /// a page only off a busy chip.
+    #[default]
     HomeWay,
+    /// After the chip (die, plane) chosen last: round-robin tokens, as SSDsim's.
+    AfterLast,
 }
 
 /// What a write to a RAID-4/5 stripe finds in the stripe's pages that were never written.
@@ -216,7 +217,7 @@ impl Default for RaidConfig {
             buffer_new_writes: true,
             force_reconstruct_reads: false,
             unwritten_stripes: UnwrittenStripes::Zero,
-            sda_start: SdaStart::AfterLast,
+            sda_start: SdaStart::HomeWay,
             mirror_chips: false,
             mirror_write: true,
             mirror_idle: MirrorIdle::Chip,

@@ -11,11 +11,13 @@
 //!                                   └─► plane: the die's next plane with a free page
 //! ```
 //!
-//! This is `find_next_available` of Fig. 3 read as SSDsim, the paper's simulator, does
-//! in its "channel fixed, chip/die/plane dynamic" mode (round-robin tokens that skip busy
-//! chips). With `raid.sda_start = "home-way"` a search starts at the page's static way
-//! (row modulo the data ways) and its static die and plane instead of after the last
-//! choice, so that on an idle device SDA lays pages out as the static layout does. SSDsim takes the chip when the page is dispatched; ssdlab places pages at
+//! This is `find_next_available` of Fig. 3: the next chip of the channel that is idle,
+//! in round-robin order, else the one with the least outstanding work. Where the search
+//! starts is `raid.sda_start`: at the page's static way (row modulo the data ways) and
+//! its static die and plane (`"home-way"`, the default: on an idle device SDA lays pages
+//! out as the static layout does and moves a page only off a busy chip), or after the
+//! chip last chosen in the channel (`"after-last"`: SSDsim's round-robin tokens).
+//! docs/CR5M.md gives the measurements behind the default. SSDsim takes the chip when the page is dispatched; ssdlab places pages at
 //! admission, so a page placed but not yet queued counts as outstanding work of its chip
 //! and die until the controller has queued the request ([`PlacementPolicy::settle`]).
 //!
