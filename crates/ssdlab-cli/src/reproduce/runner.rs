@@ -7,10 +7,10 @@ use crate::Failure;
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use ssdlab::{Report, SimConfig, SimError, Simulation};
-use ssdlab_trace::{TraceOptions, TraceSource};
+use ssdlab_trace::{SyntheticConfig, TraceOptions, TraceSource};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -119,15 +119,33 @@ pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
         .collect()
 }
 
-fn run_one(job: &Job) -> Result<Run, String> {
-    let src = TraceSource::File {
-        path: job.trace.clone(),
+/// The source `path` names: a synthetic workload description when it ends in `.toml`
+/// (as `--synthetic-config` takes), else a trace file.
+pub fn source_of(path: &Path) -> Result<TraceSource, String> {
+    if path.extension().is_some_and(|e| e == "toml") {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let cfg: SyntheticConfig =
+            crate::toml_from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok(TraceSource::Synthetic(cfg));
+    }
+    Ok(TraceSource::File {
+        path: path.to_path_buf(),
         options: TraceOptions::default(),
-    };
+    })
+}
+
+fn run_one(job: &Job) -> Result<Run, String> {
+    let src = source_of(&job.trace)?;
     let stream = src.open().map_err(|e| e.to_string())?;
     let verify = job.cfg.verify;
+    let fractions = crate::fails_at_fractions(&job.cfg).map_err(|e| e.to_string())?;
     let mut sim =
         Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
+    if fractions {
+        // A failure at a fraction of the trace needs the trace's length.
+        let n = src.open().map_err(|e| e.to_string())?.count() as u64;
+        sim.set_trace_requests(n);
+    }
     sim.set_preset_name(job.preset);
     let mut mismatches = 0;
     match sim.run_to_end() {
