@@ -241,7 +241,8 @@ fn sources(a: &Cr5mArgs) -> Result<(Vec<PathBuf>, Vec<String>, usize), Failure> 
     let sweeps = if a.no_sweeps { 0 } else { SWEEP_POINTS };
     for i in 0..sweeps {
         let (w, kib) = sweep_point(i);
-        let p = dir.join(format!("sweep-w{w}-s{kib}k.toml"));
+        let fig = if i < WRITE_PCTS.len() { 9 } else { 10 };
+        let p = dir.join(format!("fig{fig}-w{w}-s{kib}k.toml"));
         write_file(&p, &sweep_workload(i, requests))?;
         // A generated workload must be one the generator takes.
         let _: SyntheticConfig = crate::toml_from_str(&sweep_workload(i, requests))
