@@ -356,7 +356,9 @@ fn expired_pages_that_fill_a_plane_are_reclaimed_under_pressure() {
 }
 
 /// `timing.write_ack = "transfer"`: an update completes when its data and its mirror
-/// copy have crossed channel 0's bus (one after the other), not after the program.
+/// copy have crossed channel 0's bus (one after the other), not after the program; the
+/// same update by RCW waits for a pre-read and then its parity's transfer. These are
+/// the idle-device bounds of what a mirror write saves (docs/reproductions/cr5m.md).
 #[test]
 fn a_write_acknowledged_at_transfer_waits_for_its_copy_on_the_same_bus() {
     const XFER: u64 = 10_240;
@@ -376,4 +378,18 @@ fn a_write_acknowledged_at_transfer_waits_for_its_copy_on_the_same_bus() {
     let program = run("program");
     assert_eq!(program.response.write.min_ns, XFER + 200_000);
     assert_eq!(program.response.write.max_ns, 2 * XFER + 200_000);
+    // Without the mirror write the update is an RCW: two pre-reads on two other
+    // channels at once (array, then transfer), then the parity's transfer.
+    let rcw = |ack: &str| {
+        let sets = vec![
+            "raid.chip_in_channel=\"static\"".to_string(),
+            "raid.mirror_write=false".to_string(),
+            format!("timing.write_ack=\"{ack}\""),
+        ];
+        checked(sim_of(&sets, reqs.clone())).unwrap()
+    };
+    let (t, p) = (rcw("transfer"), rcw("program"));
+    assert_eq!(t.counter(Counter::RaidRcw), 1);
+    assert_eq!(t.response.write.max_ns, 25_000 + 2 * XFER);
+    assert_eq!(p.response.write.max_ns, 25_000 + 2 * XFER + 200_000);
 }
