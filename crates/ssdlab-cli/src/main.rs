@@ -135,6 +135,16 @@ pub fn simulate(
     Ok(report)
 }
 
+/// True when `cfg` injects a failure at a fraction of the trace's requests (the trace
+/// must be counted first).
+pub(crate) fn fails_at_fractions(cfg: &SimConfig) -> Result<bool, ssdlab_raid::RaidConfigError> {
+    Ok(cfg
+        .raid
+        .fail_specs()?
+        .iter()
+        .any(|f| matches!(f.at, ssdlab_raid::FailAt::Fraction(_))))
+}
+
 /// Builds a simulation of `cfg` on `src` with its outputs and progress display; counts
 /// the trace's requests first when a failure is given as a fraction of them.
 pub fn prepare(
@@ -144,12 +154,7 @@ pub fn prepare(
     csv: Option<&std::path::Path>,
     show_progress: bool,
 ) -> Result<(Simulation, Option<progress::Progress>), Failure> {
-    let fractions = cfg
-        .raid
-        .fail_specs()
-        .map_err(Failure::input)?
-        .iter()
-        .any(|f| matches!(f.at, ssdlab_raid::FailAt::Fraction(_)));
+    let fractions = fails_at_fractions(&cfg).map_err(Failure::input)?;
     let stream = open_source(src)?;
     let mut sim = Simulation::new(cfg, stream, &src.describe())?;
     if fractions {
@@ -258,6 +263,22 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
         let _ = writeln!(s, "{name}: {v}");
     }
     let _ = writeln!(s, "rebuild rows total: {}", c(Counter::RebuildRowsTotal));
+    if report.mirror.is_some() {
+        // CR5M: what the mirror chips did.
+        for (name, counter) in [
+            ("mirror writes", Counter::MirrorWrites),
+            ("mirror-write stripes", Counter::MirrorWriteStripes),
+            ("mirror reads", Counter::RaidMirrorReads),
+            ("reclaims by update", Counter::MirrorReclaimsUpdate),
+            ("reclaims by full stripe", Counter::MirrorReclaimsFull),
+            ("reclaims by capacity", Counter::MirrorReclaimsCapacity),
+            ("reclaims by pressure", Counter::MirrorReclaimsPressure),
+            ("reclaims by failure", Counter::MirrorReclaimsFailure),
+            ("mirror entries at end", Counter::MirrorEntriesAtEnd),
+        ] {
+            let _ = writeln!(s, "{name}: {}", c(counter));
+        }
+    }
     print(&s)?;
     if let Some(p) = &a.json {
         write_json(create_output("--json", p)?, p, &report)?;

@@ -142,9 +142,10 @@ impl Ftl {
     }
 
     /// Ends the move `src → dst` begun by [`Ftl::gc_begin_move`] (its program is done).
-    /// If the map still points to `src`, it now points to `dst` and `src` is invalid:
-    /// `true`. Otherwise (overwritten or trimmed meanwhile) `dst` becomes invalid and the
-    /// map is untouched: `false`.
+    /// If the map still points to `src` (under the LPN it had, or another one it was
+    /// renamed to meanwhile, [`Ftl::rename`]), that LPN now points to `dst` and `src` is
+    /// invalid: `true`. Otherwise (overwritten or trimmed meanwhile) `dst` becomes
+    /// invalid and the map is untouched: `false`.
     pub fn gc_finish_move(&mut self, src: Ppn, dst: Ppn) -> bool {
         assert!(
             self.map.clear_pending(dst),
@@ -159,14 +160,20 @@ impl Ftl {
             "gc_finish_move: no move out of block {src_block}"
         );
         src_meta.moving_out -= 1;
-        let PageOwner::Lpn(lpn) = self.map.owner(dst) else {
-            panic!(
-                "gc_finish_move: dst {dst} holds no copy ({:?})",
-                self.map.owner(dst)
-            );
+        assert!(
+            matches!(self.map.owner(dst), PageOwner::Lpn(_)),
+            "gc_finish_move: dst {dst} holds no copy ({:?})",
+            self.map.owner(dst)
+        );
+        // The source may have been renamed while it moved: the copy commits to the
+        // identity the source has now.
+        let now = match self.map.owner(src) {
+            PageOwner::Lpn(l) if self.map.lookup(l) == Some(src) => Some(l),
+            _ => None,
         };
-        if self.map.lookup(lpn) == Some(src) {
+        if let Some(lpn) = now {
             self.content_replace(src, dst);
+            self.map.set_owner(dst, lpn);
             self.invalidate(src);
             self.map.map(lpn, dst);
             self.counters.gc_pages_moved += 1;

@@ -39,6 +39,8 @@ pub struct Ftl {
     pub(crate) counters: FtlCounters,
     /// DS-FTL's content index (1-to-n map and fingerprint tables), when kept.
     pub(crate) content: Option<Box<ContentIndex>>,
+    /// The last `slots` map entries are the controller's slots (see [`Ftl::with_slots`]).
+    pub(crate) slots: u32,
 }
 
 impl std::fmt::Debug for Ftl {
@@ -66,6 +68,23 @@ impl Ftl {
         map_entries: u32,
         rng: SimRng,
     ) -> Result<Ftl, FtlConfigError> {
+        Ftl::with_slots(cfg, geom, map_entries, 0, rng)
+    }
+
+    /// [`Ftl::new`] with `slots` more map entries after the `map_entries` ones: logical
+    /// identities the controller gives to pages it keeps beside the host's and the
+    /// redundancy's (CR5M's mirror copies and expired versions), so that GC moves them
+    /// like any page. They are not counted against the capacity (the controller bounds
+    /// how many hold a page) and preconditioning never writes them.
+    ///
+    /// Errors: as [`Ftl::new`], and `map_entries + slots` beyond `u32`.
+    pub fn with_slots(
+        cfg: &FtlConfig,
+        geom: &Geometry,
+        map_entries: u32,
+        slots: u32,
+        rng: SimRng,
+    ) -> Result<Ftl, FtlConfigError> {
         if let Some(e) = cfg.validate().into_iter().next() {
             return Err(e);
         }
@@ -73,9 +92,15 @@ impl Ftl {
             return Err(e.into());
         }
         cfg.check_capacity(geom, u64::from(map_entries))?;
+        let total = map_entries
+            .checked_add(slots)
+            .ok_or(FtlConfigError::MapTooLarge {
+                map_entries: u64::from(map_entries) + u64::from(slots),
+                max: u64::from(u32::MAX),
+            })?;
         Ok(Ftl {
             geom: *geom,
-            map: Mapping::new(map_entries, geom.pages()),
+            map: Mapping::new(total, geom.pages()),
             blocks: BlockManager::new(geom, cfg.wear_leveling.dynamic),
             policy: gc::build(cfg.gc.victim, rng),
             reserve_blocks: cfg.gc.reserve_blocks,
@@ -87,6 +112,7 @@ impl Ftl {
             erases_total: 0,
             counters: FtlCounters::default(),
             content: None,
+            slots,
         })
     }
 
@@ -214,6 +240,22 @@ impl Ftl {
         Ok(ppn)
     }
 
+    /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
+    /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
+    /// reserve block but one, which GC keeps.
+    pub fn host_write_freeing(
+        &mut self,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+    ) -> Result<Ppn, NoSpace> {
+        let reserve = self.reserve_blocks;
+        self.reserve_blocks = reserve.min(1);
+        let r = self.host_write(lpn, plane, token);
+        self.reserve_blocks = reserve;
+        r
+    }
+
     /// The program into `ppn` completed. Panics if none was outstanding.
     #[inline]
     pub fn program_done(&mut self, ppn: Ppn) {
@@ -222,6 +264,38 @@ impl Ftl {
             "program_done({ppn}): no program outstanding"
         );
         self.blocks.program_done(self.geom.block_of_page(ppn).0);
+    }
+
+    /// Map entries that count against the capacity (all but the slots).
+    pub fn counted_entries(&self) -> u32 {
+        self.map_entries() - self.slots
+    }
+
+    /// Gives `from`'s page to `to` without any flash operation: `to` (unmapped) maps to
+    /// the page, which now names `to`, and `from` is unmapped. The page keeps its token,
+    /// its pending program and its pins; GC moves it as `to`'s from now on (a move of it
+    /// in flight commits to `to`). False, and nothing changes, if `from` is unmapped.
+    ///
+    /// Panics if `to` is mapped.
+    pub fn rename(&mut self, from: Lpn, to: Lpn) -> bool {
+        assert!(self.map.lookup(to).is_none(), "rename onto mapped {to}");
+        let Some(ppn) = self.map.lookup(from) else {
+            return false;
+        };
+        self.map.set_owner(ppn, to);
+        self.map.map(to, ppn);
+        self.map.unmap(from);
+        true
+    }
+
+    /// Unmaps `lpn` like [`Ftl::trim`], without counting a host trim: the controller
+    /// drops a page of its own (a redundancy page or a slot).
+    pub fn release(&mut self, lpn: Lpn) {
+        if let Some(old) = self.map.lookup(lpn) {
+            self.content_remove(old);
+            self.invalidate(old);
+            self.map.unmap(lpn);
+        }
     }
 
     /// Unmaps `lpn`; its page, if any, becomes invalid.
@@ -424,6 +498,72 @@ mod tests {
             .host_write(Lpn(lpn), PlaneId(0), token_for(Lpn(lpn), 1))
             .unwrap();
         f.program_done(ppn);
+    }
+
+    #[test]
+    fn slots_are_outside_the_capacity_and_rename_moves_a_page_between_identities() {
+        let g = crate::testutil::one_plane();
+        let cfg = small_cfg();
+        let max = cfg.max_map_entries(&g) as u32;
+        // Slots beyond the capacity: accepted, and never preconditioned.
+        let mut f = Ftl::with_slots(&cfg, &g, max, 40, SimRng::new(1)).unwrap();
+        assert_eq!(f.map_entries(), max + 40);
+        assert_eq!(f.counted_entries(), max);
+        assert!(Ftl::with_slots(&cfg, &g, max + 1, 0, SimRng::new(1)).is_err());
+        let slot = Lpn(max + 3);
+        let p = f.host_write(Lpn(2), PlaneId(0), 7).unwrap();
+        // A pending page renamed: it keeps its token and its program.
+        assert!(f.rename(Lpn(2), slot));
+        assert_eq!(f.lookup(Lpn(2)), None);
+        assert_eq!(f.lookup(slot), Some(p));
+        assert_eq!(f.page_owner(p), PageOwner::Lpn(slot));
+        assert!(f.is_pending(p) && f.token(p) == 7);
+        assert!(!f.rename(Lpn(2), Lpn(max)), "nothing to rename");
+        f.program_done(p);
+        let q = f.host_write(Lpn(2), PlaneId(0), 8).unwrap();
+        f.program_done(q);
+        assert_eq!(
+            f.plane_state(PlaneId(0)).valid_pages,
+            2,
+            "both versions live"
+        );
+        f.check_invariants();
+        f.release(slot);
+        assert_eq!(f.lookup(slot), None);
+        assert_eq!(f.page_owner(p), PageOwner::Invalid);
+        assert_eq!(f.counters().trims, 0, "a release is no host trim");
+        f.check_invariants();
+    }
+
+    #[test]
+    fn a_page_renamed_while_gc_moves_it_lands_under_its_new_name() {
+        let g = crate::testutil::one_plane();
+        let mut f = Ftl::with_slots(&small_cfg(), &g, 16, 4, SimRng::new(1)).unwrap();
+        let slot = Lpn(17);
+        // Fill block 0 with LPNs 0..4, then overwrite LPN 0 so that it has an invalid page.
+        for l in 0..4 {
+            crate::testutil::write_done(&mut f, l, 1);
+        }
+        crate::testutil::write_done(&mut f, 0, 2);
+        let victim = f.select_victim(PlaneId(0)).unwrap();
+        let mut pages = Vec::new();
+        f.victim_valid_pages(victim, &mut pages);
+        let (src, lpn) = pages[0];
+        assert_eq!(lpn, Lpn(1));
+        let dst = f.gc_begin_move(src).unwrap();
+        // LPN 1's page becomes a slot's (an expired version kept) while its copy is in flight.
+        assert!(f.rename(Lpn(1), slot));
+        assert!(f.gc_finish_move(src, dst));
+        assert_eq!(f.lookup(slot), Some(dst));
+        assert_eq!(f.page_owner(dst), PageOwner::Lpn(slot));
+        assert_eq!(f.lookup(Lpn(1)), None);
+        for &(src, _) in &pages[1..] {
+            let dst = f.gc_begin_move(src).unwrap();
+            assert!(f.gc_finish_move(src, dst));
+        }
+        assert!(f.erasable(victim), "the renamed page left the victim");
+        f.erase_done(victim);
+        f.check_invariants();
     }
 
     #[test]

@@ -121,6 +121,18 @@ impl Mapping {
         self.set_pending(ppn);
     }
 
+    /// Makes written page `ppn` name `lpn` (a rename, or a GC copy committing to the
+    /// identity its source has now).
+    #[inline]
+    pub fn set_owner(&mut self, ppn: Ppn, lpn: Lpn) {
+        debug_assert!(
+            matches!(self.owner(ppn), PageOwner::Lpn(_)),
+            "set_owner on {ppn} in state {:?}",
+            self.owner(ppn)
+        );
+        self.p2l[ppn.idx()] = lpn.0 + 1;
+    }
+
     /// Marks a page that held `lpn`'s data invalid.
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {

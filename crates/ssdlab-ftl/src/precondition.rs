@@ -2,7 +2,8 @@
 //! data structures before replay, so GC studies start in steady state instead of on a
 //! fresh drive where every write lands in an erased block.
 //!
-//! 1. Sequential fill: LPNs `0 .. fill_ratio × map_entries`, in order.
+//! 1. Sequential fill: LPNs `0 .. fill_ratio × map_entries`, in order (the map entries
+//!    that count against the capacity: never the controller's slots, [`Ftl::with_slots`]).
 //! 2. Random overwrites: `overwrite_ratio × map_entries` writes, each to an LPN drawn
 //!    uniformly from the filled range.
 //!
@@ -61,7 +62,7 @@ impl Ftl {
             return report;
         }
         report.ran = true;
-        let n = self.map_entries();
+        let n = self.counted_entries();
         let fill = ((cfg.fill_ratio * f64::from(n)).floor() as u32).min(n);
         let overwrites = (cfg.overwrite_ratio * f64::from(n)).round() as u64;
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);

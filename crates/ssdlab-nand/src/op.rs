@@ -42,11 +42,16 @@ pub enum TxnReason {
     GcErase,
     /// Rebuild traffic after a failure.
     Rebuild,
+    /// A read of a stripe's pages by a CR5M expired-data reclaim that no host write
+    /// started (mirror chip short of space, a plane short of space, a mirror chip lost).
+    ReclaimRead,
+    /// The parity program of such a reclaim.
+    ReclaimWrite,
 }
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 10] = [
+    pub const ALL: [TxnReason; 12] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -57,6 +62,8 @@ impl TxnReason {
         TxnReason::GcWrite,
         TxnReason::GcErase,
         TxnReason::Rebuild,
+        TxnReason::ReclaimRead,
+        TxnReason::ReclaimWrite,
     ];
 
     /// Position in [`TxnReason::ALL`], for flat counters.
@@ -78,6 +85,8 @@ impl TxnReason {
             TxnReason::GcWrite => "gc-write",
             TxnReason::GcErase => "gc-erase",
             TxnReason::Rebuild => "rebuild",
+            TxnReason::ReclaimRead => "reclaim-read",
+            TxnReason::ReclaimWrite => "reclaim-write",
         }
     }
 

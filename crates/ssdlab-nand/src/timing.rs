@@ -14,6 +14,19 @@ pub enum TimingError {
     },
 }
 
+/// When a host-visible program (a host page, its mirror copy, its stripe's parity)
+/// counts as done for the request that waits for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteAck {
+    /// When the page is programmed: its transfer, then `t_prog` in the array.
+    #[default]
+    Program,
+    /// When its data has crossed the channel bus into the die's register (SSDsim, the
+    /// CR5M and DS-FTL papers' simulator); the die stays busy for `t_prog` afterwards.
+    Transfer,
+}
+
 /// Array and bus timing of one flash die and its channel.
 ///
 /// Array times are per operation; `bus_ps_per_byte` is the channel's transfer time
@@ -33,6 +46,8 @@ pub struct NandTiming {
     pub bus_ps_per_byte: u64,
     /// Command and address cycles on the bus per operation.
     pub t_cmd_ns: u64,
+    /// When a write's page counts as done for its request.
+    pub write_ack: WriteAck,
 }
 
 impl Default for NandTiming {
@@ -45,6 +60,7 @@ impl Default for NandTiming {
             t_erase_ns: 1_500_000,
             bus_ps_per_byte: 2_500,
             t_cmd_ns: 0,
+            write_ack: WriteAck::Program,
         }
     }
 }

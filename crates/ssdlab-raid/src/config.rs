@@ -59,9 +59,76 @@ pub enum ChipChoice {
     /// Way `row mod ways` of the channel ([`crate::RaidLayout::static_way`]).
     #[default]
     Static,
-    /// The controller picks the least-busy chip of the channel at write time: CR5's
-    /// semi-dynamic allocation (channel static, chip dynamic).
-    Dynamic,
+    /// CR5's semi-dynamic allocation (CR5M Fig. 3): the channel comes from the layout,
+    /// and each page takes the channel's next available chip (round-robin over idle
+    /// chips, else the least outstanding work), then the chip's next available die and
+    /// plane. `"dynamic"` is accepted as its former name.
+    #[serde(alias = "dynamic")]
+    Sda,
+}
+
+/// Where SDA's search for the next available chip, die and plane starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SdaStart {
+    /// At the page's static way (row modulo the data ways) and its static die and
+    /// plane: on an idle device SDA lays pages out as the static layout does, and moves
+    /// a page only off a busy chip.
+    #[default]
+    HomeWay,
+    /// After the chip (die, plane) chosen last: round-robin tokens, as SSDsim's.
+    AfterLast,
+}
+
+/// What a write to a RAID-4/5 stripe finds in the stripe's pages that were never written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnwrittenStripes {
+    /// Zeros: a write to a stripe never written needs no pre-read (its parity is the
+    /// XOR of the pages written).
+    #[default]
+    Zero,
+    /// The stripe's unwritten pages and its parity are written in zero time first, as
+    /// if the device had held them before the trace began (as a read of a never-written
+    /// page does, `host.unwritten_reads`): every partial-stripe write is an update.
+    Materialize,
+}
+
+/// When CR5M's mirror chip counts as idle, so that a partial-stripe update may take a
+/// mirror write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorIdle {
+    /// The chip has at most `raid.mirror_idle_max_outstanding` transactions outstanding
+    /// (queued, running or held), 0 by default: in SSDsim a chip is busy as a whole.
+    #[default]
+    Chip,
+    /// Some die of the chip is idle and nothing is queued for it.
+    Die,
+}
+
+/// How CR5M measures a mirror chip's available capacity against
+/// `raid.mirror_reclaim_free_ratio`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorAvail {
+    /// Pages that hold no live mirror copy: free pages and invalid pages GC can recover.
+    #[default]
+    NotLive,
+    /// Erased pages only (free pages host writes may still take).
+    Erased,
+}
+
+/// Which copy a read of a mirrored page takes under CR5M.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorReadChoice {
+    /// The data chip, unless it has outstanding work and the mirror chip has none
+    /// (§III-B 2: "sent to chip 4 if chip 1 is busy").
+    #[default]
+    BusyFallback,
+    /// The chip with less outstanding work; ties go to the data chip (the RAID-1 rule).
+    ShortestQueue,
 }
 
 /// `[raid]`: RAID inside the SSD.
@@ -100,6 +167,38 @@ pub struct RaidConfig {
     /// (a validation knob that exercises reconstruction on every read; schedulers such
     /// as BRR choose per read instead).
     pub force_reconstruct_reads: bool,
+    /// What a write finds in a stripe's never-written pages (RAID-4/5).
+    pub unwritten_stripes: UnwrittenStripes,
+    /// `chip_in_channel = "sda"`: where the search for the next available chip starts.
+    pub sda_start: SdaStart,
+    /// CR5M (channel-level RAID-5 only; with `level = "none"`, like every RAID key, it
+    /// does nothing): the last way of every channel is a hidden mirror chip, outside the
+    /// host capacity, that takes mirror writes of small updates.
+    pub mirror_chips: bool,
+    /// CR5M: partial-stripe updates may take a mirror write (false: the mirror chips
+    /// only exist, for a like-for-like capacity comparison).
+    pub mirror_write: bool,
+    /// CR5M: when a mirror chip counts as idle.
+    pub mirror_idle: MirrorIdle,
+    /// CR5M with `mirror_idle = "chip"`: outstanding transactions a mirror chip may have
+    /// and still count as idle.
+    pub mirror_idle_max_outstanding: u32,
+    /// CR5M: a mirror chip whose available capacity falls below this fraction of its
+    /// pages takes no mirror write and starts expired-data reclaim (§III-B 1d: 2 %).
+    pub mirror_reclaim_free_ratio: f64,
+    /// CR5M: capacity-triggered reclaim releases the oldest entries of the mirror chip
+    /// until its available capacity is back to this fraction (not in the paper).
+    pub mirror_reclaim_stop_ratio: f64,
+    /// CR5M: what "available capacity" of a mirror chip counts.
+    pub mirror_avail: MirrorAvail,
+    /// CR5M: a read of a mirrored page may take the mirror copy (§III-B 2).
+    pub mirror_reads: bool,
+    /// CR5M: which copy such a read takes.
+    pub mirror_read_choice: MirrorReadChoice,
+    /// CR5M: a data plane that cannot collect garbage (no block with an invalid page)
+    /// while it holds expired pages reclaims the stripes that own them (not in the
+    /// paper: without it, expired pages could fill a plane's over-provisioning).
+    pub mirror_pressure_reclaim: bool,
 }
 
 impl Default for RaidConfig {
@@ -117,6 +216,18 @@ impl Default for RaidConfig {
             fail: Vec::new(),
             buffer_new_writes: true,
             force_reconstruct_reads: false,
+            unwritten_stripes: UnwrittenStripes::Zero,
+            sda_start: SdaStart::HomeWay,
+            mirror_chips: false,
+            mirror_write: true,
+            mirror_idle: MirrorIdle::Chip,
+            mirror_idle_max_outstanding: 0,
+            mirror_reclaim_free_ratio: 0.02,
+            mirror_reclaim_stop_ratio: 0.03,
+            mirror_avail: MirrorAvail::NotLive,
+            mirror_reads: true,
+            mirror_read_choice: MirrorReadChoice::BusyFallback,
+            mirror_pressure_reclaim: true,
         }
     }
 }
@@ -146,7 +257,19 @@ impl RaidConfig {
     /// [`RaidConfig::validate`] with the members of `geom`, range-checking every failure
     /// target against its chips and channels.
     pub fn validate_for(&self, geom: &Geometry) -> Vec<RaidConfigError> {
-        self.check(self.members(geom), Some(geom.chips()), Some(geom.channels))
+        let mut errs = self.check(self.members(geom), Some(geom.chips()), Some(geom.channels));
+        if self.mirror_chips && self.level != RaidLevel::None && geom.chips_per_channel < 2 {
+            errs.push(RaidConfigError::MirrorNeedsTwoWays {
+                chips_per_channel: geom.chips_per_channel,
+            });
+        }
+        errs
+    }
+
+    /// Ways of each channel that hold data and parity: all of them, less CR5M's mirror
+    /// way (the last one) when `mirror_chips` is on.
+    pub fn data_ways(&self, geom: &Geometry) -> u32 {
+        geom.chips_per_channel - u32::from(self.mirror_chips)
     }
 
     /// The parsed failure specs, in order; the first bad one is an error.
@@ -179,8 +302,36 @@ impl RaidConfig {
                 spare_chips: self.spare_chips,
             });
         }
-        if self.domain == Domain::Chip && self.chip_in_channel == ChipChoice::Dynamic {
+        if self.domain == Domain::Chip && self.chip_in_channel == ChipChoice::Sda {
             errs.push(RaidConfigError::ChipChoiceNeedsChannelDomain);
+        }
+        let raid = self.level != RaidLevel::None;
+        if self.mirror_chips
+            && raid
+            && (self.level != RaidLevel::Raid5 || self.domain != Domain::Channel)
+        {
+            errs.push(RaidConfigError::MirrorNeedsChannelRaid5 {
+                level: self.level,
+                domain: self.domain,
+            });
+        }
+        let (free, stop) = (
+            self.mirror_reclaim_free_ratio,
+            self.mirror_reclaim_stop_ratio,
+        );
+        if !(free.is_finite() && (0.0..1.0).contains(&free)) {
+            errs.push(RaidConfigError::MirrorRatio {
+                key: "raid.mirror_reclaim_free_ratio",
+                value: free,
+                floor: 0.0,
+            });
+        }
+        if !(stop.is_finite() && stop >= free && stop < 1.0) {
+            errs.push(RaidConfigError::MirrorRatio {
+                key: "raid.mirror_reclaim_stop_ratio",
+                value: stop,
+                floor: free,
+            });
         }
         let rate = self.rebuild_rate_mib_s;
         if !(rate.is_finite() && rate > 0.0) {
@@ -332,7 +483,7 @@ mod tests {
         let chip = RaidConfig {
             level: RaidLevel::Raid5,
             spare_chips: 4,
-            chip_in_channel: ChipChoice::Dynamic,
+            chip_in_channel: ChipChoice::Sda,
             fail: vec![
                 "chip:3@1s".into(),
                 "chip:4@1s".into(),
@@ -372,7 +523,7 @@ mod tests {
             level: RaidLevel::Raid5,
             domain: Domain::Channel,
             group_size: 4,
-            chip_in_channel: ChipChoice::Dynamic,
+            chip_in_channel: ChipChoice::Sda,
             ..RaidConfig::default()
         };
         assert_eq!(channel.members(&geom), 4);
@@ -394,9 +545,78 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.domain, Domain::Channel);
-        assert_eq!(c.chip_in_channel, ChipChoice::Dynamic);
+        assert_eq!(c.chip_in_channel, ChipChoice::Sda, "the former name");
+        let sda = from_toml("chip_in_channel = \"sda\"").unwrap();
+        assert_eq!(sda.chip_in_channel, ChipChoice::Sda);
         assert_eq!(c.update, UpdateRule::Rcw);
         assert_eq!(c.fail_specs().unwrap()[0].to_string(), "chip:1@2s");
+    }
+
+    #[test]
+    fn mirror_chips_need_channel_raid5_two_ways_and_sane_ratios() {
+        let geom = Geometry {
+            channels: 4,
+            chips_per_channel: 2,
+            ..Geometry::default()
+        };
+        let cr5m = RaidConfig {
+            level: RaidLevel::Raid5,
+            domain: Domain::Channel,
+            group_size: 4,
+            mirror_chips: true,
+            ..RaidConfig::default()
+        };
+        assert!(cr5m.validate_for(&geom).is_empty());
+        assert_eq!(cr5m.data_ways(&geom), 1);
+        let keys = |c: &RaidConfig, g: &Geometry| -> Vec<&str> {
+            c.validate_for(g).iter().map(RaidConfigError::key).collect()
+        };
+        for (level, domain) in [
+            (RaidLevel::Raid4, Domain::Channel),
+            (RaidLevel::Raid1, Domain::Channel),
+            (RaidLevel::Raid5, Domain::Chip),
+        ] {
+            let c = RaidConfig {
+                level,
+                domain,
+                ..cr5m.clone()
+            };
+            assert_eq!(keys(&c, &geom), ["raid.mirror_chips"], "{level} {domain}");
+        }
+        let one_way = Geometry {
+            chips_per_channel: 1,
+            ..geom
+        };
+        let e = cr5m.validate_for(&one_way);
+        assert_eq!(e.len(), 1);
+        assert!(
+            e[0].to_string().contains("at least 2 chips per channel"),
+            "{}",
+            e[0]
+        );
+        let ratios = RaidConfig {
+            mirror_reclaim_free_ratio: 1.5,
+            mirror_reclaim_stop_ratio: 0.01,
+            ..cr5m.clone()
+        };
+        assert_eq!(
+            keys(&ratios, &geom),
+            [
+                "raid.mirror_reclaim_free_ratio",
+                "raid.mirror_reclaim_stop_ratio"
+            ]
+        );
+        let c = from_toml(
+            "mirror_chips = true\nmirror_idle = \"die\"\nmirror_avail = \"erased\"\n\
+             mirror_read_choice = \"shortest-queue\"\nunwritten_stripes = \"materialize\"",
+        )
+        .unwrap();
+        assert!(c.mirror_chips);
+        assert_eq!(c.mirror_idle, MirrorIdle::Die);
+        assert_eq!(c.mirror_avail, MirrorAvail::Erased);
+        assert_eq!(c.mirror_read_choice, MirrorReadChoice::ShortestQueue);
+        assert_eq!(c.unwritten_stripes, UnwrittenStripes::Materialize);
+        assert!(from_toml("mirror_idle = \"bus\"").is_err());
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub enum RaidConfigError {
         spare_chips: u32,
     },
     /// `raid.chip_in_channel` only means something when members are channels.
-    #[error("raid.chip_in_channel = \"dynamic\" needs raid.domain = \"channel\"")]
+    #[error("raid.chip_in_channel = \"sda\" needs raid.domain = \"channel\"")]
     ChipChoiceNeedsChannelDomain,
     /// The rebuild bandwidth is not a positive finite number.
     #[error("raid.rebuild_rate_mib_s must be a finite number > 0, found {value}")]
@@ -89,6 +89,34 @@ pub enum RaidConfigError {
         /// How many the device has.
         count: u32,
     },
+    /// CR5M's mirror chips extend channel-level RAID-5 only.
+    #[error(
+        "raid.mirror_chips = true needs raid.level = 5 and raid.domain = \"channel\" (CR5M), found level {level} in the {domain} domain"
+    )]
+    MirrorNeedsChannelRaid5 {
+        /// `raid.level`.
+        level: RaidLevel,
+        /// `raid.domain`.
+        domain: Domain,
+    },
+    /// The mirror chip is the last way of a channel: a channel needs another way for data.
+    #[error(
+        "raid.mirror_chips = true needs at least 2 chips per channel (the last one is the mirror chip), found {chips_per_channel}"
+    )]
+    MirrorNeedsTwoWays {
+        /// `geometry.chips_per_channel`.
+        chips_per_channel: u32,
+    },
+    /// A CR5M reclaim threshold outside its range.
+    #[error("{key} must be a fraction at least {floor} and below 1, found {value}")]
+    MirrorRatio {
+        /// The key.
+        key: &'static str,
+        /// The value found.
+        value: f64,
+        /// The smallest value allowed.
+        floor: f64,
+    },
 }
 
 impl RaidConfigError {
@@ -110,6 +138,9 @@ impl RaidConfigError {
             RaidConfigError::ChipChoiceNeedsChannelDomain => "raid.chip_in_channel",
             RaidConfigError::RebuildRate { .. } => "raid.rebuild_rate_mib_s",
             RaidConfigError::BadFail { .. } | RaidConfigError::FailOutOfRange { .. } => "raid.fail",
+            RaidConfigError::MirrorNeedsChannelRaid5 { .. }
+            | RaidConfigError::MirrorNeedsTwoWays { .. } => "raid.mirror_chips",
+            RaidConfigError::MirrorRatio { key, .. } => key,
         }
     }
 }

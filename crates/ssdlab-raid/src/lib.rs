@@ -7,7 +7,7 @@
 //!                 │                        │
 //!                 │                        ├─► member = chip (chip domain)
 //!                 │                        └─► member = channel; chip = static_way(row) or
-//!                 │                            least-busy chip (channel domain, CR5 SDA)
+//!                 │                            SDA's next available chip (channel domain, CR5)
 //!                 ├─► parity(row, group) / parity_index ─► parity page (RAID-4/5)
 //!                 ├─► mirror(lpn) ─────────────────────► mirror page (RAID-1)
 //!                 └─► stripe_lpns(row, group) ─────────► the stripe's other data pages
@@ -37,7 +37,10 @@ mod table;
 #[cfg(test)]
 mod testutil;
 
-pub use config::{ChipChoice, Domain, Layout, RaidConfig, UpdateRule};
+pub use config::{
+    ChipChoice, Domain, Layout, MirrorAvail, MirrorIdle, MirrorReadChoice, RaidConfig, SdaStart,
+    UnwrittenStripes, UpdateRule,
+};
 pub use error::RaidConfigError;
 pub use fail::{FailAt, FailSpec, FailSpecError, FailSpecErrorKind, FailTarget};
 pub use layout::{Chunk, RaidLayout};

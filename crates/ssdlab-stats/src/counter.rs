@@ -120,9 +120,11 @@ counters! {
     /// their data chunks arrived (`raid.buffer_new_writes`); counts groups.
     RaidGroupTimeouts = "raid-group-timeouts",
     /// Mirror copies programmed (reason `mirror-write`): the second copy of a RAID-1
-    /// (CR1) page write, as opposed to a parity update.
+    /// (CR1) page write, or a CR5M mirror write's copy on the mirror chip, as opposed to
+    /// a parity update.
     MirrorWrites = "mirror-writes",
-    /// Reads served by the mirror copy because its chip had the shorter queue (RAID-1).
+    /// Reads served by the mirror copy (RAID-1: its chip had the shorter queue; CR5M: by
+    /// `raid.mirror_read_choice`).
     RaidMirrorReads = "raid-mirror-reads",
     /// Reads served by reconstruction from their parity group, by choice or because of
     /// a failure; counts reconstructed pages.
@@ -201,6 +203,43 @@ counters! {
     /// Read pages that joined a read of the same page (or content) already queued on
     /// their chip instead of reading the flash (`scheduler.merge.reads`).
     MergedReads = "merged-reads",
+    // RAID-4/5 writes to never-written stripes (`raid.unwritten_stripes`).
+    /// Stripes a write found partly or wholly unwritten, whose unwritten pages and parity
+    /// were written in zero time before the write (`raid.unwritten_stripes =
+    /// "materialize"`); counts stripes.
+    RaidMaterializedStripes = "raid-materialized-stripes",
+    // CR5M (present only with `raid.mirror_chips`).
+    /// Partial-stripe updates served by a mirror write (data and mirror copy, no parity
+    /// update); counts stripe updates. `mirror-writes` counts their mirror pages.
+    MirrorWriteStripes = "mirror-write-stripes",
+    /// Partial-stripe updates that could not take a mirror write because a mirror chip
+    /// they needed was busy; counts stripe updates.
+    MirrorWriteRefusedBusy = "mirror-write-refused-busy",
+    /// Partial-stripe updates that could not take a mirror write because a mirror chip
+    /// they needed was below its reclaim threshold or had no free page; counts stripe updates.
+    MirrorWriteRefusedFull = "mirror-write-refused-full",
+    /// Partial-stripe updates that could not take a mirror write for another reason: the
+    /// stripe was being updated or held a page waiting for space, a page of it is on a
+    /// failed chip, or the stripe was never written; counts stripe updates.
+    MirrorWriteRefusedOther = "mirror-write-refused-other",
+    /// Mirror entries released by the parity update (RMW or RCW) of a host write to
+    /// their stripe (§III-B 1c).
+    MirrorReclaimsUpdate = "mirror-reclaims-update",
+    /// Mirror entries released by a full-stripe write of their stripe (no read needed).
+    MirrorReclaimsFull = "mirror-reclaims-full",
+    /// Mirror entries released because their mirror chip fell below
+    /// `raid.mirror_reclaim_free_ratio` (§III-B 1d).
+    MirrorReclaimsCapacity = "mirror-reclaims-capacity",
+    /// Mirror entries released because a data plane could not collect garbage while
+    /// their expired page filled it (`raid.mirror_pressure_reclaim`).
+    MirrorReclaimsPressure = "mirror-reclaims-pressure",
+    /// Mirror entries released because their mirror chip failed.
+    MirrorReclaimsFailure = "mirror-reclaims-failure",
+    /// Mirror entries alive at the end of the run: parity updates still owed (the run
+    /// ends without flushing them, as in the paper).
+    MirrorEntriesAtEnd = "mirror-entries-at-end",
+    /// The most mirror entries alive at once during the run.
+    MirrorEntriesPeak = "mirror-entries-peak",
 }
 
 impl Counter {

@@ -46,6 +46,7 @@ pub mod counter;
 mod csv;
 mod dsftl;
 mod latency;
+mod mirror;
 mod record;
 mod recorder;
 mod report;
@@ -57,6 +58,7 @@ pub use counter::Counter;
 pub use csv::CSV_HEADER;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
+pub use mirror::{MirrorEnd, MirrorReport};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{

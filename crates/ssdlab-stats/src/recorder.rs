@@ -7,6 +7,7 @@ use ssdlab_nand::{ChannelId, ChipId, FlashOp, TxnReason};
 use crate::counter::Counter;
 use crate::csv::CsvSink;
 use crate::latency::{ClassLatency, ClassStats};
+use crate::mirror::MirrorEnd;
 use crate::record::{EndState, OpClass, RequestRecord, Shape, TxnRecord};
 use crate::report::Report;
 use crate::request_log::RequestLog;
@@ -69,6 +70,8 @@ pub struct Recorder {
     /// counted with 0 is reported, one never counted is not).
     pub(crate) counters: [Option<u64>; Counter::ALL.len()],
     pub(crate) last_completion_ns: u64,
+    /// CR5M's end-of-run state, when the device has mirror chips.
+    pub(crate) mirror: Option<MirrorEnd>,
     sink: Option<CsvSink>,
     sink_error: Option<io::Error>,
     log: Option<RequestLog>,
@@ -91,6 +94,7 @@ impl Recorder {
             chip_programs: None,
             counters: [None; Counter::ALL.len()],
             last_completion_ns: 0,
+            mirror: None,
             sink: None,
             sink_error: None,
             log: None,
@@ -199,6 +203,18 @@ impl Recorder {
         if t.op == FlashOp::Program {
             per_chip[chip.idx()] += u64::from(t.pages);
         }
+    }
+
+    /// Pages programmed per chip so far (index = chip id), once any transaction named
+    /// its chip ([`Recorder::txn_done_at`]).
+    pub fn chip_programs(&self) -> Option<&[u64]> {
+        self.chip_programs.as_deref()
+    }
+
+    /// Gives the end-of-run state of CR5M's mirror chips (the last `channels` chips in
+    /// stripe order): the report then carries its `mirror` section.
+    pub fn set_mirror(&mut self, end: MirrorEnd) {
+        self.mirror = Some(end);
     }
 
     /// Samples how many chips are busy; call at each host arrival (BRR's chip

@@ -8,6 +8,7 @@ use ssdlab_nand::TxnReason;
 use crate::counter::Counter;
 use crate::dsftl::DsftlReport;
 use crate::latency::{ClassStats, Latency};
+use crate::mirror::MirrorReport;
 use crate::record::{EndState, Shape};
 use crate::recorder::{ReasonAcc, Recorder, WorkAcc};
 
@@ -260,6 +261,9 @@ pub struct Report {
     /// after [`Recorder::finish`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsftl: Option<DsftlReport>,
+    /// CR5M's measurements; present only when the device has mirror chips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirror: Option<MirrorReport>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -390,6 +394,10 @@ impl Report {
             writes_per_channel: rec.channel_programs.as_deref().map(CountSpread::of),
             writes_per_chip: rec.chip_programs.as_deref().map(CountSpread::of),
             counters: rec.counted().collect(),
+            mirror: rec
+                .mirror
+                .as_ref()
+                .map(|m| MirrorReport::build(rec, m, response.write.count)),
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -433,6 +441,7 @@ impl Report {
             && spread(&u.channel)
             && spread(&u.die)
             && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
+            && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
     }
 
     /// Pretty JSON. Deterministic: struct fields in declaration order, counters in

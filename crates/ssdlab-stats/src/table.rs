@@ -333,6 +333,40 @@ impl Report {
         if let Some(c) = &self.writes_per_chip {
             kv(w, "pages written per chip", fmt_count_spread(c))?;
         }
+        if let Some(m) = &self.mirror {
+            kv(
+                w,
+                "per channel, data chips",
+                fmt_count_spread(&m.data_writes_per_channel),
+            )?;
+            kv(
+                w,
+                "per mirror chip",
+                fmt_count_spread(&m.mirror_chip_writes),
+            )?;
+            kv(
+                w,
+                "mirror erases per block",
+                fmt_count_spread(&m.mirror_chip_wear),
+            )?;
+            kv(
+                w,
+                "mirror writes (% partial)",
+                fmt_pct(m.mirror_write_share),
+            )?;
+            kv(w, "mirror reads (%)", fmt_pct(m.mirror_read_share))?;
+            kv(w, "mirror avail min (%)", fmt_pct(m.mirror_avail_ratio_min))?;
+            kv(
+                w,
+                "mirror free at end (%)",
+                fmt_pct(m.mirror_free_ratio_end),
+            )?;
+            kv(
+                w,
+                "pre-reads+reclaim/write",
+                format!("{:.3}", m.pre_reads_per_write_with_reclaim),
+            )?;
+        }
         Ok(())
     }
 

@@ -29,6 +29,9 @@ pub enum RedundancyError {
         /// The XOR of its data pages' tokens.
         xor: u64,
     },
+    /// CR5M's mirror table disagrees with the pages (a copy, a count, a misplaced page).
+    #[error("mirror table: {0}")]
+    MirrorTable(String),
 }
 
 /// Why a run could not complete.

@@ -28,6 +28,11 @@ pub struct RaidMap {
     pub host_pages: u64,
     /// The chip behind each member (chip domain); a failed member is remapped to a spare.
     pub member_chip: Vec<u32>,
+    /// Channel domain: the ways of a channel that hold data and parity (all of them, less
+    /// CR5M's mirror way).
+    pub data_ways: u32,
+    /// CR5M: way `data_ways` of every channel is its hidden mirror chip.
+    pub mirror: bool,
 }
 
 impl RaidMap {
@@ -81,13 +86,26 @@ impl RaidMap {
         }
     }
 
-    /// The channel domain's chip for `chunk` under the static way (row modulo ways),
-    /// and the row inside that chip.
+    /// The channel domain's chip for `chunk` under the static way (row modulo the data
+    /// ways), and the row inside that chip.
     #[inline]
-    pub fn static_channel_chip(g: &Geometry, c: &Chunk) -> (ChipId, u64) {
-        let ways = u64::from(g.chips_per_channel);
+    pub fn static_channel_chip(&self, g: &Geometry, c: &Chunk) -> (ChipId, u64) {
+        let ways = u64::from(self.data_ways);
         let chip = g.chip_at(ChannelId(c.member), (c.row % ways) as u32);
         (chip, c.row / ways)
+    }
+
+    /// CR5M: the mirror chip of `channel` (its last way).
+    #[inline]
+    pub fn mirror_chip(&self, g: &Geometry, channel: ChannelId) -> ChipId {
+        debug_assert!(self.mirror, "no mirror chips");
+        g.chip_at(channel, self.data_ways)
+    }
+
+    /// True when `chip` is a CR5M mirror chip.
+    #[inline]
+    pub fn is_mirror_chip(&self, g: &Geometry, chip: ChipId) -> bool {
+        self.mirror && chip.0 / g.channels == self.data_ways
     }
 
     /// The plane that holds `chunk` under the static layout: the member's chip (chip
@@ -95,7 +113,7 @@ impl RaidMap {
     pub fn home_plane(&self, g: &Geometry, c: &Chunk) -> PlaneId {
         let (chip, row_in_chip) = match self.domain {
             Domain::Chip => (ChipId(self.member_chip[c.member as usize]), c.row),
-            Domain::Channel => Self::static_channel_chip(g, c),
+            Domain::Channel => self.static_channel_chip(g, c),
         };
         Self::plane_in_chip(g, chip, row_in_chip)
     }
@@ -154,6 +172,8 @@ mod tests {
             domain,
             chip_choice: ChipChoice::Static,
             member_chip: (0..members).collect(),
+            data_ways: 3,
+            mirror: false,
         }
     }
 
@@ -269,10 +289,7 @@ mod tests {
             let c = m.chunk_of(lpn);
             let way = (c.row % 3) as u32;
             let chip = way * 4 + c.member;
-            assert_eq!(
-                RaidMap::static_channel_chip(&g, &c),
-                (ChipId(chip), c.row / 3)
-            );
+            assert_eq!(m.static_channel_chip(&g, &c), (ChipId(chip), c.row / 3));
             // Inside the chip, the chip's rows (row / ways) go over the dies, then planes.
             let n = ((c.row / 3) % 4) as u32;
             let want = plane_at(chip, n % 2, n / 2);

@@ -201,9 +201,52 @@ impl ReadChoice for ShortestQueue {
     }
 }
 
+/// CR5M's read rule (§III-B 2, `raid.mirror_read_choice = "busy-fallback"`): a forced
+/// plan if there is one; else the buffer; else the page itself, unless its chip has
+/// outstanding work and the mirror copy's chip has none ("this read can be sent to chip 4
+/// if chip 1 is busy").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BusyFallback;
+
+impl ReadChoice for BusyFallback {
+    fn choose(&mut self, plans: &ReadPlans, load: &[u32]) -> usize {
+        let ps = plans.plans();
+        if let Some(i) = ps.iter().position(|p| p.forced) {
+            return i;
+        }
+        if let Some(i) = plans.find(PlanKind::Buffer) {
+            return i;
+        }
+        let direct = plans.find(PlanKind::Direct).unwrap_or(0);
+        match plans.find(PlanKind::Mirror) {
+            Some(m)
+                if load[plans.chips(direct)[0].idx()] > 0 && load[plans.chips(m)[0].idx()] == 0 =>
+            {
+                m
+            }
+            _ => direct,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_fallback_takes_the_copy_only_when_the_page_is_busy_and_the_copy_idle() {
+        let mut p = ReadPlans::new();
+        p.push_copy(PlanKind::Direct, Ppn(1), chip(0));
+        p.push_copy(PlanKind::Mirror, Ppn(2), chip(1));
+        let mut c = BusyFallback;
+        assert_eq!(c.choose(&p, &[0, 0]), 0, "an idle data chip serves");
+        assert_eq!(c.choose(&p, &[0, 5]), 0);
+        assert_eq!(c.choose(&p, &[3, 0]), 1, "busy data chip, idle mirror chip");
+        assert_eq!(c.choose(&p, &[3, 1]), 0, "both busy: the data chip");
+        p.clear();
+        p.push_buffer(None);
+        assert_eq!(c.choose(&p, &[]), 0);
+    }
 
     fn chip(i: u32) -> ChipId {
         ChipId(i)

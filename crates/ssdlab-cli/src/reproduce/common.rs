@@ -4,18 +4,32 @@ use crate::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
+/// True for a synthetic workload description (`.toml`, as `--synthetic-config` takes).
+pub(super) fn is_workload(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "toml")
+}
+
 /// The traces: files given, and the files directly inside directories given, whose
-/// format is recognized; sorted by path inside each directory.
+/// format is recognized (or that describe a synthetic workload, `.toml`); sorted by path
+/// inside each directory.
 pub(super) fn find_traces(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = Vec::new();
     for p in args {
         if p.is_dir() {
             for f in files_in(p)? {
+                if is_workload(&f) {
+                    super::runner::source_of(&f).map_err(|e| Failure::input(anyhow!(e)))?;
+                    out.push(f);
+                    continue;
+                }
                 match ssdlab_trace::detect_format(&f) {
                     Ok(_) => out.push(f),
                     Err(_) => eprintln!("skipping {} (not a trace)", f.display()),
                 }
             }
+        } else if is_workload(p) {
+            super::runner::source_of(p).map_err(|e| Failure::input(anyhow!(e)))?;
+            out.push(p.clone());
         } else {
             ssdlab_trace::detect_format(p).map_err(Failure::input)?;
             out.push(p.clone());

@@ -3,6 +3,7 @@
 
 mod brr;
 mod common;
+mod cr5m;
 mod dgc;
 mod dsftl;
 mod dsftl_csv;
@@ -33,6 +34,10 @@ pub enum ReproduceCmd {
     /// PAQ (Jung et al., ISCA 2012): VAQ, PAQ0, PAQ1 and PAQ2 on every workload, figures
     /// 8-13, and the queue-depth, channel and die sweeps of figures 14 and 15.
     Paq(paq::PaqArgs),
+    /// CR5M (Wang et al.): pure SSD, CR1, CR4, CR5 and CR5M on SSD1-SSD3 for every trace
+    /// (figures 6-8, 11, 12), the write-ratio and request-size sweeps (figures 9, 10), the
+    /// write-acknowledgement and SDA sensitivities, and a verified run with a failure.
+    Cr5m(Cr5mArgs),
 }
 
 /// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
@@ -147,6 +152,30 @@ pub struct DsftlArgs {
     pub set: Vec<String>,
 }
 
+/// `reproduce cr5m` arguments.
+#[derive(Args, Debug)]
+pub struct Cr5mArgs {
+    /// Trace files, directories of traces, or synthetic workload descriptions (`.toml`,
+    /// as --synthetic-config takes; directories contribute theirs too). Repeatable.
+    #[arg(long, value_name = "DIR|FILE", required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Output directory for the CSVs, figures, summary and the workloads generated.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// SSD1 only, and synthetic workloads cut to 20 000 requests.
+    #[arg(long)]
+    pub quick: bool,
+    /// Skip the synthetic sweeps (figures 9 and 10).
+    #[arg(long)]
+    pub no_sweeps: bool,
+    /// Extra config overrides applied to every run, e.g. --set timing.write_ack=transfer.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
 /// Runs a `reproduce` subcommand.
 pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
     match cmd {
@@ -154,5 +183,6 @@ pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
         ReproduceCmd::Dgc(a) => dgc::run(a),
         ReproduceCmd::Dsftl(a) => dsftl::run(a),
         ReproduceCmd::Paq(a) => paq::run(a),
+        ReproduceCmd::Cr5m(a) => cr5m::run(a),
     }
 }

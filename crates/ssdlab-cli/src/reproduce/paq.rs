@@ -17,7 +17,7 @@
 //! PAQ2 runs at the preset run with `verify = true`; the summary reports their
 //! mismatches.
 
-use super::common::{create_out_dir, files_in, find_traces, trace_name, write_out};
+use super::common::{create_out_dir, find_traces, is_workload, trace_name, write_out};
 use super::runner::{self, Job};
 use crate::Failure;
 use anyhow::anyhow;
@@ -175,26 +175,11 @@ fn first_responses(log: &RequestLog) -> Vec<u64> {
 /// The workloads: trace files and synthetic workload files (`.toml`), given or inside
 /// directories given, in order.
 fn find_workloads(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
-    let is_synthetic = |p: &Path| p.extension().is_some_and(|e| e == "toml");
-    let mut out = Vec::new();
-    for p in args {
-        let files = if p.is_dir() {
-            files_in(p)?
-        } else {
-            vec![p.clone()]
-        };
-        let (synthetic, traces): (Vec<PathBuf>, Vec<PathBuf>) =
-            files.into_iter().partition(|f| is_synthetic(f));
-        for f in &synthetic {
-            let cfg = crate::workload::synthetic_from_file(f)?;
-            cfg.validate()
-                .map_err(|e| Failure::input(anyhow!("{}: {e}", f.display())))?;
-        }
-        out.extend(synthetic);
-        if !traces.is_empty() {
-            let given = if p.is_dir() { vec![p.clone()] } else { traces };
-            out.extend(find_traces(&given)?);
-        }
+    let mut out = find_traces(args)?;
+    for f in out.iter().filter(|f| is_workload(f)) {
+        let cfg = crate::workload::synthetic_from_file(f)?;
+        cfg.validate()
+            .map_err(|e| Failure::input(anyhow!("{}: {e}", f.display())))?;
     }
     out.sort_by_key(|p| trace_name(p));
     out.dedup();
@@ -264,8 +249,8 @@ pub fn run(a: &PaqArgs) -> Result<(), Failure> {
                     sets.push("verify=true".into());
                 }
                 let cfg = config(&a.set, &sets)?;
-                let source = runner::source_of(&workloads[k.0])
-                    .map_err(|e| Failure::input(anyhow!(e)))?;
+                let source =
+                    runner::source_of(&workloads[k.0]).map_err(|e| Failure::input(anyhow!(e)))?;
                 let job = Job {
                     label: format!("{} {} {}", names[k.0], k.1.label(), SCHEDULERS[k.2]),
                     preset: "paq",

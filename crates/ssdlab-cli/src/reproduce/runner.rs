@@ -105,6 +105,11 @@ pub fn run_keyed_by<K: Ord + Copy + Sync, R: Send, T>(
     })
 }
 
+/// Runs every job on `threads` threads; results in job order.
+pub fn run_all(jobs: &[Job], threads: usize) -> Vec<Result<Run, String>> {
+    run_all_by(jobs, threads, |_, job| run_one(job))
+}
+
 /// Runs every job on `threads` threads through `run` (given the job's index); results
 /// in job order.
 pub fn run_all_by<R: Send>(
@@ -173,8 +178,14 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
     let src = &job.source;
     let stream = src.open().map_err(|e| e.to_string())?;
     let verify = job.cfg.verify;
+    let fractions = crate::fails_at_fractions(&job.cfg).map_err(|e| e.to_string())?;
     let mut sim =
         Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
+    if fractions {
+        // A failure at a fraction of the trace needs the trace's length.
+        let n = src.open().map_err(|e| e.to_string())?.count() as u64;
+        sim.set_trace_requests(n);
+    }
     sim.set_preset_name(job.preset);
     if keep_log {
         sim.keep_request_log();

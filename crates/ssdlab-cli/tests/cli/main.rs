@@ -9,6 +9,7 @@ mod bad_traces;
 mod commands;
 mod hostile;
 mod regressions;
+mod reproduce_cr5m;
 mod reproduce_dgc;
 mod reproduce_dsftl;
 mod reproduce_paq;

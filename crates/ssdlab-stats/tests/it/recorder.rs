@@ -250,3 +250,64 @@ fn writes_per_channel_and_redirect_ratios() {
     let names: Vec<_> = r.counters.keys().map(|c| c.name()).collect();
     assert_eq!(names, ["deferred-gc", "redirected-reads"]);
 }
+
+#[test]
+fn mirror_section_splits_data_chips_from_mirror_chips() {
+    use ssdlab_nand::ChipId;
+    use ssdlab_stats::{CountSpread, MirrorEnd};
+    // 2 channels of 2 ways: chips 0, 1 are way 0 (data), chips 2, 3 way 1 (mirror).
+    let mut rec = Recorder::new(small_shape());
+    let program = |rec: &mut Recorder, chip: u32, reason, pages| {
+        let t = txn(reason, FlashOp::Program, pages, 0);
+        rec.txn_done_at(ChannelId(chip % 2), ChipId(chip), &t);
+    };
+    program(&mut rec, 0, TxnReason::HostWrite, 3);
+    program(&mut rec, 1, TxnReason::ParityWrite, 1);
+    program(&mut rec, 2, TxnReason::MirrorWrite, 2);
+    program(&mut rec, 3, TxnReason::MirrorWrite, 1);
+    let t = txn(TxnReason::PreRead, FlashOp::Read, 2, 0);
+    rec.txn_done_at(ChannelId(0), ChipId(0), &t);
+    let t = txn(TxnReason::ReclaimRead, FlashOp::Read, 1, 0);
+    rec.txn_done_at(ChannelId(1), ChipId(1), &t);
+    rec.request_done(&req(0, OpClass::Write, 0, 0, 10, 5));
+    rec.request_done(&req(1, OpClass::Write, 0, 0, 10, 5));
+    for id in 2..6 {
+        rec.request_done(&req(id, OpClass::Read, 0, 0, 10, 5));
+    }
+    rec.count(Counter::RaidMirrorReads, 1);
+    rec.count(Counter::MirrorWriteStripes, 3);
+    rec.count(Counter::MirrorWriteRefusedBusy, 1);
+    let wear = CountSpread {
+        min: 0,
+        mean: 0.5,
+        max: 2,
+    };
+    rec.set_mirror(MirrorEnd {
+        wear,
+        free_ratio_end: 0.5,
+        avail_ratio_min: 0.25,
+    });
+    let r = rec.finish(idle_end(10)).unwrap();
+    let m = r.mirror.expect("a mirror section");
+    let d = m.data_writes_per_channel;
+    assert_eq!((d.min, d.mean, d.max), (1, 2.0, 3));
+    let mc = m.mirror_chip_writes;
+    assert_eq!((mc.min, mc.mean, mc.max), (1, 1.5, 2));
+    let all = r.writes_per_channel.unwrap();
+    assert_eq!(
+        (all.min, all.max),
+        (2, 5),
+        "all chips: mirror copies included"
+    );
+    assert_eq!(m.mirror_chip_wear, wear);
+    assert_eq!(m.mirror_read_share, 0.25);
+    assert_eq!(m.mirror_write_share, 0.75);
+    assert_eq!(r.pre_reads_per_write, 1.0);
+    assert_eq!(m.pre_reads_per_write_with_reclaim, 1.5);
+    assert_eq!(
+        (m.mirror_free_ratio_end, m.mirror_avail_ratio_min),
+        (0.5, 0.25)
+    );
+    let back = ssdlab_stats::Report::from_json(&r.to_json()).unwrap();
+    assert_eq!(back.mirror, r.mirror);
+}

@@ -186,6 +186,12 @@ impl SimConfig {
         if r.level == RaidLevel::None {
             return;
         }
+        if r.mirror_chips && r.buffer_new_writes {
+            errs.push(ConfigError::Invalid {
+                key: "raid.buffer_new_writes".into(),
+                message: "CR5M (raid.mirror_chips = true) updates parity per request, as CR5 does: set raid.buffer_new_writes = false".into(),
+            });
+        }
         if r.level.has_parity() && r.group_size > 64 {
             errs.push(ConfigError::Invalid {
                 key: "raid.group_size".into(),

@@ -5,7 +5,8 @@
 //!  host data ─┐                      ┌─► static order / dynamic (round-robin, least-busy)
 //!  mirror     │                      │   / HIPA, possibly wrapped by DS-FTL's
 //!  parity     ├─► Placement::place ──┤   content-aware placement; or the RAID layout
-//!  rebuild    │   (PageToPlace,      │   (chip | channel domain, in-channel chip choice)
+//!  rebuild    │   (PageToPlace,      │   (chip | channel domain), or SDA inside the
+//!             │                      │   layout's channel (CR5)
 //!  materialize│    DeviceView)       └─► the simulator wraps data pages with DGC's
 //!  degraded ──┘                          redirection when `dgc.enabled`
 //! ```
@@ -29,25 +30,29 @@ mod content;
 mod hipa;
 mod order;
 mod raid;
+mod sda;
+#[cfg(test)]
+mod testutil;
 
 pub use content::ContentAware;
 pub use hipa::Hipa;
 pub use order::{LeastBusy, RoundRobin, StaticOrder};
 pub use raid::RaidLayoutPolicy;
+pub use sda::Sda;
 
 use crate::config::{BaseAllocation, SimConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_ftl::{Allocation, DynamicPolicy};
 use ssdlab_nand::{Geometry, Lpn, PlaneId};
-use ssdlab_raid::{Chunk, RaidLevel};
+use ssdlab_raid::{ChipChoice, Chunk, Domain, RaidLevel};
 
 /// Why a page is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// A host page.
     Data,
-    /// RAID-1 copy of a host page.
+    /// RAID-1 copy of a host page, or its CR5M mirror copy on the mirror chip.
     Mirror,
     /// RAID-4/5 parity of a stripe.
     Parity,
@@ -103,12 +108,21 @@ pub trait PlacementPolicy: Send {
     fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
         Vec::new()
     }
+    /// The transactions of every page placed so far are counted in the queues now (the
+    /// controller calls this after queueing each admitted request, and after each
+    /// event): a policy that counts its own placements as outstanding work until then
+    /// may forget them.
+    fn settle(&mut self) {}
 }
 
 /// The policy the configuration selects: the RAID layout when RAID is on, else the
 /// FTL's allocation (content-aware placement wraps `dsftl.base`).
 pub fn build(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
-    if cfg.raid.level != RaidLevel::None {
+    let r = &cfg.raid;
+    if r.level != RaidLevel::None {
+        if r.domain == Domain::Channel && r.chip_in_channel == ChipChoice::Sda {
+            return Box::new(Sda::new(&cfg.geometry, r.sda_start));
+        }
         return Box::new(RaidLayoutPolicy);
     }
     let base = match cfg.dsftl.base {

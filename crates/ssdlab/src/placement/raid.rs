@@ -2,12 +2,11 @@
 //!
 //! * Chip domain: the member's chip ([`RaidMap::member_chip`], which failure handling
 //!   remaps to a spare), the row's plane inside it.
-//! * Channel domain: the member is a channel; the chip inside it is the static way
-//!   (row modulo ways) or, with `raid.chip_in_channel = "dynamic"`, for run-time writes
-//!   (data, mirror, parity) the live chip of the channel with the least outstanding work
-//!   whose plane for the row has a free page (ties: the lowest chip). A dead chip is
-//!   never chosen; when every chip of the channel is dead or full the static way is
-//!   taken (and the write becomes a degraded write or waits for space there).
+//! * Channel domain: the member is a channel; the chip inside it is the static way (row
+//!   modulo the data ways). With `raid.chip_in_channel = "sda"` run-time writes take
+//!   [`super::Sda`] instead.
+//! * CR5M (`raid.mirror_chips`): a mirror copy goes to its channel's mirror chip, the
+//!   row's plane there (or the first plane of the chip with a free page).
 //!
 //! Every other role — rebuild (timed, through the queues), materialization, pages
 //! recorded on dead chips, and preconditioning with its redundancy fix (zero time) —
@@ -17,32 +16,29 @@ use super::{PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_nand::{ChannelId, Geometry, Lpn, PlaneId};
-use ssdlab_raid::{ChipChoice, Chunk, Domain};
+use ssdlab_raid::{Chunk, RaidLevel};
 
 /// The RAID layout as a placement policy.
 #[derive(Clone, Debug, Default)]
 pub struct RaidLayoutPolicy;
 
-impl RaidLayoutPolicy {
-    /// Channel domain with dynamic chip choice: the least-loaded live chip of the
-    /// chunk's channel with room in the row's plane.
-    fn dynamic_channel_plane(c: &Chunk, view: &DeviceView) -> PlaneId {
-        let g = view.geom;
-        let (static_chip, row_in_chip) = RaidMap::static_channel_chip(g, c);
-        let channel = ChannelId(c.member);
-        let chip = (0..g.chips_per_channel)
-            .map(|w| g.chip_at(channel, w))
-            .filter(|&chip| {
-                !view.dead.is_dead(chip)
-                    && view
-                        .ftl
-                        .free_pages_in_plane(RaidMap::plane_in_chip(g, chip, row_in_chip))
-                        > 0
-            })
-            .min_by_key(|chip| (view.load(*chip), chip.0))
-            .unwrap_or(static_chip);
-        RaidMap::plane_in_chip(g, chip, row_in_chip)
+/// The static plane of `chunk` for a page of `role`: its member's home plane, or for a
+/// CR5M mirror copy the mirror chip of its channel (the row's plane there when it has a
+/// free page, else the chip's first plane with one).
+pub(super) fn static_plane(map: &RaidMap, view: &DeviceView, chunk: &Chunk, role: Role) -> PlaneId {
+    let g = view.geom;
+    if role == Role::Mirror && map.level == RaidLevel::Raid5 {
+        let chip = map.mirror_chip(g, ChannelId(chunk.member));
+        let home = RaidMap::plane_in_chip(g, chip, chunk.row / u64::from(map.data_ways));
+        if view.ftl.free_pages_in_plane(home) > 0 {
+            return home;
+        }
+        return g
+            .planes_of_chip(chip)
+            .find(|&p| view.ftl.free_pages_in_plane(p) > 0)
+            .unwrap_or(home);
     }
+    map.home_plane(g, chunk)
 }
 
 impl PlacementPolicy for RaidLayoutPolicy {
@@ -57,11 +53,7 @@ impl PlacementPolicy for RaidLayoutPolicy {
             Some(c) => c,
             None => map.chunk_of(page.lpn),
         };
-        let run_time = matches!(page.role, Role::Data | Role::Mirror | Role::Parity);
-        if run_time && map.domain == Domain::Channel && map.chip_choice == ChipChoice::Dynamic {
-            return Self::dynamic_channel_plane(&chunk, view);
-        }
-        map.home_plane(view.geom, &chunk)
+        static_plane(map, view, &chunk, page.role)
     }
 
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId {
@@ -73,94 +65,37 @@ impl PlacementPolicy for RaidLayoutPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ConfigBuilder;
-    use crate::device::{DeadChips, GcJob};
-    use crate::sched::Queues;
-    use ssdlab_ftl::Ftl;
-    use ssdlab_nand::{ChipId, Geometry};
-    use ssdlab_raid::RaidLayout;
-
-    /// 4 channels × 4 ways of one plane; channel RAID-5 over the 4 channels.
-    fn setup(choice: ChipChoice) -> (Geometry, Ftl, RaidMap) {
-        let cfg = ConfigBuilder::new()
-            .text(
-                "[geometry]\nchannels = 4\nchips_per_channel = 4\ndies_per_chip = 1\n\
-                 planes_per_die = 1\nblocks_per_plane = 64\npages_per_block = 8\n\
-                 [raid]\nlevel = 5\ndomain = \"channel\"\ngroup_size = 4\n",
-                "t",
-            )
-            .unwrap()
-            .build()
-            .unwrap();
-        let g = cfg.geometry;
-        let ftl = Ftl::new(&cfg.ftl, &g, 2048, ssdlab_engine::SimRng::new(1).fork("f")).unwrap();
-        let map = RaidMap {
-            layout: RaidLayout::new(&cfg.raid, 4).unwrap(),
-            level: cfg.raid.level,
-            domain: Domain::Channel,
-            chip_choice: choice,
-            host_pages: 512,
-            member_chip: (0..4).collect(),
-        };
-        (g, ftl, map)
-    }
-
-    fn place(
-        map: &RaidMap,
-        g: &Geometry,
-        ftl: &Ftl,
-        load: &[u32],
-        dead: &DeadChips,
-        role: Role,
-    ) -> ChipId {
-        let mut queues = Queues::new(g, 8);
-        queues.load.copy_from_slice(load);
-        let gc = vec![GcJob::none(); g.planes() as usize];
-        let view = DeviceView {
-            geom: g,
-            ftl,
-            queues: &queues,
-            dead,
-            gc: &gc,
-            raid: Some(map),
-        };
-        let chunk = map.layout.locate(0);
-        let page = PageToPlace::new(Lpn(0), 1, role).with_chunk(chunk);
-        let plane = RaidLayoutPolicy.place(&page, &view);
-        g.chip_of_die(g.die_of_plane(plane))
-    }
-
-    #[test]
-    fn dynamic_choice_takes_the_least_loaded_live_chip_of_the_channel() {
-        let (g, ftl, map) = setup(ChipChoice::Dynamic);
-        let channel = ChannelId(map.layout.locate(0).member);
-        let ways: Vec<ChipId> = (0..4).map(|w| g.chip_at(channel, w)).collect();
-        let mut load = vec![5u32; g.chips() as usize];
-        load[ways[2].idx()] = 1;
-        load[ways[3].idx()] = 0;
-        let mut dead = DeadChips::new(g.chips());
-        assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Data), ways[3]);
-        // The idle chip dies: it is never chosen again, however idle it looks.
-        dead.mark(ways[3]);
-        assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Data), ways[2]);
-        assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Parity), ways[2]);
-        // Rebuild keeps the static way (row 0: way 0).
-        assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Rebuild), ways[0]);
-        // Every chip of the channel dead: the static way (the write becomes degraded).
-        for &w in &ways {
-            dead.mark(w);
-        }
-        assert_eq!(place(&map, &g, &ftl, &load, &dead, Role::Data), ways[0]);
-    }
+    use crate::placement::testutil::Rig;
+    use ssdlab_raid::ChipChoice;
 
     #[test]
     fn static_choice_ignores_load() {
-        let (g, ftl, map) = setup(ChipChoice::Static);
-        let channel = ChannelId(map.layout.locate(0).member);
-        let mut load = vec![0u32; g.chips() as usize];
-        load[g.chip_at(channel, 0).idx()] = 50;
-        let dead = DeadChips::new(g.chips());
-        let chip = place(&map, &g, &ftl, &load, &dead, Role::Data);
-        assert_eq!(chip, g.chip_at(channel, 0));
+        let mut rig = Rig::new(4, 4, false, ChipChoice::Static);
+        let ch = rig.channel_of(0);
+        rig.set_load(ch, 0, 50);
+        let plane = rig.place(&mut RaidLayoutPolicy, 0, Role::Data);
+        assert_eq!(rig.chip_of(plane), rig.chip(ch, 0));
+        // Row 5 (LPNs 15..18) on way 5 mod 4 = 1.
+        let plane = rig.place(&mut RaidLayoutPolicy, 15, Role::Data);
+        assert_eq!(rig.chip_of(plane), rig.chip(rig.channel_of(15), 1));
+    }
+
+    #[test]
+    fn cr5m_static_ways_skip_the_mirror_way_and_mirror_copies_take_it() {
+        // 4 channels of 5 ways: ways 0-3 hold data and parity, way 4 is the mirror chip.
+        let rig = Rig::new(4, 5, true, ChipChoice::Static);
+        let mut p = RaidLayoutPolicy;
+        for lpn in 0..60 {
+            let ch = rig.channel_of(lpn);
+            let row = lpn / 3;
+            let data = rig.chip_of(rig.place(&mut p, lpn, Role::Data));
+            assert_eq!(data, rig.chip(ch, (row % 4) as u32), "lpn {lpn}");
+            let copy = rig.chip_of(rig.place(&mut p, lpn, Role::Mirror));
+            assert_eq!(
+                copy,
+                rig.chip(ch, 4),
+                "lpn {lpn}: its channel's mirror chip"
+            );
+        }
     }
 }

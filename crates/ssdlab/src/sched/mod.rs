@@ -282,12 +282,12 @@ registry::schedulers! {
     Vaq = "vaq" => Vaq::from_config,
     /// PAQ with plane packing only: held reads in arrival order, each packed with held
     /// reads of its die at its page offset on other planes (PAQ paper §4.4, §5.2).
-    Paq0 = "paq0" => Paq::paq0,
+    Paq0 = "paq0" => Paq::variant::<false, true>,
     /// PAQ with clumping only: per package, the oldest request's read on the most
     /// contended open die, one commit per package per pass (PAQ paper §4.2-4.3, §5.2).
-    Paq1 = "paq1" => Paq::paq1,
+    Paq1 = "paq1" => Paq::variant::<true, false>,
     /// PAQ with clumping and plane packing (PAQ paper §4, §5.2).
-    Paq2 = "paq2" => Paq::paq2,
+    Paq2 = "paq2" => Paq::variant::<true, true>,
 }
 
 /// Chips a request touches, for policies that reason per request.

@@ -140,19 +140,13 @@ impl Paq {
         }
     }
 
-    /// `paq0`: plane packing only.
-    pub(crate) fn paq0(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
-        Paq::new(geom, &cfg.paq, false, true)
-    }
-
-    /// `paq1`: clumping only.
-    pub(crate) fn paq1(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
-        Paq::new(geom, &cfg.paq, true, false)
-    }
-
-    /// `paq2`: clumping and plane packing.
-    pub(crate) fn paq2(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
-        Paq::new(geom, &cfg.paq, true, true)
+    /// `paq0` = `<false, true>` (packing), `paq1` = `<true, false>` (clumping), `paq2` both.
+    pub(crate) fn variant<const CLUMP: bool, const PACK: bool>(
+        cfg: &SchedulerConfig,
+        g: &Geometry,
+        _: &NandTiming,
+    ) -> Self {
+        Paq::new(g, &cfg.paq, CLUMP, PACK)
     }
 
     fn fifo_writes(&self) -> bool {

@@ -30,6 +30,7 @@ pub fn timing() -> NandTiming {
         t_erase_ns: 2_000_000,
         bus_ps_per_byte: 2_500,
         t_cmd_ns: 0,
+        ..NandTiming::default()
     }
 }
 

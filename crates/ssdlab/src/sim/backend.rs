@@ -12,7 +12,7 @@
 
 use super::txn::{TxnId, NONE};
 use super::{Event, Simulation};
-use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason};
+use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
 /// What a die is doing.
@@ -320,6 +320,9 @@ impl Simulation {
                 if last {
                     d.phase = Phase::ProgArray;
                     self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                }
+                if self.cfg.timing.write_ack == WriteAck::Transfer {
+                    self.ack_transferred(t);
                 }
             }
             p => unreachable!("bus done for die {die} in phase {p:?}"),

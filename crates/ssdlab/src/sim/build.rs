@@ -2,6 +2,7 @@
 //! layer, queues and the scheduler.
 
 use super::backend::{ChannelState, DieState};
+use super::cr5m::Cr5m;
 use super::txn::TxnSlab;
 use super::verify::Verifier;
 use super::{bind, dgc, host::ReqSlab, merge, raid, SimCounters, Simulation};
@@ -9,14 +10,25 @@ use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
 use crate::placement;
-use crate::plans::{ReadPlans, ShortestQueue};
+use crate::plans::{BusyFallback, ReadChoice, ReadPlans, ShortestQueue};
 use crate::sched::{self, Queues};
 use ssdlab_engine::{EventQueue, SimDuration, SimRng};
 use ssdlab_ftl::Ftl;
 use ssdlab_nand::Lpn;
+use ssdlab_raid::MirrorReadChoice;
 use ssdlab_stats::{Recorder, RunMeta, Shape};
 use ssdlab_trace::RequestStream;
 use std::collections::VecDeque;
+
+/// The read-choice policy: CR5M's mirror-read rule when the device has mirror chips,
+/// else the shortest queue.
+fn read_choice(cfg: &SimConfig) -> Box<dyn ReadChoice> {
+    if cfg.raid.mirror_chips && cfg.raid.mirror_read_choice == MirrorReadChoice::BusyFallback {
+        Box::new(BusyFallback)
+    } else {
+        Box::new(ShortestQueue)
+    }
+}
 
 impl Simulation {
     /// Builds a simulation of `cfg` fed by `source`; `trace` describes the source in the report.
@@ -32,21 +44,25 @@ impl Simulation {
         let geom = cfg.geometry;
         let rng = SimRng::new(cfg.seed);
         let raid = raid::RaidState::new(&cfg)?;
-        let (raid, map_entries, logical_pages) = match raid {
-            Some((r, entries)) => {
+        let (raid, map_entries, slots, logical_pages) = match raid {
+            Some((r, entries, slots)) => {
                 let host = r.map.host_pages as u32;
-                (Some(r), entries, host)
+                (Some(r), entries, slots, host)
             }
             None => {
                 let n = cfg.ftl.logical_pages(&geom);
-                (None, n, n)
+                (None, n, 0, n)
             }
         };
-        let mut ftl = Ftl::new(&cfg.ftl, &geom, map_entries, rng.fork("ftl"))
+        let mut ftl = Ftl::with_slots(&cfg.ftl, &geom, map_entries, slots, rng.fork("ftl"))
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
         if cfg.content_index() {
             ftl.enable_content_index(&cfg.dsftl.index_config());
         }
+        let cr5m = raid
+            .as_ref()
+            .filter(|r| r.map.mirror)
+            .map(|r| Box::new(Cr5m::new(&cfg.raid, r, map_entries, slots, &geom)));
         let mut placement = placement::build(&cfg);
         if cfg.ftl.precondition.enabled {
             let map = raid.as_ref().map(|r| &r.map);
@@ -105,6 +121,7 @@ impl Simulation {
             raid,
             fail: None,
             dead: DeadChips::new(geom.chips()),
+            cr5m,
             dgc: cfg
                 .dgc
                 .enabled
@@ -126,7 +143,7 @@ impl Simulation {
             meta,
             ftl,
             placement,
-            read_choice: Box::new(ShortestQueue),
+            read_choice: read_choice(&cfg),
             read_plans: ReadPlans::new(),
             multipath: cfg.multipath_reads(),
             dsftl_counters: Default::default(),

@@ -34,8 +34,9 @@ impl Simulation {
             return;
         }
         let wanted = self.ftl.gc_needed(plane) || (background && self.ftl.bg_gc_wanted(plane));
-        if wanted {
-            self.start_gc(plane, background);
+        if wanted && !self.start_gc(plane, background) && self.ftl.gc_needed(plane) {
+            // No victim: under CR5M, expired pages may be what fills the plane.
+            self.cr5m_pressure(plane);
         }
     }
 

@@ -25,6 +25,7 @@ macro_rules! sched_ctx {
 mod backend;
 mod bind;
 mod build;
+mod cr5m;
 mod dgc;
 mod dsftl;
 mod fail;
@@ -161,6 +162,8 @@ pub struct Simulation {
     pub(crate) fail: Option<Box<fail::FailState>>,
     /// Failed chips.
     pub(crate) dead: DeadChips,
+    /// CR5M's mirror table and reclaims, when `raid.mirror_chips`.
+    pub(crate) cr5m: Option<Box<cr5m::Cr5m>>,
     /// DGC, when `dgc.enabled`.
     pub(crate) dgc: Option<dgc::DgcState>,
     /// Binding at dispatch, when `placement.bind = "dispatch"`.
@@ -300,6 +303,7 @@ impl Simulation {
         }
         self.last_event_ns = at.as_ns();
         self.wake_touched();
+        self.placement.settle();
         if let Some(e) = self.error.take() {
             return Err(e);
         }

@@ -3,6 +3,7 @@
 //! queued read through [`Plans`], and the plans it chose at dispatch are carried out
 //! ([`Simulation::process_redirects`]). See [`crate::plans`].
 
+use super::cr5m::Cr5m;
 use super::raid::RaidState;
 use super::txn::{TxnId, TxnSlab};
 use super::Simulation;
@@ -17,6 +18,7 @@ macro_rules! oracle {
     ($s:ident) => {
         $crate::sim::plan::Plans {
             raid: $s.raid.as_ref(),
+            cr5m: $s.cr5m.as_deref(),
             dead: &$s.dead,
             ftl: &$s.ftl,
             txns: &$s.txns,
@@ -90,6 +92,13 @@ impl Simulation {
             RaidLevel::Raid1 => {
                 if let Some(m) = mirror_copy(r, &self.held, &self.ftl, &self.dead, &self.geom, lpn)
                 {
+                    plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
+                    plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
+                }
+            }
+            RaidLevel::Raid5 if self.cr5m.is_some() => {
+                // CR5M: a page written by a mirror write may be read from its copy.
+                if let Some(m) = self.cr5m_copy(lpn) {
                     plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
                     plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
                 }
@@ -214,6 +223,7 @@ fn mirror_copy(
 /// The read plans the controller can execute now, as the scheduler sees them.
 pub(crate) struct Plans<'a> {
     pub raid: Option<&'a RaidState>,
+    pub cr5m: Option<&'a Cr5m>,
     pub dead: &'a DeadChips,
     pub ftl: &'a Ftl,
     pub txns: &'a TxnSlab,
@@ -254,7 +264,15 @@ impl Plans<'_> {
                     plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
                 }
             }
-            RaidLevel::Raid4 | RaidLevel::Raid5 => self.reconstruction(r, txn.lpn, plans),
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let copy = self
+                    .cr5m
+                    .and_then(|c| c.live_copy(txn.lpn, self.ftl, self.held, self.dead, self.geom));
+                if let Some(m) = copy {
+                    plans.push_copy(PlanKind::Mirror, m, self.geom.chip_of_page(m));
+                }
+                self.reconstruction(r, txn.lpn, plans);
+            }
             RaidLevel::Raid0 | RaidLevel::None => {}
         }
     }
@@ -273,6 +291,10 @@ impl Plans<'_> {
         let Some(parity) = self.ftl.lookup(r.map.red_lpn(stripe)) else {
             return;
         };
+        // CR5M: the parity covers a mirrored page's expired version, not the page.
+        if self.cr5m.is_some_and(|m| m.entry_of(lpn).is_some()) {
+            return;
+        }
         // Groups have at most 64 members (validated): the chips fit on the stack, and
         // nothing is pushed unless every source can be read.
         let mut chips = [ChipId(0); 64];
@@ -282,7 +304,10 @@ impl Plans<'_> {
                 continue;
             }
             let ppn = match r.map.layout.lpn_at(c.row, c.group, pos) {
-                Some(x) => self.ftl.lookup(Lpn(x as u32)),
+                Some(x) => {
+                    let l = Lpn(x as u32);
+                    self.ftl.lookup(self.cr5m.map_or(l, |m| m.covered(l)))
+                }
                 None => Some(parity),
             };
             if let Some(p) = ppn {

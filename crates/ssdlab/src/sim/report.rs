@@ -111,7 +111,14 @@ impl Simulation {
         ] {
             self.rec.count(counter, v);
         }
-        let design = self.raid_counters().into_iter().chain(self.fail_counters());
+        let design = self
+            .raid_counters()
+            .into_iter()
+            .chain(self.fail_counters())
+            .chain(self.cr5m_counters());
+        if let Some(end) = self.cr5m_end() {
+            self.rec.set_mirror(end);
+        }
         let dgc = self
             .dgc
             .as_ref()

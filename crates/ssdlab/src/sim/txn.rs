@@ -54,6 +54,9 @@ pub struct Txn {
     /// While queued: the die's GC busy total when the transaction was queued; once
     /// started: the GC time its die spent while it waited (DGC's T_GC).
     pub gc_mark_ns: u64,
+    /// A program its request counted as done when its data crossed the bus
+    /// (`timing.write_ack = "transfer"`).
+    pub acked: bool,
 }
 
 impl Txn {
@@ -76,6 +79,7 @@ impl Txn {
             bus_ns: 0,
             array_ns: 0,
             gc_mark_ns: 0,
+            acked: false,
         }
     }
 }

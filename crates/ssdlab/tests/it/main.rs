@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod bind;
+mod cr5m;
 mod dgc;
 mod dsftl;
 mod fail;

@@ -123,7 +123,7 @@ impl Simulation {
                 (0..r.map.layout.group_size())
                     .filter(|&q| q != c.pos)
                     .any(|q| match r.map.layout.lpn_at(c.row, c.group, q) {
-                        Some(y) => dead(Lpn(y as u32)),
+                        Some(y) => dead(self.cr5m_covered(Lpn(y as u32))),
                         None => dead(r.map.red_lpn(r.map.layout.parity_index(c.row, c.group))),
                     })
             }

@@ -202,6 +202,7 @@ impl Simulation {
             self.fs_mut().spares.retain(|&s| s != chip.0);
             self.release_parked_on(chip);
             self.start_rebuild(chip);
+            self.cr5m_chip_died(chip);
         }
     }
 
@@ -225,7 +226,9 @@ impl Simulation {
                     continue;
                 }
                 let current = self.held.get(&w.lpn.0).map(|h| h.0) == Some(w.seq);
-                if current {
+                if current && self.cr5m_parked_copy_lost(w.lpn) {
+                    // A CR5M mirror copy for a dead mirror chip: its entry lost the copy.
+                } else if current {
                     let role = match w.reason {
                         TxnReason::MirrorWrite => Role::Mirror,
                         _ => Role::Data,
@@ -287,8 +290,8 @@ impl Simulation {
         ]
     }
 
-    /// Host pages that no read can recover: on a dead chip, and not recoverable from
-    /// their stripe or mirror.
+    /// Host pages that no read can recover: lost with two members of their stripe, or on
+    /// a dead chip and not recoverable from their stripe or mirror.
     pub(in crate::sim) fn unrecoverable_pages(&self) -> u64 {
         if !self.dead.any() {
             return 0;
@@ -296,6 +299,10 @@ impl Simulation {
         let mut lost = 0;
         let mut sources = Vec::new();
         for lpn in 0..self.logical_pages as u32 {
+            if self.is_lost(Lpn(lpn)) {
+                lost += 1; // its content went with two members of its stripe
+                continue;
+            }
             let Some(p) = self.ftl.lookup(Lpn(lpn)) else {
                 continue;
             };

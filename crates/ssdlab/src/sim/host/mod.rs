@@ -281,6 +281,7 @@ impl Simulation {
             }
             self.sched.submit_request(id, &txns, &mut sched_ctx!(self));
         }
+        self.placement.settle();
         self.scratch = txns;
         // GC starts only now, behind this request's transactions: a victim may hold
         // pages this request just allocated, and their programs must come first.
@@ -310,6 +311,9 @@ impl Simulation {
             TxnReason::HostWrite => {
                 self.ftl.program_done(txn.ppn);
                 self.gc_page_released(txn.ppn);
+                if txn.acked {
+                    return; // its request counted it when its data crossed the bus
+                }
             }
             r => unreachable!("{r:?} is not host traffic"),
         }

@@ -2,7 +2,7 @@
 //! wait for space.
 
 use crate::placement::{PageToPlace, Role};
-use crate::sim::txn::{ReqId, TxnId};
+use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
@@ -84,5 +84,23 @@ impl Simulation {
         let die = self.geom.die_of_page(ppn);
         let t = self.queued_txn(FlashOp::Program, reason, ppn, die, lpn, id);
         Some(self.txns.insert(t))
+    }
+}
+
+impl Simulation {
+    /// `timing.write_ack = "transfer"`: a program a request waits for (its page, a mirror
+    /// copy, its stripe's parity) counts as done for the request once its data has
+    /// crossed the bus; the rest of its bookkeeping waits for the program.
+    pub(in crate::sim) fn ack_transferred(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        let service = txn.bus_ns;
+        match txn.reason {
+            TxnReason::HostWrite | TxnReason::MirrorWrite if txn.req != NONE => {
+                self.txns[t].acked = true;
+                self.sub_done(txn.req, service, txn.gc_mark_ns);
+            }
+            TxnReason::ParityWrite => self.ack_parity(txn.aux as usize, service, txn.gc_mark_ns),
+            _ => {}
+        }
     }
 }

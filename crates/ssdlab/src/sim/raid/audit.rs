@@ -7,8 +7,9 @@ use ssdlab_raid::RaidLevel;
 
 impl Simulation {
     /// Full redundancy check: every stripe without a job or open buffer has parity
-    /// equal to the XOR of its data; every mirror equals its primary. Returns the
-    /// number of stripes or mirrors checked.
+    /// equal to the XOR of its data (under CR5M, of what it covers: the expired versions
+    /// of mirrored pages); every mirror equals its primary; CR5M's mirror table agrees
+    /// with the pages. Returns the number of stripes or mirrors checked.
     pub(in crate::sim) fn raid_audit(&self) -> Result<u64, RedundancyError> {
         let Some(r) = self.raid.as_ref() else {
             return Ok(0);
@@ -65,7 +66,9 @@ impl Simulation {
                         if parity_lost || lpns.iter().any(|&x| lost(x)) {
                             continue;
                         }
-                        let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(x));
+                        // Under CR5M the parity covers a mirrored page's expired version.
+                        let covered = |x: u64| u64::from(self.cr5m_covered(Lpn(x as u32)).0);
+                        let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(covered(x)));
                         let parity = token(u64::from(r.map.red_lpn(i).0));
                         if xor != parity {
                             return Err(RedundancyError::Parity {
@@ -81,6 +84,7 @@ impl Simulation {
             }
             RaidLevel::Raid0 | RaidLevel::None => {}
         }
+        self.cr5m_audit()?;
         Ok(checked)
     }
 

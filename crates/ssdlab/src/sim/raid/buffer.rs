@@ -1,7 +1,7 @@
 //! Group buffers: new writes to a never-written stripe are programmed at once and its
 //! parity is encoded when the stripe is complete or its timeout expires.
 
-use super::{Captured, GroupBuffer, StripeWrite};
+use super::{Captured, GroupBuffer, JobOrigin, JobPlan, StripeWrite};
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::{Event, Simulation};
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
@@ -128,16 +128,16 @@ impl Simulation {
             self.gc_page_released(p);
         }
         let parity_mapped = self.parity_ppn(row, group).is_some();
-        let job = self.choose_job(
+        let plan = JobPlan {
             stripe,
             row,
             group,
-            b.new_xor,
-            old_w,
-            others,
+            known: b.new_xor,
             parity_mapped,
-            NONE,
-        );
+            req: NONE,
+            origin: JobOrigin::Host,
+        };
+        let job = self.choose_job(plan, old_w, others);
         let r = self.raid_mut();
         r.buffer_slots[slot] = GroupBuffer {
             generation: generation.wrapping_add(1),
@@ -172,7 +172,8 @@ impl Simulation {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
                 self.raid_mut().counters.parity_writes += 1;
-                self.raid_txn(FlashOp::Program, TxnReason::ParityWrite, ppn, lpn, j);
+                let reason = self.parity_reason(j as usize);
+                self.raid_txn(FlashOp::Program, reason, ppn, lpn, j);
                 true
             }
             Err(_) => false,

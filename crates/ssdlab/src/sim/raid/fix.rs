@@ -81,10 +81,17 @@ impl Simulation {
                 }
                 let mut lpns = Vec::new();
                 r.map.layout.stripe_lpns(chunk.row, chunk.group, &mut lpns);
-                let mut xor = 0u64;
+                let i = r.map.layout.parity_index(chunk.row, chunk.group);
+                let plity = r.map.red_lpn(i);
+                // The parity covers the pages written so far (under CR5M, their expired
+                // versions): it takes the new pages in. Without a parity, it is the XOR
+                // of every page.
+                let parity = self.ftl.lookup(plity);
+                let mut xor = parity.map_or(0, |p| self.ftl.token(p));
                 for &x in &lpns {
                     let l = Lpn(x as u32);
                     let token = match self.ftl.lookup(l) {
+                        Some(_) if parity.is_some() => continue,
                         Some(p) => self.ftl.token(p),
                         None => {
                             let t = ssdlab_ftl::token_for(l, 0);
@@ -104,9 +111,12 @@ impl Simulation {
                     };
                     xor ^= token;
                 }
-                let i = self.raid().map.layout.parity_index(chunk.row, chunk.group);
-                let plity = self.raid().map.red_lpn(i);
-                let plane = self.place(PageToPlace::new(plity, xor, Role::Materialize));
+                // A parity that exists is rewritten in its own plane (an in-channel chip
+                // choice may have put it off the static way); a new one on the static way.
+                let plane = match parity {
+                    Some(p) => self.geom.plane_of_page(p),
+                    None => self.place(PageToPlace::new(plity, xor, Role::Materialize)),
+                };
                 if self.plane_dead(plane) {
                     return true;
                 }
@@ -135,6 +145,30 @@ impl Simulation {
         }
     }
 
+    /// `raid.unwritten_stripes = "materialize"`: before a write to stripe (row, group),
+    /// its never-written pages and its parity are written in zero time, so that the
+    /// write is an update of a stripe that holds data (spec A6). Nothing happens to a
+    /// stripe whose pages and parity all exist, or that cannot be materialized now.
+    pub(in crate::sim) fn raid_materialize_for_write(&mut self, row: u64, group: u32, lpn: Lpn) {
+        let r = self.raid();
+        let plity = r.map.red_lpn(r.map.layout.parity_index(row, group));
+        let d = r.map.layout.group_size();
+        let complete = self.ftl.lookup(plity).is_some()
+            && (0..d).all(|pos| match r.map.layout.lpn_at(row, group, pos) {
+                Some(x) => {
+                    let l = Lpn(x as u32);
+                    self.ftl.lookup(l).is_some()
+                        || self.held_get(l).is_some()
+                        || self.is_redundant_only(l)
+                        || self.is_lost(l)
+                }
+                None => true,
+            });
+        if !complete && self.raid_materialize(lpn) {
+            self.raid_mut().counters.materialized_stripes += 1;
+        }
+    }
+
     /// True when the whole stripe of `lpn` can be materialized at once: its own page
     /// is on a live chip and every page to write has a free page in its plane.
     fn raid_materialize_feasible(&self, lpn: Lpn) -> bool {
@@ -148,7 +182,10 @@ impl Simulation {
         let parity = r.map.red_lpn(r.map.layout.parity_index(c.row, c.group));
         let mut planes: Vec<(PlaneId, u64)> = Vec::new();
         for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-            let plane = self.raid_static_plane(l);
+            let plane = match self.ftl.lookup(l) {
+                Some(p) if l == parity => self.geom.plane_of_page(p),
+                _ => self.raid_static_plane(l),
+            };
             if self.plane_dead(plane) || (l != parity && self.ftl.lookup(l).is_some()) {
                 continue;
             }

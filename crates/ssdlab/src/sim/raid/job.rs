@@ -1,11 +1,12 @@
 //! Stripe jobs: the parity update of one stripe (RMW or RCW) with its pre-reads, run
 //! one at a time per stripe behind the stripe lock.
 
-use super::{Captured, JobKind, StripeJob, StripeWrite};
+use super::{Captured, JobKind, JobOrigin, JobPlan, StripeJob, StripeWrite};
 use crate::placement::{PageToPlace, Role};
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
+use ssdlab_raid::UnwrittenStripes;
 
 impl Simulation {
     /// Admits the write pages of request `id` under RAID-4/5: each stripe the request
@@ -18,6 +19,9 @@ impl Simulation {
     ) {
         // Keep arrival order inside a stripe; stripes in order of first appearance.
         writes.sort_by_key(|w| w.stripe);
+        // The data pages of parity updates are placed once every stripe's job has sent
+        // out its pre-reads, so that a choice by load sees them.
+        let mut deferred = 0;
         let mut i = 0;
         while i < writes.len() {
             let stripe = writes[i].stripe;
@@ -25,32 +29,51 @@ impl Simulation {
             while j < writes.len() && writes[j].stripe == stripe {
                 j += 1;
             }
-            self.raid_stripe_write(id, &writes[i..j], txns);
+            if self.raid_stripe_write(id, &writes[i..j], txns) {
+                writes.copy_within(i..j, deferred);
+                deferred += j - i;
+            }
             i = j;
+        }
+        for w in &writes[..deferred] {
+            self.raid_place_data(id, w, txns);
         }
         writes.clear();
     }
 
-    fn raid_stripe_write(&mut self, id: ReqId, ws: &[StripeWrite], txns: &mut Vec<TxnId>) {
+    /// Admits the pages `ws` of one stripe; true when their data pages are left for the
+    /// caller to place (a parity update), false when they are placed (a group buffer, a
+    /// mirror write).
+    fn raid_stripe_write(&mut self, id: ReqId, ws: &[StripeWrite], txns: &mut Vec<TxnId>) -> bool {
         let stripe = ws[0].stripe;
         let r = self.raid();
         let groups = u64::from(r.map.layout.groups());
         let (row, group) = (stripe / groups, (stripe % groups) as u32);
+        if self.cfg.raid.unwritten_stripes == UnwrittenStripes::Materialize {
+            self.raid_materialize_for_write(row, group, ws[0].lpn);
+        }
+        let r = self.raid();
         let buffered = r.buffer_new_writes
             && (r.buffers.contains_key(&stripe)
                 || ws.iter().all(|w| self.ftl.lookup(w.lpn).is_none()));
         if buffered {
             self.buffer_writes(id, stripe, ws, txns);
-            return;
+            return false;
+        }
+        if self.cr5m.is_some() && self.cr5m_mirror_write(id, row, group, ws, txns) {
+            return false;
         }
         // An update: capture old versions of the written pages and the other pages now.
+        // Under CR5M the old version of a mirrored page is its expired one (what the
+        // parity covers), and the other pages are read from whichever copy is free.
         let d = self.raid().map.layout.group_size();
         let mut written: u64 = 0;
         let mut known = 0u64;
         let mut old_w = self.raid_mut().new_capture();
         for w in ws {
             if written & (1 << w.pos) == 0 {
-                self.capture(w.lpn, &mut old_w);
+                let covered = self.cr5m_covered(w.lpn);
+                self.capture(covered, &mut old_w);
             }
             written |= 1 << w.pos;
         }
@@ -72,31 +95,46 @@ impl Simulation {
                 continue;
             }
             if let Some(x) = self.raid().map.layout.lpn_at(row, group, pos) {
-                self.capture(Lpn(x as u32), &mut others);
+                let source = self.cr5m_current_source(Lpn(x as u32));
+                self.capture(source, &mut others);
             }
         }
+        // The parity update reclaims the stripe's expired data (§III-B 1c).
+        let claimed = self.cr5m_claim(row, group, written, &mut old_w, JobOrigin::Host);
         let parity_mapped = self.parity_ppn(row, group).is_some();
-        let job = self.choose_job(stripe, row, group, known, old_w, others, parity_mapped, id);
-        for w in ws {
-            self.raid_place_data(id, w, txns);
-        }
+        let plan = JobPlan {
+            stripe,
+            row,
+            group,
+            known,
+            parity_mapped,
+            req: id,
+            origin: JobOrigin::Host,
+        };
+        let job = self.choose_job(plan, old_w, others);
+        self.raid_mut().jobs[job].claimed = claimed;
         self.reqs[id].pending += 1;
         self.enqueue_job(job);
+        true
     }
 
-    /// Picks RMW or RCW for a stripe whose new data XOR is `known`; pins what it keeps.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn choose_job(
+    /// Picks RMW or RCW for a stripe whose new data XOR is `plan.known`; pins what it
+    /// keeps.
+    pub(in crate::sim) fn choose_job(
         &mut self,
-        stripe: u64,
-        row: u64,
-        group: u32,
-        known: u64,
+        plan: JobPlan,
         old_w: Captured,
         others: Captured,
-        parity_mapped: bool,
-        req: ReqId,
     ) -> usize {
+        let JobPlan {
+            stripe,
+            row,
+            group,
+            known,
+            parity_mapped,
+            req,
+            origin,
+        } = plan;
         let rmw_reads = old_w.reads.len() + usize::from(parity_mapped);
         let rcw_reads = others.reads.len();
         let prefer_rcw = self.raid().prefer_rcw;
@@ -139,6 +177,7 @@ impl Simulation {
         }
         let c = &mut self.raid_mut().counters;
         match kind {
+            _ if origin != JobOrigin::Host => {}
             JobKind::Rcw if rcw_reads == 0 => c.full_group += 1,
             JobKind::Rcw => c.rcw += 1,
             JobKind::Rmw => c.rmw += 1,
@@ -154,12 +193,14 @@ impl Simulation {
             reads,
             reads_left,
             req,
+            origin,
+            claimed: Vec::new(),
         })
     }
 
     /// Records the current version of `lpn` into `into`: a page to read, or (for a
     /// write waiting for space) content the controller holds.
-    pub(super) fn capture(&self, lpn: Lpn, into: &mut Captured) {
+    pub(in crate::sim) fn capture(&self, lpn: Lpn, into: &mut Captured) {
         if let Some(&(_, t)) = self.held_get(lpn) {
             into.known ^= t;
         } else if self.is_redundant_only(lpn) {
@@ -179,7 +220,12 @@ impl Simulation {
     }
 
     /// Places one data page of a RAID-4/5 write, or parks it with its content held.
-    pub(super) fn raid_place_data(&mut self, id: ReqId, w: &StripeWrite, txns: &mut Vec<TxnId>) {
+    pub(in crate::sim) fn raid_place_data(
+        &mut self,
+        id: ReqId,
+        w: &StripeWrite,
+        txns: &mut Vec<TxnId>,
+    ) {
         let page = PageToPlace::new(w.lpn, w.token, Role::Data).with_chunk(w.chunk);
         let plane = self.place(page);
         self.write_or_park(id, w.lpn, plane, w.token, TxnReason::HostWrite, txns);
@@ -226,14 +272,14 @@ impl Simulation {
     }
 
     /// The current page of the parity of stripe (row, group).
-    pub(super) fn parity_ppn(&self, row: u64, group: u32) -> Option<Ppn> {
+    pub(in crate::sim) fn parity_ppn(&self, row: u64, group: u32) -> Option<Ppn> {
         let r = self.raid();
         let i = r.map.layout.parity_index(row, group);
         self.ftl.lookup(r.map.red_lpn(i))
     }
 
     /// Queues job `j` behind the stripe's running job, or starts it.
-    pub(super) fn enqueue_job(&mut self, j: usize) {
+    pub(in crate::sim) fn enqueue_job(&mut self, j: usize) {
         let stripe = self.raid().jobs[j].stripe;
         let r = self.raid_mut();
         match r.locks.entry(stripe) {
@@ -267,10 +313,15 @@ impl Simulation {
             self.write_parity(j);
             return;
         }
-        self.raid_mut().counters.pre_reads += reads.len() as u64;
+        let reason = if self.raid().jobs[j].origin == JobOrigin::Host {
+            self.raid_mut().counters.pre_reads += reads.len() as u64;
+            TxnReason::PreRead
+        } else {
+            TxnReason::ReclaimRead
+        };
         for &p in &reads {
             let lpn = Lpn(u32::MAX);
-            self.raid_txn(FlashOp::Read, TxnReason::PreRead, p, lpn, j as u32);
+            self.raid_txn(FlashOp::Read, reason, p, lpn, j as u32);
         }
         self.raid_mut().jobs[j].reads = reads;
     }
@@ -294,20 +345,41 @@ impl Simulation {
             self.finish_job(j, 0, 0);
             return;
         }
-        match self.ftl.host_write(plity, plane, token) {
+        // A parity that releases CR5M's expired pages frees space: it may take GC's spare
+        // reserve, so that a plane full of expired pages cannot wait for itself.
+        let job = &self.raid().jobs[j];
+        let written = if job.origin != JobOrigin::Host || !job.claimed.is_empty() {
+            self.ftl.host_write_freeing(plity, plane, token)
+        } else {
+            self.ftl.host_write(plity, plane, token)
+        };
+        match written {
             Ok(ppn) => {
                 self.raid_mut().counters.parity_writes += 1;
-                self.raid_txn(
-                    FlashOp::Program,
-                    TxnReason::ParityWrite,
-                    ppn,
-                    plity,
-                    j as u32,
-                );
+                let reason = self.parity_reason(j);
+                self.raid_txn(FlashOp::Program, reason, ppn, plity, j as u32);
             }
             Err(_) => self.park_parity(j, plity, plane, token),
         }
         self.gc_check.push(plane);
+    }
+
+    /// Why job `j`'s parity program exists: a host write's update, or a reclaim.
+    pub(in crate::sim) fn parity_reason(&self, j: usize) -> TxnReason {
+        match self.raid().jobs[j].origin {
+            JobOrigin::Host => TxnReason::ParityWrite,
+            _ => TxnReason::ReclaimWrite,
+        }
+    }
+
+    /// The parity program of job `j` crossed the bus (`timing.write_ack = "transfer"`):
+    /// the request waiting for it is done with it; the stripe stays locked until the
+    /// program completes.
+    pub(in crate::sim) fn ack_parity(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
+        let req = std::mem::replace(&mut self.raid_mut().jobs[j].req, NONE);
+        if req != NONE {
+            self.sub_done(req, service_ns, gc_wait_ns);
+        }
     }
 
     /// A parity page parked on a chip that died: its job ends without a program.
@@ -315,12 +387,17 @@ impl Simulation {
         self.finish_job(j, 0, 0);
     }
 
-    /// The parity of job `j` is on flash: release the stripe and its request.
+    /// The parity of job `j` is on flash: release the stripe's expired data, the stripe
+    /// and its request.
     pub(super) fn finish_job(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
-        let (stripe, req) = {
+        let (stripe, req, row, group, origin) = {
             let job = &self.raid().jobs[j];
-            (job.stripe, job.req)
+            (job.stripe, job.req, job.row, job.group, job.origin)
         };
+        let claimed = std::mem::take(&mut self.raid_mut().jobs[j].claimed);
+        if !claimed.is_empty() {
+            self.cr5m_release(stripe, &claimed, origin);
+        }
         let r = self.raid_mut();
         let reads = std::mem::take(&mut r.jobs[j].reads);
         r.give_vec(reads);
@@ -351,8 +428,9 @@ impl Simulation {
         if req != NONE {
             self.sub_done(req, service_ns, gc_wait_ns);
         }
-        if let Some(n) = next {
-            self.start_job(n);
+        match next {
+            Some(n) => self.start_job(n),
+            None => self.debug_check_stripe(row, group),
         }
     }
 }

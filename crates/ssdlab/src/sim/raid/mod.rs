@@ -59,6 +59,35 @@ pub(crate) struct Captured {
     pub found: u32,
 }
 
+/// Why a stripe job exists: a host write's parity update, or a CR5M reclaim no host
+/// write asked for (its reads and parity program carry the reclaim reasons).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JobOrigin {
+    /// A host write (or a group buffer of host writes) to the stripe.
+    Host,
+    /// A mirror chip fell below its reclaim threshold.
+    Capacity,
+    /// A data plane could not collect garbage while expired pages filled it.
+    Pressure,
+    /// The mirror chip holding the stripe's mirror copies failed.
+    MirrorLost,
+}
+
+/// What a stripe job is asked to do, besides the page versions it captured.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JobPlan {
+    pub stripe: u64,
+    pub row: u64,
+    pub group: u32,
+    /// XOR of the new data's tokens (newest per position).
+    pub known: u64,
+    /// The stripe has a parity page.
+    pub parity_mapped: bool,
+    /// The request whose completion waits for the parity program, or NONE.
+    pub req: ReqId,
+    pub origin: JobOrigin,
+}
+
 /// One parity update of one stripe.
 #[derive(Clone, Debug)]
 pub(crate) struct StripeJob {
@@ -76,6 +105,11 @@ pub(crate) struct StripeJob {
     pub reads_left: u32,
     /// The request whose completion waits for the parity program, or NONE.
     pub req: ReqId,
+    /// Why the job exists.
+    pub origin: JobOrigin,
+    /// CR5M: the mirror entries of the stripe this job's parity covers; released when
+    /// the parity is on flash.
+    pub claimed: Vec<u32>,
 }
 
 /// An open group buffer of new writes to one stripe.
@@ -146,6 +180,7 @@ pub(crate) struct RaidCounters {
     pub reconstruct_reads: u64,
     pub timeouts: u64,
     pub mirror_reads: u64,
+    pub materialized_stripes: u64,
 }
 
 impl RaidState {
@@ -227,7 +262,7 @@ impl Simulation {
     pub(in crate::sim) fn raid_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
         match txn.reason {
-            TxnReason::PreRead => {
+            TxnReason::PreRead | TxnReason::ReclaimRead => {
                 let token = self.ftl.token(txn.ppn);
                 self.ftl.unpin(txn.ppn);
                 self.gc_page_released(txn.ppn);
@@ -239,7 +274,7 @@ impl Simulation {
                     self.write_parity(j);
                 }
             }
-            TxnReason::ParityWrite => {
+            TxnReason::ParityWrite | TxnReason::ReclaimWrite => {
                 self.ftl.program_done(txn.ppn);
                 self.gc_page_released(txn.ppn);
                 self.finish_job(txn.aux as usize, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
@@ -247,7 +282,9 @@ impl Simulation {
             TxnReason::MirrorWrite => {
                 self.ftl.program_done(txn.ppn);
                 self.gc_page_released(txn.ppn);
-                self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+                if !txn.acked {
+                    self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+                }
             }
             TxnReason::ReconstructRead => self.recon_read_done(&txn),
             r => unreachable!("{r:?} is not RAID traffic"),
@@ -257,12 +294,16 @@ impl Simulation {
 }
 
 impl RaidState {
-    /// The RAID state for `cfg` on `geom`, and the number of map entries (host pages
-    /// plus redundancy pages) the FTL must hold; `None` without a RAID layer.
+    /// The RAID state for `cfg` on `geom`, the number of map entries (host pages plus
+    /// redundancy pages) the FTL must hold, and the slots it holds beyond them (CR5M's
+    /// mirror copies and expired versions, [`ssdlab_ftl::Ftl::with_slots`]); `None`
+    /// without a RAID layer.
     ///
-    /// Capacity: the FTL's logical pages of the member chips (spares excluded) are laid
-    /// out in whole rows of one page per member; a row carries `data_per_row` host pages.
-    pub fn new(cfg: &crate::SimConfig) -> Result<Option<(RaidState, u32)>, crate::SimError> {
+    /// Capacity: the FTL's logical pages of the member chips (spares and CR5M's mirror
+    /// chips excluded) are laid out in whole rows of one page per member; a row carries
+    /// `data_per_row` host pages. CR5M gets one mirror slot and one expired slot per page
+    /// of its mirror chips.
+    pub fn new(cfg: &crate::SimConfig) -> Result<Option<(RaidState, u32, u32)>, crate::SimError> {
         let rc = &cfg.raid;
         if rc.level == RaidLevel::None {
             return Ok(None);
@@ -272,9 +313,13 @@ impl RaidState {
             Domain::Chip => g.chips() - rc.spare_chips,
             Domain::Channel => g.channels,
         };
+        let data_ways = rc.data_ways(g);
         let layout = RaidLayout::new(rc, members)
             .map_err(|e| crate::SimError::config("raid", e.to_string()))?;
-        let member_chips = u64::from(g.chips() - rc.spare_chips);
+        let member_chips = u64::from(match rc.domain {
+            Domain::Chip => g.chips() - rc.spare_chips,
+            Domain::Channel => g.channels * data_ways,
+        });
         let entries = u64::from(cfg.ftl.logical_pages(g)) * member_chips / u64::from(g.chips());
         let rows = entries / u64::from(members);
         let host_pages = rows * u64::from(layout.data_per_row());
@@ -289,6 +334,17 @@ impl RaidState {
                 "leaves no host capacity for this geometry".into(),
             ));
         }
+        let slots = if rc.mirror_chips {
+            2 * u64::from(g.channels) * u64::from(g.pages() / g.chips())
+        } else {
+            0
+        };
+        if host_pages + redundancy + slots > u64::from(u32::MAX) {
+            return Err(crate::SimError::config(
+                "raid",
+                "the device has more logical pages than a 32-bit map can hold".into(),
+            ));
+        }
         let state = RaidState {
             map: RaidMap {
                 level: rc.level,
@@ -297,6 +353,8 @@ impl RaidState {
                 host_pages,
                 member_chip: (0..members).collect(),
                 layout,
+                data_ways,
+                mirror: rc.mirror_chips,
             },
             buffer_new_writes: rc.buffer_new_writes,
             force_reconstruct: rc.force_reconstruct_reads,
@@ -315,7 +373,11 @@ impl RaidState {
             counters: RaidCounters::default(),
             vec_pool: Vec::new(),
         };
-        Ok(Some((state, (host_pages + redundancy) as u32)))
+        Ok(Some((
+            state,
+            (host_pages + redundancy) as u32,
+            slots as u32,
+        )))
     }
 }
 
@@ -337,6 +399,7 @@ impl Simulation {
             (Counter::RaidMirrorReads, c.mirror_reads),
             (Counter::RaidReconstructions, c.reconstructions),
             (Counter::RaidReconstructReads, c.reconstruct_reads),
+            (Counter::RaidMaterializedStripes, c.materialized_stripes),
         ]
     }
 }

@@ -30,6 +30,9 @@ impl Simulation {
         out.clear();
         let r = self.raid();
         let x = u64::from(lpn.0);
+        if self.cr5m.as_deref().is_some_and(|c| c.is_slot(lpn)) {
+            return false; // a slot is no RAID member (only its entry's page is)
+        }
         let usable = |p: Ppn| (allow_in_flight || !self.ftl.is_pending(p)) && !self.on_dead_chip(p);
         let take = |l: Lpn, out: &mut Vec<Ppn>| -> bool {
             if self.is_redundant_only(l)
@@ -61,6 +64,11 @@ impl Simulation {
                 };
                 other.is_some_and(|o| take(o, out)) && !out.is_empty()
             }
+            // CR5M: a mirrored page is its copy (the parity covers its expired version).
+            RaidLevel::Raid5 if x < r.map.host_pages && self.cr5m_has_live_copy(lpn) => {
+                let slot = self.cr5m_mirror_slot_of(lpn);
+                take(slot, out) && !out.is_empty()
+            }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
                 let groups = u64::from(r.map.layout.groups());
                 let (row, group, pos) = if x >= r.map.host_pages {
@@ -76,7 +84,8 @@ impl Simulation {
                         continue;
                     }
                     let l = match r.map.layout.lpn_at(row, group, q) {
-                        Some(y) => Lpn(y as u32),
+                        // What the parity covers of that position.
+                        Some(y) => self.cr5m_covered(Lpn(y as u32)),
                         None if pos.is_some() => {
                             // The parity is needed to rebuild a data page.
                             let plity = r.map.red_lpn(r.map.layout.parity_index(row, group));
