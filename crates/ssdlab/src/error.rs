@@ -34,6 +34,21 @@ pub enum RedundancyError {
     MirrorTable(String),
 }
 
+impl RedundancyError {
+    /// `Ok` if stripe `(row, group)`'s parity token equals the XOR of what it covers.
+    pub(crate) fn check_parity(row: u64, group: u32, parity: u64, xor: u64) -> Result<(), Self> {
+        if xor == parity {
+            return Ok(());
+        }
+        Err(RedundancyError::Parity {
+            row,
+            group,
+            parity,
+            xor,
+        })
+    }
+}
+
 /// Why a run could not complete.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -100,7 +100,9 @@ impl Experiment<'_> {
             "\n| headline | paper | ours |\n|---|---|---|\n\
              | mean response, CR5M vs CR5, best trace | −25.8 % (Radius9) | {} |\n\
              | pre-reads per write, CR5M vs CR5, average | −56 % | {} |\n\
-             | writes per channel, CR5M vs CR5, average (range) | −14 % (4.5–23.6 %) | {} ({}) |\n",
+             | writes per channel, CR5M vs CR5, average (range) | −14 % (4.5–23.6 %) | {} ({}) |\n\n\
+             Why ours differ from the paper's, each difference measured by an experiment: \
+             docs/reproductions/cr5m.md, \"What agrees and what does not, and why\".\n",
             pct(Some(best)),
             pct(Some(mean(&pre))),
             pct(Some(mean(&wpc))),

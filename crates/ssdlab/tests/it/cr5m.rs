@@ -2,7 +2,7 @@
 //! updates, reads, GC and a failure with every read verified and the mirror table
 //! audited; real-trace replays with a chip failure; a channel failure's losses counted.
 
-use crate::util::{page, small_config, trace_sim, vec_sim};
+use crate::util::{assert_counter, page, small_config, trace_sim, vec_sim};
 use proptest::prelude::*;
 use ssdlab::Simulation;
 use ssdlab_stats::Counter;
@@ -275,26 +275,11 @@ fn a_channel_failure_takes_a_mirrored_page_and_its_copy_and_says_so() {
         "raid.fail=[\"channel:0@10ms\"]".to_string(),
     ];
     let r = checked(sim_of(&sets, reqs)).unwrap();
-    assert_eq!(
-        r.counter(Counter::MirrorWriteStripes),
-        4,
-        "{:?}",
-        r.counters
-    );
-    assert_eq!(
-        r.counter(Counter::MirrorReclaimsFailure),
-        4,
-        "{:?}",
-        r.counters
-    );
-    assert_eq!(
-        r.counter(Counter::UnrecoverableReads),
-        4,
-        "{:?}",
-        r.counters
-    );
-    assert_eq!(r.counter(Counter::VerifiedReads), 11);
-    assert_eq!(r.counter(Counter::UnrecoverablePages), 4);
+    assert_counter(&r, Counter::MirrorWriteStripes, 4);
+    assert_counter(&r, Counter::MirrorReclaimsFailure, 4);
+    assert_counter(&r, Counter::UnrecoverableReads, 4);
+    assert_counter(&r, Counter::VerifiedReads, 11);
+    assert_counter(&r, Counter::UnrecoverablePages, 4);
 }
 
 /// A mirror chip below its threshold reclaims its oldest entries: with the threshold

@@ -52,3 +52,9 @@ pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
         content: None,
     }
 }
+
+/// Asserts that `r` counted `n` of `c`, showing every counter when it did not.
+#[track_caller]
+pub fn assert_counter(r: &ssdlab::Report, c: ssdlab_stats::Counter, n: u64) {
+    assert_eq!(r.counter(c), n, "{c:?}: {:?}", r.counters);
+}

@@ -64,16 +64,7 @@ impl Simulation {
             xor ^= self.cr5m_token(self.cr5m_covered(lpn));
             self.cr5m_check_copy(lpn)?;
         }
-        let parity = self.ftl.token(p);
-        if xor != parity {
-            return Err(RedundancyError::Parity {
-                row,
-                group,
-                parity,
-                xor,
-            });
-        }
-        Ok(())
+        RedundancyError::check_parity(row, group, self.ftl.token(p), xor)
     }
 
     /// I2 for host page `lpn`.

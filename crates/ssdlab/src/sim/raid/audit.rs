@@ -70,14 +70,7 @@ impl Simulation {
                         let covered = |x: u64| u64::from(self.cr5m_covered(Lpn(x as u32)).0);
                         let xor = lpns.iter().fold(0, |acc, &x| acc ^ token(covered(x)));
                         let parity = token(u64::from(r.map.red_lpn(i).0));
-                        if xor != parity {
-                            return Err(RedundancyError::Parity {
-                                row,
-                                group,
-                                parity,
-                                xor,
-                            });
-                        }
+                        RedundancyError::check_parity(row, group, parity, xor)?;
                         checked += 1;
                     }
                 }
