@@ -129,7 +129,7 @@ impl Simulation {
             cfg,
         };
         if sim.cfg.ftl.precondition.enabled {
-            sim.raid_fix_redundancy();
+            sim.raid_fix_redundancy()?;
         }
         sim.init_failures()?;
         sim.seed_shadow_from_ftl();

@@ -856,7 +856,6 @@ fn a_read_of_an_unwritten_page_on_a_dead_chip_leaves_its_stripe_consistent() {
 
 /// Preconditioning gives every stripe its parity, whatever the fill ratio and spares.
 #[test]
-#[ignore = "bug: raid_fix_redundancy drops a parity page silently when its plane has no free page"]
 fn preconditioned_half_full_array_with_spares_audits() {
     let sets = strings(&[
         "ftl.precondition.enabled=true",
