@@ -1107,3 +1107,32 @@ fn dgc_with_a_chip_failure_under_sync_fifo_completes_every_request() {
     ]));
     run_reqs(&sets, to_reqs(&OPS, 20_000), Some(OPS.len() as u64)).unwrap();
 }
+
+/// A degraded read that waits for its stripe must not be answered by reconstruction
+/// once a parity update has declared its page lost (the new parity no longer covers it).
+/// RAID-4, adjacent groups of 3 (members 0-2 and 3-5), spares 6 and 7: chip 1 and then
+/// chip 0 die; LPN 4 (chip 0) and LPN 5 (chip 1) share a stripe whose parity is on chip 2.
+#[test]
+fn a_degraded_read_that_waited_never_answers_a_page_declared_lost_meanwhile() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=4",
+        "raid.group_size=3",
+        "raid.spare_chips=2",
+        "raid.rebuild_rate_mib_s=2000",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "raid.fail=[\"chip:1@0.167\", \"chip:0@0.2\"]",
+    ]));
+    let mut ops = vec![(false, 0u64, 1u64); 60];
+    ops[9] = (true, 5, 1);
+    ops[11] = (true, 1, 4);
+    ops[35] = (false, 1, 4);
+    ops[55] = (true, 5, 1);
+    let r = run_reqs(&sets, to_reqs(&ops, 20_000), Some(60)).unwrap();
+    assert!(
+        r.counter(Counter::UnrecoverableReads) >= 1,
+        "{:?}",
+        r.counters
+    );
+}

@@ -29,7 +29,10 @@ impl Simulation {
             .raid
             .as_ref()
             .is_some_and(|r| r.map.level.is_redundant());
-        if redundant {
+        // A read that waited for its stripe may find its page declared lost meanwhile (a
+        // parity update found a second member of the group dead): the stripe's parity no
+        // longer covers it, so a reconstruction would answer garbage.
+        if redundant && !self.is_lost(lpn) {
             if self.reconstruct_read(id, lpn, expect) {
                 return ReadOutcome::Deferred;
             }
