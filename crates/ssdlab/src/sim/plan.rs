@@ -139,7 +139,9 @@ impl Simulation {
     /// Replaces host read `t` with a reconstruction; false if the stripe cannot now.
     fn redirect_to_reconstruction(&mut self, t: TxnId) -> bool {
         let txn = self.txns[t];
-        if !self.reconstruct_read(txn.req, txn.lpn, txn.expect) {
+        if !oracle!(self).reads_current(&txn)
+            || !self.reconstruct_read(txn.req, txn.lpn, txn.expect)
+        {
             return false;
         }
         self.ftl.unpin(txn.ppn);
@@ -212,7 +214,7 @@ impl Plans<'_> {
         plans.clear();
         let Some(r) = self.raid else { return };
         let txn = &self.txns[t];
-        if txn.reason != TxnReason::HostRead {
+        if txn.reason != TxnReason::HostRead || !self.reads_current(txn) {
             return;
         }
         match r.map.level {
@@ -225,6 +227,13 @@ impl Plans<'_> {
             RaidLevel::Raid4 | RaidLevel::Raid5 => self.reconstruction(r, txn.lpn, plans),
             RaidLevel::Raid0 | RaidLevel::None => {}
         }
+    }
+
+    /// True when host read `txn` still targets the current version of its page: a page
+    /// rewritten since the read was admitted is no longer what its stripe or its copy
+    /// encodes, so only the page the read pinned holds the content it must return.
+    fn reads_current(&self, txn: &crate::sim::txn::Txn) -> bool {
+        self.ftl.lookup(txn.lpn) == Some(txn.ppn) && !self.held.contains_key(&txn.lpn.0)
     }
 
     /// The reconstruction of `lpn` from its stripe, if the stripe is quiescent, has its
