@@ -154,6 +154,7 @@ impl Simulation {
             reads,
             reads_left,
             req,
+            pre_read_ns: 0,
         })
     }
 
@@ -317,9 +318,9 @@ impl Simulation {
 
     /// The parity of job `j` is on flash: release the stripe and its request.
     pub(super) fn finish_job(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
-        let (stripe, req) = {
+        let (stripe, req, pre_read_ns) = {
             let job = &self.raid().jobs[j];
-            (job.stripe, job.req)
+            (job.stripe, job.req, job.pre_read_ns)
         };
         let r = self.raid_mut();
         let reads = std::mem::take(&mut r.jobs[j].reads);
@@ -349,7 +350,7 @@ impl Simulation {
             }
         }
         if req != NONE {
-            self.sub_done(req, service_ns, gc_wait_ns);
+            self.sub_done_after(req, service_ns, pre_read_ns, gc_wait_ns);
         }
         if let Some(n) = next {
             self.start_job(n);

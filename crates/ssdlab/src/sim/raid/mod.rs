@@ -76,6 +76,9 @@ pub(crate) struct StripeJob {
     pub reads_left: u32,
     /// The request whose completion waits for the parity program, or NONE.
     pub req: ReqId,
+    /// Bus + array time of the pre-read that completed last (the one the parity
+    /// program waited for).
+    pub pre_read_ns: u64,
 }
 
 /// An open group buffer of new writes to one stripe.
@@ -235,6 +238,7 @@ impl Simulation {
                 let job = &mut self.raid_mut().jobs[j];
                 job.acc ^= token;
                 job.reads_left -= 1;
+                job.pre_read_ns = txn.bus_ns + txn.array_ns;
                 if job.reads_left == 0 {
                     self.write_parity(j);
                 }
