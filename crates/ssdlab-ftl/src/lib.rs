@@ -42,7 +42,7 @@ mod testutil;
 
 pub use block::BlockState;
 pub use config::{
-    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig,
+    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
     PreconditionConfig, VictimPolicy, WearLevelingConfig,
 };
 pub use ftl::{Ftl, NoSpace};

@@ -179,6 +179,22 @@ counters! {
     /// Writes DGC found about to start or wait behind GC on their chip (the candidates
     /// for redirection).
     DgcWarnedWrites = "dgc-warned-writes",
+    // Foreground GC starts by what took their plane below the threshold (every run).
+    /// Foreground GC runs started in a plane that a host data write (or its RAID-1
+    /// copy) took below the free-block threshold; counts runs.
+    GcStartsData = "gc-starts-data",
+    /// Foreground GC runs started in a plane that a RAID parity write took below the
+    /// threshold; counts runs.
+    GcStartsParity = "gc-starts-parity",
+    /// Foreground GC runs started in a plane still below the threshold after its
+    /// previous GC erased its victim; counts runs.
+    GcStartsChain = "gc-starts-chain",
+    /// Foreground GC runs started for other work (materialized reads, rebuild, GC's own
+    /// page moves); counts runs.
+    GcStartsOther = "gc-starts-other",
+    /// Parity programs DGC placed on a chip of another group before their chip's GC
+    /// (`dgc.redirect_parity`); not in `redirected-writes`.
+    DgcRedirectedParity = "dgc-redirected-parity",
 }
 
 impl Counter {

@@ -259,6 +259,9 @@ pub trait IoScheduler: Send {
     fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
         Vec::new()
     }
+    /// Die `die` starts `op` that the policy did not pick: a transaction of a blocking
+    /// GC job (`ftl.gc.trigger = "lazy"`), served before anything the policy holds.
+    fn on_direct_start(&mut self, _die: DieId, _op: FlashOp, _ctx: &mut SchedCtx) {}
 }
 
 // The schedulers, one line each: `Variant = "config-name" => constructor,` under the

@@ -99,6 +99,15 @@ impl Simulation {
             primed: false,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
+            gc_cause: vec![super::gc_trigger::GcCause::None; planes],
+            gc_blocking: vec![false; planes],
+            gc_first: if cfg.ftl.gc.trigger == ssdlab_ftl::GcTrigger::Lazy {
+                vec![VecDeque::new(); geom.dies() as usize]
+            } else {
+                Vec::new()
+            },
+            gc_starts: Default::default(),
+            chip_running: vec![0; chips],
             raid,
             fail: None,
             dead: DeadChips::new(geom.chips()),

@@ -28,6 +28,7 @@ mod build;
 mod dgc;
 mod fail;
 mod gc;
+mod gc_trigger;
 mod host;
 mod place;
 mod plan;
@@ -151,6 +152,17 @@ pub struct Simulation {
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
+    /// Per plane: what took it below the GC threshold since its last GC start.
+    pub(crate) gc_cause: Vec<gc_trigger::GcCause>,
+    /// Per plane: its running GC job blocks its die (`ftl.gc.trigger = "lazy"`).
+    pub(crate) gc_blocking: Vec<bool>,
+    /// Per die, with the lazy trigger: transactions of blocking GC jobs, served before
+    /// anything the scheduler holds (empty with the eager trigger).
+    pub(crate) gc_first: Vec<VecDeque<TxnId>>,
+    /// Foreground GC starts by cause.
+    pub(crate) gc_starts: gc_trigger::GcStarts,
+    /// Transactions running on each chip's dies.
+    pub(crate) chip_running: Vec<u32>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
     /// Failure injection and rebuild, when `raid.fail` names failures.
@@ -364,6 +376,7 @@ impl Simulation {
             },
         );
         self.queues.load[chip.idx()] -= 1;
+        self.chip_running[chip.idx()] -= 1;
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),

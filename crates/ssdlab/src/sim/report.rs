@@ -123,7 +123,8 @@ impl Simulation {
             .map(|b| b.counters().to_vec())
             .unwrap_or_default();
         let sched = self.sched.counters();
-        for (counter, v) in design.chain(dgc).chain(bind).chain(sched) {
+        let gc = self.gc_starts.counters();
+        for (counter, v) in design.chain(dgc).chain(bind).chain(sched).chain(gc) {
             self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.last_event_ns);

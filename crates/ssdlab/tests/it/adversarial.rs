@@ -105,6 +105,8 @@ struct RaidCase {
     buffer: bool,
     force_recon: bool,
     dgc: bool,
+    /// DGC redirects parity programs too (`dgc.redirect_parity`).
+    dgc_parity: bool,
     spares: bool,
     scheduler: &'static str,
     host: u8,
@@ -176,6 +178,7 @@ impl RaidCase {
         v.push(format!("raid.encode_timeout_ns={}", self.encode_timeout_ns));
         if self.dgc {
             v.push("dgc.enabled=true".into());
+            v.push(format!("dgc.redirect_parity={}", self.dgc_parity));
         }
         v.push(format!("scheduler.name={}", self.scheduler));
         match self.host {
@@ -213,7 +216,7 @@ fn raid_case() -> impl Strategy<Value = RaidCase> {
         any::<bool>(),
         any::<bool>(),
         prop_oneof![3 => Just(false), 1 => Just(true)],
-        any::<bool>(),
+        0u8..3,
         any::<bool>(),
         prop_oneof![
             Just("async-fifo"),
@@ -247,7 +250,8 @@ fn raid_case() -> impl Strategy<Value = RaidCase> {
                 buffer,
                 force_recon,
                 // DGC needs chip-level parity.
-                dgc: dgc && !channel && level != 1,
+                dgc: dgc > 0 && !channel && level != 1,
+                dgc_parity: dgc == 2,
                 spares: spares && !channel,
                 scheduler,
                 host,

@@ -190,5 +190,8 @@ fn a_parity_update_s_pre_reads_are_service_not_waiting() {
     assert_eq!(b.pre_read_ns_mean, READ as f64, "{b:?}");
     assert_eq!(b.service_ns_mean, program as f64);
     assert_eq!(max, READ + program);
-    assert_eq!(r.waiting.write.max_ns, 0, "before: the pre-read counted as waiting");
+    assert_eq!(
+        r.waiting.write.max_ns, 0,
+        "before: the pre-read counted as waiting"
+    );
 }

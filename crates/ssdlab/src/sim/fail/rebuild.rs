@@ -3,6 +3,7 @@
 
 use super::Rebuild;
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{TxnId, NONE};
 use crate::sim::{Event, Simulation};
 use ssdlab_nand::{ChipId, FlashOp, Lpn, Ppn, TxnReason};
@@ -163,7 +164,7 @@ impl Simulation {
                 {
                     Some(ppn) => {
                         self.rebuild_txn(FlashOp::Program, ppn, lpn, k as u32);
-                        self.gc_check.push(plane);
+                        self.gc_check_after(plane, GcCause::Other);
                     }
                     None => self.rebuild_paced_next(k),
                 }

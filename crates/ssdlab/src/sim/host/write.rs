@@ -2,6 +2,7 @@
 //! wait for space.
 
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{ReqId, TxnId};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
@@ -54,9 +55,7 @@ impl Simulation {
                 None => self.park(id, lpn, plane, token, reason),
             }
         }
-        if self.gc_check.last() != Some(&plane) {
-            self.gc_check.push(plane);
-        }
+        self.gc_check_after(plane, GcCause::Data);
     }
 
     /// Allocates `lpn` in `plane` and builds its program transaction.

@@ -3,6 +3,7 @@
 
 use super::{Captured, JobKind, StripeJob, StripeWrite};
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
@@ -308,7 +309,7 @@ impl Simulation {
             }
             Err(_) => self.park_parity(j, plity, plane, token),
         }
-        self.gc_check.push(plane);
+        self.gc_check_after(plane, GcCause::Parity);
     }
 
     /// A parity page parked on a chip that died: its job ends without a program.
