@@ -1178,3 +1178,41 @@ fn a_read_older_than_a_write_of_its_page_is_not_rebuilt_from_the_new_stripe() {
     ];
     run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
 }
+
+/// With parity redirection, a stripe's parity may live on a chip of another group. When
+/// its own parity member then dies (no spare), the next parity update writes nothing; the
+/// redirected parity page is stale and must not stay mapped (RAID-5, adjacent groups of
+/// 4, DGC with `redirect_parity`, channel 2 failing: chips 2 and 6).
+#[test]
+fn a_stale_redirected_parity_is_retired_when_its_member_is_dead() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=5",
+        "raid.group_size=4",
+        "raid.update=rcw",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "dgc.enabled=true",
+        "dgc.redirect_parity=true",
+        "scheduler.name=sync-fifo",
+        "host.mode=closed",
+        "host.queue_depth=4",
+        "raid.fail=[\"channel:2@0.867\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 60] = [
+        (false, 1, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 52, 1),
+        (false, 0, 1), (true, 98, 8), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 15, 1), (false, 1, 1), (false, 26, 2), (false, 0, 6),
+        (false, 0, 1), (true, 12, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 26, 1), (false, 0, 1), (false, 3301, 11), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 4), (true, 1, 1), (false, 0, 1), (true, 6, 4),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 21, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 5, 7), (true, 3, 7), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}

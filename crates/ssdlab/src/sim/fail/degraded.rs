@@ -3,7 +3,7 @@
 use crate::placement::{PageToPlace, Role};
 use crate::sim::Event;
 use crate::sim::Simulation;
-use ssdlab_nand::{Lpn, TxnReason};
+use ssdlab_nand::{Lpn, PlaneId, TxnReason};
 use ssdlab_raid::RaidLevel;
 
 impl Simulation {
@@ -110,6 +110,27 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// A parity update whose parity member is dead (no spare) writes nothing. If the
+    /// stripe's current parity page is on a live chip (DGC redirected it there), it is
+    /// stale now: the new parity is recorded on the dead member instead, as a degraded
+    /// write records data, so that no reconstruction takes the stale page; if the dead
+    /// plane has no room to record it, the parity is unmapped and marked lost.
+    pub(in crate::sim) fn dead_parity_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) {
+        let Some(old) = self.ftl.lookup(lpn) else {
+            return;
+        };
+        if self.on_dead_chip(old) {
+            return;
+        }
+        match self.ftl.host_write(lpn, plane, token) {
+            Ok(p) => self.ftl.program_done(p),
+            Err(_) => {
+                self.ftl.trim(lpn);
+                self.fs_mut().lost_lpns.insert(lpn.0);
+            }
+        }
+    }
+
     /// True when a written page that `lpn`'s content depends on for recovery (its RAID-1
     /// copy, or another member or the parity of its RAID-4/5 stripe) is on a dead chip.
     fn redundancy_on_dead_chip(&self, lpn: Lpn) -> bool {

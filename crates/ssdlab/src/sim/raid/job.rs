@@ -293,6 +293,7 @@ impl Simulation {
         let plane = self.place(PageToPlace::new(plity, token, Role::Parity).with_chunk(chunk));
         if self.plane_dead(plane) {
             // The parity member is dead (and has no spare): the stripe stays degraded.
+            self.dead_parity_write(plity, plane, token);
             self.finish_job(j, 0, 0);
             return;
         }
