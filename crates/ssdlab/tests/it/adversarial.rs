@@ -1216,3 +1216,40 @@ fn a_stale_redirected_parity_is_retired_when_its_member_is_dead() {
     ];
     run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
 }
+
+/// A write to a page whose chip died while an older write of it was still being
+/// programmed there: the dead plane has no room to record the new version, which lives
+/// only in the copy. A read must take the copy, not the older version from the write
+/// buffer (RAID-1, LCI groups of 4; chip 3 holds LPN 15, chip 7 its copy).
+#[test]
+fn a_degraded_write_over_a_version_still_programming_on_the_dead_chip_is_read_from_the_copy() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=1",
+        "raid.group_size=4",
+        "raid.layout=lci",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "raid.fail=[\"chip:3@0.722\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 79] = [
+        (true, 19, 5), (false, 0, 1), (true, 1, 7), (true, 92, 4), (true, 0, 8),
+        (true, 7, 1), (true, 3, 5), (true, 4, 4), (true, 5, 11), (true, 4, 12),
+        (true, 0, 8), (true, 0, 8), (true, 1, 7), (true, 8, 8), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 4, 4), (false, 0, 1), (false, 0, 1), (true, 4, 12), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 3300, 4), (false, 0, 1), (false, 0, 1), (true, 76, 4), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (true, 7, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 13, 11), (false, 0, 1), (false, 0, 1), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 110, 10), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (true, 9, 7), (false, 4, 12),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}

@@ -79,10 +79,14 @@ impl Simulation {
                 // The dead plane has no room to record the page. If the current version
                 // lives on a live chip (DGC moved it), it is stale now: unmap it; the
                 // content exists only through redundancy.
-                // The same holds for a page never written before.
+                // The same holds for a page never written before, and for a version on
+                // the dead chip whose program was queued before the failure and is still
+                // running: it stays mapped until that program completes, but reads must
+                // not take it (from the write buffer) for the newest content.
                 let old = self.ftl.lookup(lpn);
-                if old.is_none_or(|p| !self.on_dead_chip(p)) {
-                    if old.is_some() {
+                let on_dead = old.is_some_and(|p| self.on_dead_chip(p));
+                if !on_dead || old.is_some_and(|p| self.ftl.is_pending(p)) {
+                    if old.is_some() && !on_dead {
                         self.ftl.trim(lpn);
                     }
                     self.fs_mut().redundant_only.insert(lpn.0);
