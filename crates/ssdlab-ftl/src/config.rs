@@ -207,6 +207,21 @@ pub struct PreconditionConfig {
     pub fill_ratio: f64,
     /// Random overwrites of filled pages, as a multiple of the logical pages.
     pub overwrite_ratio: f64,
+    /// After the fill and overwrites, age the device with the workload itself (applied
+    /// by the controller, which replays the trace's writes in zero time).
+    pub warmup: Warmup,
+}
+
+/// `ftl.precondition.warmup`: a zero-time replay of the workload before the measured one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Warmup {
+    /// No warm-up.
+    #[default]
+    None,
+    /// Every write of the trace once, in order, in zero time (with instant GC), so the
+    /// device starts with the valid-page distribution the workload itself leaves.
+    Trace,
 }
 
 impl Default for PreconditionConfig {
@@ -215,6 +230,7 @@ impl Default for PreconditionConfig {
             enabled: false,
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
+            warmup: Warmup::None,
         }
     }
 }

@@ -43,7 +43,7 @@ mod testutil;
 pub use block::BlockState;
 pub use config::{
     AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
-    PreconditionConfig, VictimPolicy, WearLevelingConfig,
+    PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
 };
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;

@@ -176,6 +176,7 @@ mod tests {
             enabled: true,
             fill_ratio: fill,
             overwrite_ratio: overwrite,
+            ..PreconditionConfig::default()
         };
         let r = f.precondition(&pre, &mut |l| m.plane_of(l), &mut SimRng::new(4));
         (f, r)
@@ -249,6 +250,7 @@ mod tests {
             enabled: true,
             fill_ratio: 1.0,
             overwrite_ratio: 0.0,
+            ..PreconditionConfig::default()
         };
         let r = f.precondition(&pre, &mut |_| PlaneId(0), &mut SimRng::new(1));
         assert_eq!(

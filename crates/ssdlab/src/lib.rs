@@ -28,7 +28,7 @@ pub mod sim;
 
 pub use config::{ConfigBuilder, ConfigError, ConfigErrors, HostMode, SchedulerKind, SimConfig};
 pub use error::SimError;
-pub use sim::{run, Simulation, VecStream};
+pub use sim::{run, Simulation, VecStream, WarmUp};
 pub use ssdlab_stats::Report;
 
 /// The git revision this library was built from ("unknown" outside a checkout).

@@ -128,6 +128,10 @@ fn run_one(job: &Job) -> Result<Run, String> {
     let verify = job.cfg.verify;
     let mut sim =
         Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
+    if sim.needs_warm_up() {
+        let again = src.open().map_err(|e| e.to_string())?;
+        sim.warm_up(again).map_err(|e| e.to_string())?;
+    }
     sim.set_preset_name(job.preset);
     let mut mismatches = 0;
     match sim.run_to_end() {

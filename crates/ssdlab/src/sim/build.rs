@@ -97,6 +97,7 @@ impl Simulation {
             held: rustc_hash::FxHashMap::default(),
             park_seq: 0,
             primed: false,
+            warmed_up: false,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
             gc_cause: vec![super::gc_trigger::GcCause::None; planes],

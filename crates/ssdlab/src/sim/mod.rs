@@ -37,6 +37,7 @@ mod report;
 mod stream;
 pub(crate) mod txn;
 mod verify;
+mod warmup;
 
 use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
@@ -56,6 +57,7 @@ use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
 
 pub use stream::VecStream;
+pub use warmup::WarmUp;
 
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug)]
@@ -149,6 +151,8 @@ pub struct Simulation {
     pub(crate) held: rustc_hash::FxHashMap<u32, (u64, u64)>,
     pub(crate) park_seq: u64,
     pub(crate) primed: bool,
+    /// The warm-up `ftl.precondition.warmup` asks for is done.
+    pub(crate) warmed_up: bool,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
@@ -278,6 +282,14 @@ impl Simulation {
     /// A trace error, a verification mismatch, or an impossible device state.
     pub fn step(&mut self) -> Result<bool, SimError> {
         if !self.primed {
+            if self.needs_warm_up() {
+                return Err(SimError::config(
+                    "ftl.precondition.warmup",
+                    "\"trace\" replays the trace once before the run: call \
+                     Simulation::warm_up with the trace first (the ssdlab command does)"
+                        .into(),
+                ));
+            }
             // Before any other event (a timed failure, say) the first arrivals are due.
             self.primed = true;
             self.prime()?;

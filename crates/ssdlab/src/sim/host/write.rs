@@ -10,7 +10,7 @@ use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
 
 impl Simulation {
     /// The content token of a host write of `lpn`.
-    pub(super) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
+    pub(in crate::sim) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
         self.write_seq = self.write_seq.wrapping_add(1);
         content.unwrap_or_else(|| token_for(lpn, self.write_seq))
     }
