@@ -1279,3 +1279,60 @@ fn a_degraded_write_over_a_version_still_programming_on_the_dead_chip_is_read_fr
     ];
     run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
 }
+
+/// Materializing an unwritten stripe whose parity member is dead (no spare) writes no
+/// parity; a parity DGC had redirected to a live chip is stale then and must be retired,
+/// as in a parity update (half-full device, RAID-5 adjacent groups of 4, parity
+/// redirection, chip 6 and then channel 2 failing).
+#[test]
+fn materializing_a_stripe_retires_a_stale_redirected_parity() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "ftl.precondition.fill_ratio=0.5",
+        "raid.level=5",
+        "raid.group_size=4",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "dgc.enabled=true",
+        "dgc.redirect_parity=true",
+        "scheduler.name=piq",
+        "host.mode=closed",
+        "host.queue_depth=4",
+        "raid.fail=[\"channel:2@0.552\", \"chip:6@0\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 154] = [
+        (false, 4, 1), (true, 20, 1), (true, 8, 3), (true, 102, 8), (false, 0, 1),
+        (false, 123, 1), (true, 13, 9), (false, 35, 5), (true, 19, 11), (true, 190, 1),
+        (false, 13, 3), (false, 3, 1), (true, 6, 1), (true, 7, 1), (false, 2, 1),
+        (true, 1, 5), (true, 3, 1), (false, 3304, 5), (false, 3337, 1), (false, 2, 1),
+        (false, 44, 1), (false, 1, 1), (false, 50, 1), (false, 10, 1), (true, 64, 2),
+        (false, 2, 1), (true, 8, 10), (false, 18, 5), (false, 69, 6), (true, 3343, 1),
+        (true, 181, 10), (false, 0, 1), (false, 107, 4), (false, 19, 1), (true, 89, 1),
+        (true, 3302, 12), (false, 4, 1), (false, 5, 1), (true, 199, 1), (false, 92, 3),
+        (true, 15, 1), (false, 6, 1), (true, 284, 8), (false, 6, 1), (true, 6, 1),
+        (false, 3322, 1), (true, 163, 1), (false, 3354, 1), (false, 7, 6), (false, 1, 1),
+        (true, 171, 1), (false, 13, 1), (true, 14, 1), (true, 3358, 6), (false, 50, 1),
+        (true, 13, 1), (false, 7, 1), (true, 3322, 6), (false, 11, 1), (false, 4, 8),
+        (false, 7, 5), (true, 304, 12), (false, 7, 1), (false, 0, 1), (true, 53, 8),
+        (false, 0, 1), (true, 10, 1), (false, 3384, 5), (false, 90, 1), (true, 1, 1),
+        (true, 11, 5), (true, 59, 5), (true, 0, 3), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 3318, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 3310, 10), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}

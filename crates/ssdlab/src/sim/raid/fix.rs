@@ -125,6 +125,8 @@ impl Simulation {
                 let plity = self.raid().map.red_lpn(i);
                 let plane = self.place(PageToPlace::new(plity, xor, Role::Materialize));
                 if self.plane_dead(plane) {
+                    // A parity DGC redirected to a live chip is stale now.
+                    self.dead_parity_write(plity, plane, xor);
                     return true;
                 }
                 self.materialize_page(plity, plane, xor)
