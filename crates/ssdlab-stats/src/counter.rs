@@ -195,6 +195,18 @@ counters! {
     /// Parity programs DGC placed on a chip of another group before their chip's GC
     /// (`dgc.redirect_parity`); not in `redirected-writes`.
     DgcRedirectedParity = "dgc-redirected-parity",
+    // PIQ and BRR.
+    /// PIQ, BRR: transactions placed in a chip queue ahead of transactions queued
+    /// before them (a request that joined an older batch; `scheduler.piq.batch_order =
+    /// "queue"`).
+    PiqReordered = "piq-reordered",
+    /// BRR: host reads with a reconstruction on offer that stayed direct because a member
+    /// chip would not serve its read sooner than the target chip (Algorithm 2, line 7,
+    /// first test).
+    BrrRejectedWait = "brr-rejected-wait",
+    /// BRR: host reads with a reconstruction on offer that stayed direct because a member
+    /// chip's next request is due before it would serve its read (line 7, second test).
+    BrrRejectedArrival = "brr-rejected-arrival",
 }
 
 impl Counter {

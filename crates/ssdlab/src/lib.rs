@@ -16,6 +16,7 @@
 //! [`Report`] it returns.
 #![warn(missing_docs)]
 
+mod arrivals;
 pub mod config;
 pub mod device;
 pub mod error;

@@ -22,8 +22,12 @@ mod registry;
 #[cfg(test)]
 mod testutil;
 mod vaq;
+mod wbr;
 
-pub use config::{BlockOn, PaqConfig, PaqOrder, SchedulerConfig, VaqConfig, WritePath};
+pub use config::{
+    BatchOrder, BlockOn, BrrConfig, NextArrival, PaqConfig, PaqOrder, PiqConfig, SchedulerConfig,
+    VaqConfig, WritePath,
+};
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use paq::Paq;
 pub use piq::Piq;
@@ -118,8 +122,16 @@ impl SchedCtx<'_> {
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
     #[inline]
     pub fn push(&mut self, t: TxnId) {
+        let end = self.queues.chip[self.chip_of(t).idx()].len();
+        self.insert(t, end);
+    }
+
+    /// Puts `t` at `pos` in its chip's queue (the caller checked [`Queues::has_room`]),
+    /// for policies that order the queue themselves (PIQ's batches).
+    #[inline]
+    pub fn insert(&mut self, t: TxnId, pos: usize) {
         let chip = self.chip_of(t);
-        self.queues.push_back(chip, t, &self.txns[t]);
+        self.queues.insert(chip, pos, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
         if !self.queues.is_touched[chip.idx()] {

@@ -24,6 +24,7 @@
 //!   starts foreground GC as without DGC.
 
 use super::Simulation;
+use crate::arrivals::ArrivalGaps;
 use crate::config::{ArrivalEstimate, DgcConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
@@ -46,10 +47,8 @@ pub(crate) struct DgcState {
     /// `L_r` and `L_w`: array time plus one page on the bus.
     l_r: u64,
     l_w: u64,
-    /// Per chip: time of the last request arrival.
-    last_arrival: Vec<u64>,
-    /// Per chip: mean gap between arrivals (exponentially weighted).
-    gap: Vec<u64>,
+    /// Per chip: arrivals, for `AT`.
+    arrivals: ArrivalGaps,
     /// Chips whose GC is deferred to their next idle period.
     pub deferred: Vec<bool>,
     /// Chips newly spared, to collect at once if they are idle already.
@@ -71,17 +70,17 @@ impl DgcState {
             redirect_parity: cfg.redirect_parity,
             l_r: timing.t_read_ns + xfer,
             l_w: timing.t_prog_ns + xfer,
-            last_arrival: vec![UNKNOWN; n],
-            gap: vec![UNKNOWN; n],
+            arrivals: ArrivalGaps::new(n),
             deferred: vec![false; n],
             ..DgcState::default()
         }
     }
 
-    /// Time from now to the expected next arrival at `chip` (`AT − now`).
+    /// Time from now to the expected next arrival at `chip` (`AT − now`): the chip's
+    /// mean arrival gap (memoryless arrivals), unbounded without one.
     fn arrival_room(&self, chip: ChipId) -> u64 {
         if self.mean_gap {
-            self.gap[chip.idx()]
+            self.arrivals.mean_gap(chip).unwrap_or(UNKNOWN)
         } else {
             UNKNOWN
         }
@@ -91,20 +90,7 @@ impl DgcState {
     /// that arrive together count once).
     #[inline]
     pub fn arrival(&mut self, chip: ChipId, now_ns: u64) {
-        let last = self.last_arrival[chip.idx()];
-        if last == now_ns {
-            return;
-        }
-        if last != UNKNOWN {
-            let gap = now_ns - last;
-            let g = &mut self.gap[chip.idx()];
-            *g = if *g == UNKNOWN {
-                gap
-            } else {
-                *g - *g / 8 + gap / 8
-            };
-        }
-        self.last_arrival[chip.idx()] = now_ns;
+        self.arrivals.arrival(chip, now_ns);
     }
 
     /// True if a write to `plane` would start foreground GC there or wait behind one

@@ -214,9 +214,17 @@ pub(crate) struct StripeWrite {
 
 impl Simulation {
     /// Builds a read or program transaction of `reason` on `ppn`, handed to the scheduler.
+    /// It carries the host request that waits for it, if any (the request of a stripe
+    /// job's pre-reads and parity program, the read a reconstruction serves), so that a
+    /// policy can place it with that request.
     fn raid_txn(&mut self, op: FlashOp, reason: TxnReason, ppn: Ppn, lpn: Lpn, aux: u32) -> TxnId {
         let die = self.geom.die_of_page(ppn);
-        let mut t = self.queued_txn(op, reason, ppn, die, lpn, NONE);
+        let req = match reason {
+            TxnReason::PreRead | TxnReason::ParityWrite => self.raid().jobs[aux as usize].req,
+            TxnReason::ReconstructRead => self.raid().recon[aux as usize].req,
+            _ => NONE,
+        };
+        let mut t = self.queued_txn(op, reason, ppn, die, lpn, req);
         t.aux = aux;
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
