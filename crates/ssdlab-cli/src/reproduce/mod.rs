@@ -22,26 +22,31 @@ pub enum ReproduceCmd {
     Dgc(DgcArgs),
 }
 
-/// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
-/// read (docs/reproductions/brr.md).
+/// How the channel bus is read for a whole experiment (docs/reproductions/brr.md). The
+/// `brr` and `dgc` presets give every chip its own 25 ns/byte link, as DiskSim's ssdmodel
+/// does; the other readings are sensitivity settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BusModel {
-    /// DiskSim ssdmodel's link: every chip has its own 25 ns/byte link (64 channels of
-    /// one chip each).
+    /// The presets as shipped: every chip has its own 25 ns/byte link (64 channels of
+    /// one chip each), DiskSim ssdmodel's link.
     Private,
-    /// The preset as written: 8 channels of 8 chips, each channel 25 ns/byte, shared.
+    /// The papers' 8 channels of 8 chips, each channel 25 ns/byte, shared.
     Shared,
     /// 8 shared channels at 3.125 ns/byte (ssdmodel's aggregate bandwidth of 64 links).
     Aggregate,
 }
 
 impl BusModel {
-    /// Config overrides of this reading.
+    /// Config overrides of this reading (none for the presets' own).
     pub fn sets(self) -> &'static [&'static str] {
         match self {
-            BusModel::Private => &["geometry.channels=64", "geometry.chips_per_channel=1"],
-            BusModel::Shared => &[],
-            BusModel::Aggregate => &["timing.bus_ps_per_byte=3125"],
+            BusModel::Private => &[],
+            BusModel::Shared => &["geometry.channels=8", "geometry.chips_per_channel=8"],
+            BusModel::Aggregate => &[
+                "geometry.channels=8",
+                "geometry.chips_per_channel=8",
+                "timing.bus_ps_per_byte=3125",
+            ],
         }
     }
 
