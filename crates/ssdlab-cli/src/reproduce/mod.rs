@@ -15,10 +15,12 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum ReproduceCmd {
     /// BRR (Liang et al., NAS 2016): Async-FIFO, PIQ and BRR on every trace, figures
-    /// 10-12, and the queue-length and parity-group sweeps of figures 13 and 14.
+    /// 10-12, the queue-length and parity-group sweeps of figures 13 and 14, and labelled
+    /// sensitivity rows (write delay off, shared bus, aged device with GC).
     Brr(BrrArgs),
-    /// DGC (Liang et al.): RAID-5, RAID-5+DGC, BRR and BRR+DGC on every trace, figures
-    /// 4 and 8-10, and the parity-group sweep of figure 11.
+    /// DGC (Liang et al.): RAID-5, RAID-5+DGC (also with parity redirection), BRR and
+    /// BRR+DGC on every trace, figures 4 and 8-10, the parity-group sweep of figure 11,
+    /// and the sensitivity study behind the gap to the paper.
     Dgc(DgcArgs),
 }
 
@@ -79,9 +81,15 @@ pub struct BrrArgs {
     /// How the channel bus is modelled.
     #[arg(long, value_enum, default_value_t = BusModel::Private)]
     pub bus: BusModel,
-    /// Skip the sensitivity sweeps (figures 13 and 14).
+    /// Skip the sensitivity sweeps (figures 13 and 14) and the sensitivity rows (write
+    /// delay off, shared bus, aged device).
     #[arg(long)]
     pub no_sweeps: bool,
+    /// Run the GC-active rows (the device aged by random overwrites of half its pages,
+    /// minutes a run on the 256 GiB device) only on the traces whose name contains one
+    /// of these (repeatable; default: every trace).
+    #[arg(long = "gc-trace", value_name = "NAME")]
+    pub gc_traces: Vec<String>,
     /// Extra config overrides applied to every run, e.g. --set raid.layout=adjacent.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -100,7 +108,8 @@ pub struct DgcArgs {
     /// Parallel runs (default: the machine's cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Only the four main variants at group 8: skip the group-size sweep (figure 11).
+    /// Only the main variants at group 8: skip the group-size sweep (figure 11) and the
+    /// sensitivity study.
     #[arg(long)]
     pub quick: bool,
     /// How the channel bus is modelled.
