@@ -143,3 +143,59 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
 }
+
+/// Points in the plane, one colour per series.
+pub struct Scatter<'a> {
+    /// Figure title.
+    pub title: &'a str,
+    /// X axis label.
+    pub x_label: &'a str,
+    /// Y axis label.
+    pub y_label: &'a str,
+    /// (series name, points (x, y)).
+    pub series: &'a [(String, Vec<(f64, f64)>)],
+}
+
+/// Writes `s` as an SVG file.
+pub fn scatter(path: &Path, s: &Scatter) -> Result<(), String> {
+    let points = || s.series.iter().flat_map(|(_, v)| v.iter().copied());
+    let (mut x0, mut x1, mut y0, mut y1) = (0.0f64, 1e-9f64, 0.0f64, 1e-9f64);
+    for (x, y) in points() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    let pad = |a: f64, b: f64| 0.05 * (b - a).max(1e-9);
+    let (px, py) = (pad(x0, x1), pad(y0, y1));
+    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(s.title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 - px)..(x1 + px), (y0 - py)..(y1 + py))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(s.x_label)
+        .y_desc(s.y_label)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (i, (name, pts)) in s.series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(|e| e.to_string())?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
