@@ -2,6 +2,7 @@
 //! SVG backend only: no system fonts, no bitmap codecs (text is written as SVG `<text>`
 //! and sized by plotters' built-in estimate).
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -13,6 +14,27 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(150, 100, 180),
     RGBColor(200, 160, 40),
 ];
+
+/// A white SVG canvas of `size` pixels, written to `path`.
+fn canvas(path: &Path, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>, String> {
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    Ok(root)
+}
+
+/// A chart on `root` titled `title`, with `x_area` pixels under it for the x labels.
+fn builder<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    x_area: u32,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut c = ChartBuilder::on(root);
+    c.caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(x_area)
+        .y_label_area_size(60);
+    c
+}
 
 /// Grouped bars: one group per entry of `groups`, one bar per series.
 pub struct Bars<'a> {
@@ -39,13 +61,8 @@ pub fn bars(path: &Path, b: &Bars) -> Result<(), String> {
         .max(1e-9)
         * 1.15;
     let width = (120 + 22 * slot as u32 * n as u32).max(640);
-    let root = SVGBackend::new(path, (width, 420)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(b.title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(60)
-        .y_label_area_size(60)
+    let root = canvas(path, (width, 420))?;
+    let mut chart = builder(&root, b.title, 60)
         .build_cartesian_2d(0..n * slot, 0.0..y_max)
         .map_err(|e| e.to_string())?;
     let groups = b.groups.to_vec();
@@ -104,13 +121,8 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
     let values = l.series.iter().flat_map(|(_, v)| v.iter().copied());
     let (lo, hi) = values.fold((f64::MAX, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let (lo, hi) = ((lo * 0.9).min(hi), hi * 1.1 + 1e-9);
-    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(l.title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(60)
+    let root = canvas(path, (720, 440))?;
+    let mut chart = builder(&root, l.title, 50)
         .build_cartesian_2d(0..(n - 1).max(1), lo..hi)
         .map_err(|e| e.to_string())?;
     let xs = l.xs.to_vec();
@@ -168,13 +180,8 @@ pub fn scatter(path: &Path, s: &Scatter) -> Result<(), String> {
     }
     let pad = |a: f64, b: f64| 0.05 * (b - a).max(1e-9);
     let (px, py) = (pad(x0, x1), pad(y0, y1));
-    let root = SVGBackend::new(path, (720, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(s.title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(60)
+    let root = canvas(path, (720, 480))?;
+    let mut chart = builder(&root, s.title, 50)
         .build_cartesian_2d((x0 - px)..(x1 + px), (y0 - py)..(y1 + py))
         .map_err(|e| e.to_string())?;
     chart
