@@ -2,7 +2,7 @@
 //! SVG backend only: no system fonts, no bitmap codecs (text is written as SVG `<text>`
 //! and sized by plotters' built-in estimate).
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -34,6 +34,25 @@ fn builder<'a, 'b>(
         .x_label_area_size(x_area)
         .y_label_area_size(60);
     c
+}
+
+/// Draws the legend of `chart` (at `position`, else plotters' default place) and writes
+/// `root` out.
+fn finish<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    root: &DrawingArea<SVGBackend<'b>, Shift>,
+    position: Option<SeriesLabelPosition>,
+) -> Result<(), String> {
+    let mut legend = chart.configure_series_labels();
+    if let Some(p) = position {
+        legend.position(p);
+    }
+    legend
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
 }
 
 /// Grouped bars: one group per entry of `groups`, one bar per series.
@@ -92,13 +111,7 @@ pub fn bars(path: &Path, b: &Bars) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    finish(&mut chart, &root, None)
 }
 
 /// Lines over categorical x values: one line per series.
@@ -146,14 +159,7 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    finish(&mut chart, &root, Some(SeriesLabelPosition::UpperRight))
 }
 
 /// Points in the plane, one colour per series.
@@ -198,11 +204,5 @@ pub fn scatter(path: &Path, s: &Scatter) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    finish(&mut chart, &root, None)
 }
