@@ -26,7 +26,10 @@ pub fn cmd_bench(a: &RunArgs) -> Result<(), Failure> {
         .transpose()?;
     let stream = src.open().map_err(Failure::input)?;
     let start = Instant::now();
-    let sim = Simulation::new(cfg, stream, &src.describe())?;
+    let mut sim = Simulation::new(cfg, stream, &src.describe())?;
+    if sim.needs_warm_up() {
+        sim.warm_up(src.open().map_err(Failure::input)?)?;
+    }
     let setup = start.elapsed();
     let report = sim.run()?;
     let total = start.elapsed();

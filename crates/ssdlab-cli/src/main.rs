@@ -157,6 +157,9 @@ pub fn prepare(
     let fractions = fails_at_fractions(&cfg).map_err(Failure::input)?;
     let stream = open_source(src)?;
     let mut sim = Simulation::new(cfg, stream, &src.describe())?;
+    if sim.needs_warm_up() {
+        sim.warm_up(open_source(src)?)?;
+    }
     if fractions {
         let mut n = 0u64;
         for r in open_source(src)? {

@@ -43,6 +43,7 @@ impl Bench {
             enabled: true,
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
+            ..PreconditionConfig::default()
         };
         let r = ftl.precondition(&pre, &mut |l| stripe.plane_of(l), &mut SimRng::new(2));
         Bench {

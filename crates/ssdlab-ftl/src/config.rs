@@ -199,6 +199,22 @@ pub enum VictimPolicy {
     Random,
 }
 
+/// When foreground GC starts in a plane whose free blocks fell below the threshold
+/// (applied by the controller).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcTrigger {
+    /// At once, when the write that crossed the threshold is queued: GC traffic joins
+    /// the queues behind the work already there, and idle time absorbs it.
+    #[default]
+    Eager,
+    /// Only when the plane's die is about to serve a request that waits for it, and
+    /// then before that request (blocking): DiskSim's SSD model, where an element
+    /// cleans when it is activated with requests waiting (`ssd_activate_elem`), and the
+    /// DGC paper's baseline (§4.3: no GC on a chip without a request to trigger it).
+    Lazy,
+}
+
 /// `[ftl.gc]`: garbage collection.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -216,6 +232,8 @@ pub struct GcConfig {
     pub background_free_ratio: f64,
     /// Page moves stay inside the die without crossing the bus (carried for the controller).
     pub copyback: bool,
+    /// When foreground GC starts (carried for the controller).
+    pub trigger: GcTrigger,
 }
 
 impl Default for GcConfig {
@@ -227,6 +245,7 @@ impl Default for GcConfig {
             background: false,
             background_free_ratio: 0.10,
             copyback: false,
+            trigger: GcTrigger::Eager,
         }
     }
 }
@@ -261,6 +280,21 @@ pub struct PreconditionConfig {
     pub fill_ratio: f64,
     /// Random overwrites of filled pages, as a multiple of the logical pages.
     pub overwrite_ratio: f64,
+    /// After the fill and overwrites, age the device with the workload itself (applied
+    /// by the controller, which replays the trace's writes in zero time).
+    pub warmup: Warmup,
+}
+
+/// `ftl.precondition.warmup`: a zero-time replay of the workload before the measured one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Warmup {
+    /// No warm-up.
+    #[default]
+    None,
+    /// Every write of the trace once, in order, in zero time (with instant GC), so the
+    /// device starts with the valid-page distribution the workload itself leaves.
+    Trace,
 }
 
 impl Default for PreconditionConfig {
@@ -269,6 +303,7 @@ impl Default for PreconditionConfig {
             enabled: false,
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
+            warmup: Warmup::None,
         }
     }
 }

@@ -51,8 +51,9 @@ mod testutil;
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use config::{
-    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, HipaConfig,
-    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, WearLevelingConfig,
+    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
+    HipaConfig, HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup,
+    WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use ftl::{Ftl, NoSpace};

@@ -17,7 +17,7 @@ use ssdlab_engine::SimRng;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
 use crate::config::PreconditionConfig;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, NoSpace};
 use crate::stats::FtlCounters;
 use crate::token_for;
 
@@ -101,21 +101,46 @@ impl Ftl {
         report: &mut PreconditionReport,
     ) {
         let plane = place(lpn);
-        let token = token_for(lpn, version);
-        loop {
+        if self
+            .write_with_gc(lpn, plane, token_for(lpn, version), buf)
+            .is_err()
+        {
+            report.unplaced += 1;
+        }
+    }
+
+    /// Writes `lpn` with `token` into `plane` in zero time: the program completes at
+    /// once, and GC runs instantly in the plane before the write (if the plane is out
+    /// of space) and after it (while GC is due). `Err` if the plane has no room even
+    /// after GC (it holds more valid pages than it can). Set-up work like
+    /// preconditioning: the event counters are left as they were.
+    pub fn write_now(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
+        let counters = self.counters.clone();
+        let mut buf = Vec::new();
+        let written = self.write_with_gc(lpn, plane, token, &mut buf);
+        self.counters = counters;
+        written
+    }
+
+    fn write_with_gc(
+        &mut self,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+        buf: &mut Vec<(Ppn, Lpn)>,
+    ) -> Result<Ppn, NoSpace> {
+        let written = loop {
             match self.host_write(lpn, plane, token) {
                 Ok(ppn) => {
                     self.program_done(ppn);
-                    break;
+                    break Ok(ppn);
                 }
                 Err(_) if self.instant_gc(plane, buf) => {}
-                Err(_) => {
-                    report.unplaced += 1;
-                    break;
-                }
+                Err(e) => break Err(e),
             }
-        }
+        };
         while self.gc_needed(plane) && self.instant_gc(plane, buf) {}
+        written
     }
 
     /// One whole GC in `plane` in zero time; `false` if there was no victim.
@@ -152,6 +177,7 @@ mod tests {
             enabled: true,
             fill_ratio: fill,
             overwrite_ratio: overwrite,
+            ..PreconditionConfig::default()
         };
         let r = f.precondition(&pre, &mut |l| m.plane_of(l), &mut SimRng::new(4));
         (f, r)
@@ -225,6 +251,7 @@ mod tests {
             enabled: true,
             fill_ratio: 1.0,
             overwrite_ratio: 0.0,
+            ..PreconditionConfig::default()
         };
         let r = f.precondition(&pre, &mut |_| PlaneId(0), &mut SimRng::new(1));
         assert_eq!(

@@ -240,6 +240,34 @@ counters! {
     MirrorEntriesAtEnd = "mirror-entries-at-end",
     /// The most mirror entries alive at once during the run.
     MirrorEntriesPeak = "mirror-entries-peak",
+    // Foreground GC starts by what took their plane below the threshold (every run).
+    /// Foreground GC runs started in a plane that a host data write (or its RAID-1
+    /// copy) took below the free-block threshold; counts runs.
+    GcStartsData = "gc-starts-data",
+    /// Foreground GC runs started in a plane that a RAID parity write took below the
+    /// threshold; counts runs.
+    GcStartsParity = "gc-starts-parity",
+    /// Foreground GC runs started in a plane still below the threshold after its
+    /// previous GC erased its victim; counts runs.
+    GcStartsChain = "gc-starts-chain",
+    /// Foreground GC runs started for other work (materialized reads, rebuild, GC's own
+    /// page moves); counts runs.
+    GcStartsOther = "gc-starts-other",
+    /// Parity programs DGC placed on a chip of another group before their chip's GC
+    /// (`dgc.redirect_parity`); not in `redirected-writes`.
+    DgcRedirectedParity = "dgc-redirected-parity",
+    // PIQ and BRR.
+    /// PIQ, BRR: transactions placed in a chip queue ahead of transactions queued
+    /// before them (a request that joined an older batch; `scheduler.piq.batch_order =
+    /// "queue"`).
+    PiqReordered = "piq-reordered",
+    /// BRR: host reads with a reconstruction on offer that stayed direct because a member
+    /// chip would not serve its read sooner than the target chip (Algorithm 2, line 7,
+    /// first test).
+    BrrRejectedWait = "brr-rejected-wait",
+    /// BRR: host reads with a reconstruction on offer that stayed direct because a member
+    /// chip's next request is due before it would serve its read (line 7, second test).
+    BrrRejectedArrival = "brr-rejected-arrival",
 }
 
 impl Counter {

@@ -56,9 +56,10 @@ impl Shape {
 
 /// One completed host request.
 ///
-/// Derived times: response = completion − arrival; waiting = response − service (BRR's
-/// T_w, saturating at 0); host-queue wait = admitted − arrival (PAQ's average waiting
-/// time). Times must satisfy `arrival_ns <= admitted_ns <= completion_ns`.
+/// Derived times: response = completion − arrival; waiting = response − service −
+/// pre-read service (BRR's T_w: the time spent in queues, saturating at 0); host-queue
+/// wait = admitted − arrival (PAQ's average waiting time). Times must satisfy
+/// `arrival_ns <= admitted_ns <= completion_ns`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RequestRecord {
     /// Request id, as assigned by the host (trace order).
@@ -86,6 +87,11 @@ pub struct RequestRecord {
     pub flash_ops: u32,
     /// Pages served from the controller's write buffer.
     pub buffer_hits: u32,
+    /// Bus + array time of the work the last-completing sub-request had to wait for
+    /// before it could be queued: the pre-read that completed last in the RAID parity
+    /// update whose parity program finished the request (0 otherwise). Service, not
+    /// waiting.
+    pub pre_read_ns: u64,
 }
 
 /// Timing of one completed flash transaction.

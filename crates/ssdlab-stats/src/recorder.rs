@@ -21,6 +21,7 @@ pub(crate) struct WorkAcc {
     pub(crate) buffer_hits: u64,
     pub(crate) host_queued: u64,
     pub(crate) service_sum_ns: u128,
+    pub(crate) pre_read_sum_ns: u128,
     pub(crate) gc_wait_sum_ns: u128,
     pub(crate) host_wait_sum_ns: u128,
 }
@@ -35,6 +36,7 @@ impl WorkAcc {
         self.host_queued += u64::from(r.admitted_ns > r.arrival_ns);
         self.host_wait_sum_ns += u128::from(r.admitted_ns.saturating_sub(r.arrival_ns));
         self.service_sum_ns += u128::from(r.service_ns);
+        self.pre_read_sum_ns += u128::from(r.pre_read_ns);
     }
 }
 
@@ -123,7 +125,7 @@ impl Recorder {
             r.id
         );
         let response_ns = r.completion_ns.saturating_sub(r.arrival_ns);
-        let waiting_ns = response_ns.saturating_sub(r.service_ns);
+        let waiting_ns = response_ns.saturating_sub(r.service_ns + r.pre_read_ns);
         let host_wait_ns = r.admitted_ns.saturating_sub(r.arrival_ns);
         self.response.record(r.op, response_ns);
         self.waiting.record(r.op, waiting_ns);
@@ -441,6 +443,25 @@ mod tests {
         let s = rec.waiting.summary();
         assert_eq!(s.read.max_ns, 0);
         assert_eq!(rec.response.summary().read.max_ns, 50);
+    }
+
+    #[test]
+    fn pre_read_service_is_neither_waiting_nor_the_request_s_own_service() {
+        let mut rec = Recorder::new(shape());
+        let mut r = req(OpClass::Write, 0, 400, 100);
+        r.pre_read_ns = 150;
+        rec.request_done(&r);
+        rec.check_invariants();
+        assert_eq!(rec.waiting.summary().write.max_ns, 150);
+        let end = EndState {
+            end_ns: 400,
+            die_busy_ns: vec![0; 8],
+            chip_busy_ns: vec![0; 4],
+            channel_busy_ns: vec![0; 2],
+            ..Default::default()
+        };
+        let b = rec.finish(end).unwrap().breakdown.write;
+        assert_eq!((b.service_ns_mean, b.pre_read_ns_mean), (100.0, 150.0));
     }
 
     #[test]

@@ -132,6 +132,11 @@ pub struct Breakdown {
     pub gc_wait_ns_mean: f64,
     /// The remaining waiting time (T_wait).
     pub other_wait_ns_mean: f64,
+    /// Service of the pre-reads a parity update waited for before its parity program
+    /// (see `RequestRecord::pre_read_ns`): neither chip time of the request's own pages
+    /// nor waiting.
+    #[serde(default)]
+    pub pre_read_ns_mean: f64,
 }
 
 /// Totals of the host work of one request class.
@@ -298,6 +303,7 @@ fn breakdown(w: &WorkAcc, waiting: &Latency) -> Breakdown {
         service_ns_mean: mean(w.service_sum_ns, waiting.count),
         gc_wait_ns_mean,
         other_wait_ns_mean: (waiting.mean_ns - gc_wait_ns_mean).max(0.0),
+        pre_read_ns_mean: mean(w.pre_read_sum_ns, waiting.count),
     }
 }
 

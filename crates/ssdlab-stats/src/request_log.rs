@@ -109,6 +109,7 @@ mod tests {
                 pages: 2,
                 flash_ops: 2,
                 buffer_hits: 0,
+                pre_read_ns: 0,
             });
         }
         assert_eq!(log.len(), 2);

@@ -16,6 +16,7 @@
 //! [`Report`] it returns.
 #![warn(missing_docs)]
 
+mod arrivals;
 pub mod config;
 pub mod device;
 pub mod error;
@@ -28,7 +29,7 @@ pub mod sim;
 
 pub use config::{ConfigBuilder, ConfigError, ConfigErrors, HostMode, SchedulerKind, SimConfig};
 pub use error::SimError;
-pub use sim::{run, Simulation, VecStream};
+pub use sim::{run, Simulation, VecStream, WarmUp};
 pub use ssdlab_stats::Report;
 
 /// The git revision this library was built from ("unknown" outside a checkout).

@@ -42,4 +42,44 @@ mod tests {
         }
         assert!(text("nope").is_none());
     }
+
+    /// Every key of a TOML table, as dotted paths.
+    fn keys(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
+        if let toml::Value::Table(t) = v {
+            for (k, v) in t {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                if v.is_table() {
+                    keys(&path, v, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+    }
+
+    /// The reproduced papers' presets spell out every key of the configuration, so that a
+    /// changed default cannot change what they reproduce.
+    #[test]
+    fn the_brr_and_dgc_presets_list_every_key() {
+        for name in ["brr", "dgc"] {
+            let written: toml::Value = toml::from_str(text(name).unwrap()).unwrap();
+            let cfg = crate::ConfigBuilder::new()
+                .preset(name)
+                .unwrap()
+                .build()
+                .unwrap();
+            let resolved: toml::Value = toml::from_str(&cfg.to_toml()).unwrap();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            keys("", &written, &mut a);
+            keys("", &resolved, &mut b);
+            a.sort();
+            b.sort();
+            let missing: Vec<_> = b.iter().filter(|k| !a.contains(k)).collect();
+            assert!(missing.is_empty(), "{name} leaves out {missing:?}");
+        }
+    }
 }

@@ -1,17 +1,22 @@
 //! `ssdlab reproduce dgc`: the experiment of the DGC paper's §5 on the `dgc` preset.
 //!
 //! ```text
-//!  traces ──► RAID-5, RAID-5+DGC, BRR, BRR+DGC (group 8) ─► dgc-main.csv, fig4/8/9/10-*.svg
-//!        └──► RAID-5, RAID-5+DGC, group 4, 8, 16         ─► dgc-group.csv, fig11-*.svg
-//!                                                           dgc-summary.md
+//!  traces ──► RAID-5, RAID-5+DGC (also with parity redirection), BRR, BRR+DGC (group 8)
+//!        │                                          ─► dgc-main.csv, fig4/8/9/10-*.svg
+//!        ├──► RAID-5, RAID-5+DGC, group 4, 8, 16     ─► dgc-group.csv, fig11-*.svg
+//!        ├──► RAID-5, RAID-5+DGC with eager GC      ─► dgc-main.csv (sensitivity rows)
+//!        └──► time scale × idle_gc_blocks × aging   ─► dgc-sensitivity.csv,
+//!             (and RAID-5 with background GC)          fig-sens-gain-vs-gc-share.svg
+//!                                                      dgc-summary.md
 //! ```
 //!
-//! The RAID-5+DGC runs at group 8 run with `verify = true`; the summary reports their
-//! mismatches. `--quick` skips the group-size sweep. `--bus` picks the reading of the
-//! channel bus ([`BusModel`]), per-chip links by default as in DiskSim's ssdmodel.
+//! Every run starts from the `dgc` preset as shipped (lazy GC, the device aged by random
+//! overwrites of half its pages); a variant changes the settings it names. The
+//! RAID-5+DGC runs at group 8 run with `verify = true`; the summary reports their
+//! mismatches. `--quick` runs the main variants only. `--bus` picks another reading of
+//! the channel bus for the whole experiment ([`BusModel`]).
 
 use super::common::{cell, create_out_dir, find_traces, mean, ratio, trace_name, write_out};
-use super::plot::{self, Bars, Lines};
 use super::runner::{self, Job, Run};
 use super::{BusModel, DgcArgs};
 use crate::Failure;
@@ -22,32 +27,64 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// (name, scheduler, DGC enabled).
-const VARIANTS: [(&str, &str, bool); 4] = [
-    ("raid5", "async-fifo", false),
-    ("raid5+dgc", "async-fifo", true),
-    ("brr", "brr", false),
-    ("brr+dgc", "brr", true),
+#[path = "dgc_figures.rs"]
+mod figures;
+#[path = "dgc_sens.rs"]
+mod sens;
+#[path = "dgc_summary.rs"]
+mod summary;
+
+/// The main variants: (name, overrides of the preset). RAID-5 is the baseline.
+pub(super) const VARIANTS: [(&str, &[&str]); 5] = [
+    ("raid5", &["scheduler.name=async-fifo", "dgc.enabled=false"]),
+    (
+        "raid5+dgc",
+        &["scheduler.name=async-fifo", "dgc.enabled=true"],
+    ),
+    (
+        "raid5+dgc+parity",
+        &[
+            "scheduler.name=async-fifo",
+            "dgc.enabled=true",
+            "dgc.redirect_parity=true",
+        ],
+    ),
+    ("brr", &["scheduler.name=brr", "dgc.enabled=false"]),
+    ("brr+dgc", &["scheduler.name=brr", "dgc.enabled=true"]),
 ];
+/// The eager-GC sensitivity rows: RAID-5 and RAID-5+DGC with the GC model the
+/// reproduction used before (GC starts as soon as a write crosses the threshold).
+const EAGER: &str = "ftl.gc.trigger=\"eager\"";
 const GROUP: u32 = 8;
 const GROUPS: [u32; 3] = [4, 8, 16];
-/// Overrides of the preset every run gets, before `--set`: the preset's sequential fill
-/// alone leaves every plane above the GC threshold, so GC never ran on the MSR excerpts;
-/// random overwrites after the fill age the device (docs/reproductions/dgc.md).
-pub(super) const EXPERIMENT_SETS: [&str; 1] = ["ftl.precondition.overwrite_ratio=0.5"];
 
-/// One run: trace index, variant index, group size.
-type Key = (usize, usize, u32);
+/// What a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Spec {
+    /// Main variant `v` at parity group size `g`.
+    Main(usize, u32),
+    /// RAID-5 (false) or RAID-5+DGC (true) with the eager GC trigger.
+    Eager(bool),
+    /// A point of the sensitivity study (see `dgc_sens.rs`).
+    Sens(sens::Point),
+}
+
+/// One run: trace index and what it is.
+type Key = (usize, Spec);
 
 /// What the experiment keeps of one run (times in ns).
 #[derive(Clone, Debug, Default)]
-struct Row {
+pub(super) struct Row {
     requests: u64,
     mean: [f64; 3],
     p99: [u64; 3],
     deferred_gc: u64,
     redirected_write_ratio: f64,
+    redirected_parity: u64,
     gc_runs: u64,
+    /// Foreground GC starts by cause: data, parity, chain, other.
+    starts: [u64; 4],
+    background_gc: u64,
     t_chip: f64,
     t_gc: f64,
     t_wait: f64,
@@ -55,19 +92,11 @@ struct Row {
     mismatches: u64,
 }
 
-fn keys(quick: bool, traces: usize) -> Vec<Key> {
-    let mut keys = Vec::new();
-    for t in 0..traces {
-        keys.extend((0..VARIANTS.len()).map(|v| (t, v, GROUP)));
-        if !quick {
-            for g in GROUPS {
-                keys.extend([(t, 0, g), (t, 1, g)]);
-            }
-        }
+impl Row {
+    /// T_GC over the mean response time: the share of response time spent behind GC.
+    pub(super) fn gc_share(&self) -> Option<f64> {
+        ratio(self.t_gc, self.mean[0])
     }
-    keys.sort();
-    keys.dedup();
-    keys
 }
 
 impl From<&Run> for Row {
@@ -75,13 +104,22 @@ impl From<&Run> for Row {
         let r = &run.report;
         let (all, read, write) = (&r.response.all, &r.response.read, &r.response.write);
         let bd = &r.breakdown.all;
+        let starts = [
+            Counter::GcStartsData,
+            Counter::GcStartsParity,
+            Counter::GcStartsChain,
+            Counter::GcStartsOther,
+        ];
         Row {
             requests: r.requests.all,
             mean: [all.mean_ns, read.mean_ns, write.mean_ns],
             p99: [all.p99_ns, read.p99_ns, write.p99_ns],
             deferred_gc: r.counter(Counter::DeferredGc),
             redirected_write_ratio: r.redirected_write_ratio,
+            redirected_parity: r.counter(Counter::DgcRedirectedParity),
             gc_runs: r.gc_runs,
+            starts: starts.map(|c| r.counter(c)),
+            background_gc: r.counter(Counter::BackgroundGcRuns),
             t_chip: bd.service_ns_mean,
             t_gc: bd.gc_wait_ns_mean,
             t_wait: bd.other_wait_ns_mean,
@@ -91,24 +129,75 @@ impl From<&Run> for Row {
     }
 }
 
+/// The runs of a trace; the sensitivity study runs on `msr` traces only.
+fn specs(quick: bool, msr: bool) -> Vec<Spec> {
+    let mut v: Vec<Spec> = (0..VARIANTS.len()).map(|i| Spec::Main(i, GROUP)).collect();
+    if !quick {
+        for g in GROUPS {
+            v.extend([Spec::Main(0, g), Spec::Main(1, g)]);
+        }
+        v.extend([Spec::Eager(false), Spec::Eager(true)]);
+        if msr {
+            v.extend(sens::points().into_iter().map(Spec::Sens));
+        }
+    }
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn keys(quick: bool, names: &[String]) -> Vec<Key> {
+    (0..names.len())
+        .flat_map(|t| {
+            specs(quick, is_msr(&names[t]))
+                .into_iter()
+                .map(move |s| (t, s))
+        })
+        .collect()
+}
+
+/// True for an excerpt of an MSR Cambridge volume (the paper's traces).
+fn is_msr(name: &str) -> bool {
+    [
+        "hm_", "wdev_", "stg_", "src", "rsrch_", "prxy_", "proj_", "prn_", "usr_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// The overrides of spec `s` and its label.
+fn spec_sets(s: Spec) -> (String, Vec<String>) {
+    let own = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match s {
+        Spec::Main(v, g) => {
+            let mut sets = own(VARIANTS[v].1);
+            sets.push(format!("raid.group_size={g}"));
+            (format!("{} g{g}", VARIANTS[v].0), sets)
+        }
+        Spec::Eager(dgc) => {
+            let mut sets = own(VARIANTS[usize::from(dgc)].1);
+            sets.push(EAGER.to_string());
+            (format!("{} eager", VARIANTS[usize::from(dgc)].0), sets)
+        }
+        Spec::Sens(p) => (p.label(), p.sets()),
+    }
+}
+
 fn job(a: &DgcArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
-    let (t, v, group) = key;
-    let (vname, sched, dgc) = VARIANTS[v];
+    let (t, spec) = key;
     let mut b = ConfigBuilder::new().preset("dgc").map_err(Failure::input)?;
+    let (label, own) = spec_sets(spec);
     let mut sets: Vec<String> = a.bus.sets().iter().map(|s| s.to_string()).collect();
-    sets.extend(EXPERIMENT_SETS.iter().map(|s| s.to_string()));
     sets.extend(a.set.iter().cloned());
-    sets.push(format!("scheduler.name={sched}"));
-    sets.push(format!("dgc.enabled={dgc}"));
-    sets.push(format!("raid.group_size={group}"));
-    if v == 1 && group == GROUP {
+    sets.extend(own);
+    if spec == Spec::Main(1, GROUP) {
         sets.push("verify=true".into());
     }
     for s in &sets {
         b = b.set(s).map_err(Failure::input)?;
     }
     Ok(Job {
-        label: format!("{} {vname} g{group}", trace_name(&traces[t])),
+        label: format!("{} {label}", trace_name(&traces[t])),
         preset: "dgc",
         cfg: b.build().map_err(Failure::input)?,
         source: runner::file(&traces[t]),
@@ -119,7 +208,7 @@ fn job(a: &DgcArgs, traces: &[PathBuf], key: Key) -> Result<Job, Failure> {
 pub fn run(a: &DgcArgs) -> Result<(), Failure> {
     let traces = find_traces(&a.traces)?;
     let names: Vec<String> = traces.iter().map(|p| trace_name(p)).collect();
-    let jobs = keys(a.quick, traces.len())
+    let jobs = keys(a.quick, &names)
         .into_iter()
         .map(|k| Ok((k, job(a, &traces, k)?)))
         .collect::<Result<Vec<_>, Failure>>()?;
@@ -131,7 +220,7 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
         names: &names,
         results: &done.results,
         bus: a.bus,
-        sweep: !a.quick,
+        full: !a.quick,
         sets: &a.set,
     };
     ex.write_all(&a.out, done.wall_s, done.threads)
@@ -140,22 +229,18 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-struct Experiment<'a> {
+pub(super) struct Experiment<'a> {
     names: &'a [String],
     results: &'a BTreeMap<Key, Row>,
     bus: BusModel,
-    sweep: bool,
+    /// The group sweep, the eager rows and the sensitivity study ran.
+    full: bool,
     sets: &'a [String],
 }
 
-/// Reduction in percent (positive = faster), or "n/a".
-fn pct(v: Option<f64>) -> String {
-    v.map_or("n/a".into(), |x| format!("{:+.1} %", (x - 1.0) * 100.0))
-}
+pub(super) type Metric = fn(&Row) -> f64;
 
-type Metric = fn(&Row) -> f64;
-
-const METRICS: [(&str, Metric); 6] = [
+pub(super) const METRICS: [(&str, Metric); 6] = [
     ("mean", |r| r.mean[0]),
     ("read mean", |r| r.mean[1]),
     ("write mean", |r| r.mean[2]),
@@ -165,8 +250,12 @@ const METRICS: [(&str, Metric); 6] = [
 ];
 
 impl Experiment<'_> {
+    pub(super) fn get(&self, t: usize, s: Spec) -> &Row {
+        &self.results[&(t, s)]
+    }
+
     fn at(&self, t: usize, v: usize, g: u32) -> &Row {
-        &self.results[&(t, v, g)]
+        self.get(t, Spec::Main(v, g))
     }
 
     /// Metric `f` of variant `v` over RAID-5's, at group `g`.
@@ -174,42 +263,83 @@ impl Experiment<'_> {
         ratio(f(self.at(t, v, g)), f(self.at(t, 0, g)))
     }
 
-    fn avg_norm(&self, v: usize, g: u32, f: Metric) -> Option<f64> {
-        let vals: Vec<f64> = (0..self.names.len())
-            .filter_map(|t| self.norm(t, v, g, f))
+    /// The MSR excerpts among the traces (the paper replays MSR volumes only).
+    pub(super) fn msr(&self) -> Vec<usize> {
+        (0..self.names.len())
+            .filter(|&t| is_msr(&self.names[t]))
+            .collect()
+    }
+
+    /// The average of `f`'s ratio (variant `v` over RAID-5 at group `g`) over `traces`.
+    pub(super) fn avg_norm_over(
+        &self,
+        traces: &[usize],
+        v: usize,
+        g: u32,
+        f: Metric,
+    ) -> Option<f64> {
+        let vals: Vec<f64> = traces
+            .iter()
+            .filter_map(|&t| self.norm(t, v, g, f))
             .collect();
         (!vals.is_empty()).then(|| mean(&vals))
+    }
+
+    fn avg_norm(&self, v: usize, g: u32, f: Metric) -> Option<f64> {
+        let all: Vec<usize> = (0..self.names.len()).collect();
+        self.avg_norm_over(&all, v, g, f)
     }
 
     fn write_all(&self, out: &Path, wall_s: f64, threads: usize) -> Result<(), String> {
         let w = |name: &str, text: String| write_out(out, name, text);
         w("dgc-main.csv", self.main_csv())?;
         self.main_figures(out)?;
-        if self.sweep {
+        if self.full {
             w("dgc-group.csv", self.group_csv())?;
             self.group_figure(out)?;
+            w("dgc-sensitivity.csv", self.sens_csv())?;
+            self.sens_figure(out)?;
         }
         w("dgc-summary.md", self.summary(wall_s, threads))
     }
 
+    /// The rows of `dgc-main.csv`: the main variants at group 8, then the eager rows.
+    fn main_rows(&self) -> Vec<(String, Spec, Spec)> {
+        let mut rows: Vec<(String, Spec, Spec)> = VARIANTS
+            .iter()
+            .enumerate()
+            .map(|(v, (n, _))| (n.to_string(), Spec::Main(v, GROUP), Spec::Main(0, GROUP)))
+            .collect();
+        if self.full {
+            for dgc in [false, true] {
+                let name = format!("{} (eager GC)", VARIANTS[usize::from(dgc)].0);
+                rows.push((name, Spec::Eager(dgc), Spec::Eager(false)));
+            }
+        }
+        rows
+    }
+
     fn main_csv(&self) -> String {
         let mut s = String::from(
-            "trace,bus,variant,group_size,experiment_sets,requests,mean_us,read_mean_us,\
-             write_mean_us,p99_us,read_p99_us,write_p99_us,deferred_gc,redirected_write_ratio,\
-             gc_runs,t_chip_us,t_gc_us,t_wait_us,mean_norm,read_mean_norm,write_mean_norm,\
-             p99_norm,read_p99_norm,write_p99_norm,verified_reads,mismatches\n",
+            "trace,bus,variant,group_size,requests,mean_us,read_mean_us,write_mean_us,p99_us,\
+             read_p99_us,write_p99_us,deferred_gc,redirected_write_ratio,redirected_parity,\
+             gc_runs,gc_starts_data,gc_starts_parity,gc_starts_chain,gc_starts_other,t_chip_us,\
+             t_gc_us,t_wait_us,mean_norm,read_mean_norm,write_mean_norm,p99_norm,read_p99_norm,\
+             write_p99_norm,verified_reads,mismatches\n",
         );
-        let (bus, sets) = (self.bus.name(), EXPERIMENT_SETS.join(" "));
+        let bus = self.bus.name();
         for (t, name) in self.names.iter().enumerate() {
-            for (v, (vname, _, _)) in VARIANTS.iter().enumerate() {
-                let o = self.at(t, v, GROUP);
+            for (vname, spec, base) in self.main_rows() {
+                let o = self.get(t, spec);
+                let b = self.get(t, base);
                 let norms: Vec<String> = METRICS
                     .iter()
-                    .map(|(_, f)| cell(self.norm(t, v, GROUP, *f)))
+                    .map(|(_, f)| cell(ratio(f(o), f(b))))
                     .collect();
+                let st = o.starts;
                 let _ = writeln!(
                     s,
-                    "{name},{bus},{vname},{GROUP},{sets},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{:.5},{},{:.3},{:.3},{:.3},{},{},{}",
+                    "{name},{bus},{vname},{GROUP},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{:.5},{},{},{},{},{},{},{:.3},{:.3},{:.3},{},{},{}",
                     o.requests,
                     o.mean[0] / 1e3,
                     o.mean[1] / 1e3,
@@ -219,7 +349,12 @@ impl Experiment<'_> {
                     o.p99[2] as f64 / 1e3,
                     o.deferred_gc,
                     o.redirected_write_ratio,
+                    o.redirected_parity,
                     o.gc_runs,
+                    st[0],
+                    st[1],
+                    st[2],
+                    st[3],
                     o.t_chip / 1e3,
                     o.t_gc / 1e3,
                     o.t_wait / 1e3,
@@ -257,170 +392,6 @@ impl Experiment<'_> {
         }
         s
     }
-
-    fn main_figures(&self, out: &Path) -> Result<(), String> {
-        let mut groups: Vec<String> = self.names.to_vec();
-        groups.push("average".into());
-        for (file, title, f) in [
-            (
-                "fig8-mean-response.svg",
-                "Normalized mean response time",
-                METRICS[0].1,
-            ),
-            (
-                "fig9-p99-response.svg",
-                "Normalized 99th-percentile response time",
-                METRICS[3].1,
-            ),
-        ] {
-            let series: Vec<(String, Vec<f64>)> = VARIANTS
-                .iter()
-                .enumerate()
-                .map(|(v, (name, _, _))| {
-                    let mut vals: Vec<f64> = (0..self.names.len())
-                        .map(|t| self.norm(t, v, GROUP, f).unwrap_or(0.0))
-                        .collect();
-                    vals.push(self.avg_norm(v, GROUP, f).unwrap_or(0.0));
-                    (name.to_string(), vals)
-                })
-                .collect();
-            let b = Bars {
-                title,
-                y_label: "normalized to RAID-5",
-                groups: &groups,
-                series: &series,
-            };
-            plot::bars(&out.join(file), &b)?;
-        }
-        let names = self.names.to_vec();
-        let deferred: Vec<(String, Vec<f64>)> = [1, 3]
-            .iter()
-            .map(|&v| {
-                let vals = (0..self.names.len())
-                    .map(|t| self.at(t, v, GROUP).deferred_gc as f64)
-                    .collect();
-                (VARIANTS[v].0.to_string(), vals)
-            })
-            .collect();
-        plot::bars(
-            &out.join("fig10-deferred-gc.svg"),
-            &Bars {
-                title: "Deferred GCs",
-                y_label: "deferred GC count",
-                groups: &names,
-                series: &deferred,
-            },
-        )?;
-        let parts: [(&str, Metric); 3] = [
-            ("T_chip", |r| r.t_chip),
-            ("T_GC", |r| r.t_gc),
-            ("T_wait", |r| r.t_wait),
-        ];
-        let mut breakdown = Vec::new();
-        for v in [0, 1] {
-            for (p, f) in parts {
-                let vals = (0..self.names.len())
-                    .map(|t| f(self.at(t, v, GROUP)) / 1e3)
-                    .collect();
-                breakdown.push((format!("{} {p}", VARIANTS[v].0), vals));
-            }
-        }
-        plot::bars(
-            &out.join("fig4-breakdown.svg"),
-            &Bars {
-                title: "Response time breakdown (mean, all requests)",
-                y_label: "us",
-                groups: &names,
-                series: &breakdown,
-            },
-        )
-    }
-
-    fn group_figure(&self, out: &Path) -> Result<(), String> {
-        let f = METRICS[0].1;
-        let mut series: Vec<(String, Vec<f64>)> = self
-            .names
-            .iter()
-            .enumerate()
-            .map(|(t, n)| {
-                let vals = GROUPS
-                    .iter()
-                    .map(|&g| self.norm(t, 1, g, f).unwrap_or(0.0))
-                    .collect();
-                (n.clone(), vals)
-            })
-            .collect();
-        series.push((
-            "average".into(),
-            GROUPS
-                .iter()
-                .map(|&g| self.avg_norm(1, g, f).unwrap_or(0.0))
-                .collect(),
-        ));
-        let xs: Vec<String> = GROUPS.iter().map(u32::to_string).collect();
-        plot::lines(
-            &out.join("fig11-group-size.svg"),
-            &Lines {
-                title: "RAID-5+DGC mean response vs parity group size",
-                x_label: "parity group size",
-                y_label: "normalized to RAID-5 at the same group size",
-                xs: &xs,
-                series: &series,
-            },
-        )
-    }
-
-    fn summary(&self, wall_s: f64, threads: usize) -> String {
-        let mut s = String::from("# reproduce dgc: summary\n\n");
-        let _ = writeln!(
-            s,
-            "{} traces, {} runs, {wall_s:.1} s on {threads} threads; preset dgc, bus {}, \
-             group {GROUP}; experiment overrides: [{}]; user overrides: [{}]\n",
-            self.names.len(),
-            self.results.len(),
-            self.bus.name(),
-            EXPERIMENT_SETS.join(", "),
-            self.sets.join(", ")
-        );
-        s.push_str("Change vs RAID-5 (negative = faster):\n\n| trace | variant |");
-        for (m, _) in METRICS {
-            let _ = write!(s, " {m} |");
-        }
-        s.push_str(" deferred GCs | GC runs |\n|---|---|---|---|---|---|---|---|---|---|\n");
-        for (t, name) in self.names.iter().enumerate() {
-            for (v, (vname, _, _)) in VARIANTS.iter().enumerate().skip(1) {
-                let _ = write!(s, "| {name} | {vname} |");
-                for (_, f) in METRICS {
-                    let _ = write!(s, " {} |", pct(self.norm(t, v, GROUP, f)));
-                }
-                let o = self.at(t, v, GROUP);
-                let _ = writeln!(s, " {} | {} |", o.deferred_gc, o.gc_runs);
-            }
-        }
-        for (v, (vname, _, _)) in VARIANTS.iter().enumerate().skip(1) {
-            let _ = write!(s, "| average | {vname} |");
-            for (_, f) in METRICS {
-                let _ = write!(s, " {} |", pct(self.avg_norm(v, GROUP, f)));
-            }
-            s.push_str(" | |\n");
-        }
-        if self.sweep {
-            s.push_str("\nRAID-5+DGC mean response vs RAID-5 by parity group size (average):");
-            for g in GROUPS {
-                let _ = write!(s, " g{g}: {};", pct(self.avg_norm(1, g, METRICS[0].1)));
-            }
-            s.push('\n');
-        }
-        let (checked, bad) = (0..self.names.len()).fold((0, 0), |(c, b), t| {
-            let o = self.at(t, 1, GROUP);
-            (c + o.verified_reads, b + o.mismatches)
-        });
-        let _ = writeln!(
-            s,
-            "\nverify (raid5+dgc, group {GROUP}): {checked} reads checked, {bad} mismatches"
-        );
-        s
-    }
 }
 
 #[cfg(test)]
@@ -429,8 +400,11 @@ mod tests {
 
     #[test]
     fn group_sweep_shares_the_main_runs() {
-        // 4 variants + 2 variants x 3 groups, the two group-8 runs counted once.
-        assert_eq!(keys(false, 2).len(), 2 * (4 + 6 - 2));
-        assert_eq!(keys(true, 2).len(), 2 * 4);
+        // 5 variants + 2 variants x 3 groups (the two group-8 runs counted once) + 2 eager
+        // rows, and on MSR excerpts the sensitivity points.
+        let n = 5 + 6 - 2 + 2;
+        let names = ["hm_1-writes".to_string(), "desktop".to_string()];
+        assert_eq!(keys(false, &names).len(), 2 * n + sens::points().len());
+        assert_eq!(keys(true, &names).len(), 2 * 5);
     }
 }

@@ -22,10 +22,12 @@ use std::path::PathBuf;
 #[derive(Subcommand, Debug)]
 pub enum ReproduceCmd {
     /// BRR (Liang et al., NAS 2016): Async-FIFO, PIQ and BRR on every trace, figures
-    /// 10-12, and the queue-length and parity-group sweeps of figures 13 and 14.
+    /// 10-12, the queue-length and parity-group sweeps of figures 13 and 14, and labelled
+    /// sensitivity rows (write delay off, shared bus, aged device with GC).
     Brr(BrrArgs),
-    /// DGC (Liang et al.): RAID-5, RAID-5+DGC, BRR and BRR+DGC on every trace, figures
-    /// 4 and 8-10, and the parity-group sweep of figure 11.
+    /// DGC (Liang et al.): RAID-5, RAID-5+DGC (also with parity redirection), BRR and
+    /// BRR+DGC on every trace, figures 4 and 8-10, the parity-group sweep of figure 11,
+    /// and the sensitivity study behind the gap to the paper.
     Dgc(DgcArgs),
     /// DS-FTL (Nie et al. 2023): static, dynamic, HIPA and DS-FTL on the trace files and
     /// eight stand-ins for the paper's traces, figures 2 and 10-14, and sweeps of HIPA's
@@ -40,26 +42,31 @@ pub enum ReproduceCmd {
     Cr5m(Cr5mArgs),
 }
 
-/// How the channel bus of the brr and dgc presets (8 channels of 8 chips, 25 ns/byte) is
-/// read (docs/reproductions/brr.md).
+/// How the channel bus is read for a whole experiment (docs/reproductions/brr.md). The
+/// `brr` and `dgc` presets give every chip its own 25 ns/byte link, as DiskSim's ssdmodel
+/// does; the other readings are sensitivity settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BusModel {
-    /// DiskSim ssdmodel's link: every chip has its own 25 ns/byte link (64 channels of
-    /// one chip each).
+    /// The presets as shipped: every chip has its own 25 ns/byte link (64 channels of
+    /// one chip each), DiskSim ssdmodel's link.
     Private,
-    /// The preset as written: 8 channels of 8 chips, each channel 25 ns/byte, shared.
+    /// The papers' 8 channels of 8 chips, each channel 25 ns/byte, shared.
     Shared,
     /// 8 shared channels at 3.125 ns/byte (ssdmodel's aggregate bandwidth of 64 links).
     Aggregate,
 }
 
 impl BusModel {
-    /// Config overrides of this reading.
+    /// Config overrides of this reading (none for the presets' own).
     pub fn sets(self) -> &'static [&'static str] {
         match self {
-            BusModel::Private => &["geometry.channels=64", "geometry.chips_per_channel=1"],
-            BusModel::Shared => &[],
-            BusModel::Aggregate => &["timing.bus_ps_per_byte=3125"],
+            BusModel::Private => &[],
+            BusModel::Shared => &["geometry.channels=8", "geometry.chips_per_channel=8"],
+            BusModel::Aggregate => &[
+                "geometry.channels=8",
+                "geometry.chips_per_channel=8",
+                "timing.bus_ps_per_byte=3125",
+            ],
         }
     }
 
@@ -92,9 +99,15 @@ pub struct BrrArgs {
     /// How the channel bus is modelled.
     #[arg(long, value_enum, default_value_t = BusModel::Private)]
     pub bus: BusModel,
-    /// Skip the sensitivity sweeps (figures 13 and 14).
+    /// Skip the sensitivity sweeps (figures 13 and 14) and the sensitivity rows (write
+    /// delay off, shared bus, aged device).
     #[arg(long)]
     pub no_sweeps: bool,
+    /// Run the GC-active rows (the device aged by random overwrites of half its pages,
+    /// minutes a run on the 256 GiB device) only on the traces whose name contains one
+    /// of these (repeatable; default: every trace).
+    #[arg(long = "gc-trace", value_name = "NAME")]
+    pub gc_traces: Vec<String>,
     /// Extra config overrides applied to every run, e.g. --set raid.layout=adjacent.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -113,7 +126,8 @@ pub struct DgcArgs {
     /// Parallel runs (default: the machine's cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Only the four main variants at group 8: skip the group-size sweep (figure 11).
+    /// Only the main variants at group 8: skip the group-size sweep (figure 11) and the
+    /// sensitivity study.
     #[arg(long)]
     pub quick: bool,
     /// How the channel bus is modelled.

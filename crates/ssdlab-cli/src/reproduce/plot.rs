@@ -2,7 +2,7 @@
 //! SVG backend only: no system fonts, no bitmap codecs (text is written as SVG `<text>`
 //! and sized by plotters' built-in estimate).
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -14,6 +14,46 @@ pub(super) const COLORS: [RGBColor; 6] = [
     RGBColor(150, 100, 180),
     RGBColor(200, 160, 40),
 ];
+
+/// A white SVG canvas of `size` pixels, written to `path`.
+fn canvas(path: &Path, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>, String> {
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    Ok(root)
+}
+
+/// A chart on `root` titled `title`, with `x_area` pixels under it for the x labels.
+fn builder<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    x_area: u32,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut c = ChartBuilder::on(root);
+    c.caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(x_area)
+        .y_label_area_size(60);
+    c
+}
+
+/// Draws the legend of `chart` (at `position`, else plotters' default place) and writes
+/// `root` out.
+pub(super) fn finish<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    root: &DrawingArea<SVGBackend<'b>, Shift>,
+    position: Option<SeriesLabelPosition>,
+) -> Result<(), String> {
+    let mut legend = chart.configure_series_labels();
+    if let Some(p) = position {
+        legend.position(p);
+    }
+    legend
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
 
 /// Grouped bars: one group per entry of `groups`, one bar per series.
 pub struct Bars<'a> {
@@ -40,13 +80,8 @@ pub fn bars(path: &Path, b: &Bars) -> Result<(), String> {
         .max(1e-9)
         * 1.15;
     let width = (120 + 22 * slot as u32 * n as u32).max(640);
-    let root = SVGBackend::new(path, (width, 420)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(b.title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(60)
-        .y_label_area_size(60)
+    let root = canvas(path, (width, 420))?;
+    let mut chart = builder(&root, b.title, 60)
         .build_cartesian_2d(0..n * slot, 0.0..y_max)
         .map_err(|e| e.to_string())?;
     let groups = b.groups.to_vec();
@@ -76,13 +111,7 @@ pub fn bars(path: &Path, b: &Bars) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    finish(&mut chart, &root, None)
 }
 
 /// Lines over categorical x values: one line per series.
@@ -105,13 +134,8 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
     let values = l.series.iter().flat_map(|(_, v)| v.iter().copied());
     let (lo, hi) = values.fold((f64::MAX, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let (lo, hi) = ((lo * 0.9).min(hi), hi * 1.1 + 1e-9);
-    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(l.title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(60)
+    let root = canvas(path, (720, 440))?;
+    let mut chart = builder(&root, l.title, 50)
         .build_cartesian_2d(0..(n - 1).max(1), lo..hi)
         .map_err(|e| e.to_string())?;
     let xs = l.xs.to_vec();
@@ -135,20 +159,50 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
     }
-    legend_and_present(&mut chart, &root)
+    finish(&mut chart, &root, Some(SeriesLabelPosition::UpperRight))
 }
 
-/// Draws `chart`'s legend in its upper right corner and writes the figure of `root`.
-pub(super) fn legend_and_present<'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
-    root: &DrawingArea<SVGBackend<'a>, Shift>,
-) -> Result<(), String> {
+/// Points in the plane, one colour per series.
+pub struct Scatter<'a> {
+    /// Figure title.
+    pub title: &'a str,
+    /// X axis label.
+    pub x_label: &'a str,
+    /// Y axis label.
+    pub y_label: &'a str,
+    /// (series name, points (x, y)).
+    pub series: &'a [(String, Vec<(f64, f64)>)],
+}
+
+/// Writes `s` as an SVG file.
+pub fn scatter(path: &Path, s: &Scatter) -> Result<(), String> {
+    let points = || s.series.iter().flat_map(|(_, v)| v.iter().copied());
+    let (mut x0, mut x1, mut y0, mut y1) = (0.0f64, 1e-9f64, 0.0f64, 1e-9f64);
+    for (x, y) in points() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    let pad = |a: f64, b: f64| 0.05 * (b - a).max(1e-9);
+    let (px, py) = (pad(x0, x1), pad(y0, y1));
+    let root = canvas(path, (720, 480))?;
+    let mut chart = builder(&root, s.title, 50)
+        .build_cartesian_2d((x0 - px)..(x1 + px), (y0 - py)..(y1 + py))
+        .map_err(|e| e.to_string())?;
     chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
+        .configure_mesh()
+        .x_desc(s.x_label)
+        .y_desc(s.y_label)
         .draw()
         .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    for (i, (name, pts)) in s.series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(|e| e.to_string())?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 6, y), 4, color.filled()));
+    }
+    finish(&mut chart, &root, None)
 }

@@ -186,6 +186,10 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
         let n = src.open().map_err(|e| e.to_string())?.count() as u64;
         sim.set_trace_requests(n);
     }
+    if sim.needs_warm_up() {
+        let again = src.open().map_err(|e| e.to_string())?;
+        sim.warm_up(again).map_err(|e| e.to_string())?;
+    }
     sim.set_preset_name(job.preset);
     if keep_log {
         sim.keep_request_log();

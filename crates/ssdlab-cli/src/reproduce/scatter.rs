@@ -2,7 +2,7 @@
 //! index, one colour per series, and each series' mean as a horizontal line. SVG only,
 //! as in `plot`.
 
-use super::plot::{legend_and_present, COLORS};
+use super::plot::{finish, COLORS};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -58,5 +58,5 @@ pub fn series(path: &Path, title: &str, y_label: &str, series: &[Series]) -> Res
             ))
             .map_err(|e| e.to_string())?;
     }
-    legend_and_present(&mut chart, &root)
+    finish(&mut chart, &root, Some(SeriesLabelPosition::UpperRight))
 }

@@ -26,21 +26,21 @@ fn reproduce_quick(dir: &str, args: &[&str]) -> (Run, PathBuf) {
 }
 
 #[test]
-fn reproduce_dgc_quick_writes_four_variants_and_verifies() {
+fn reproduce_dgc_quick_writes_five_variants_and_verifies() {
     // 16 chips, each on its own link (the default private bus).
     let (r, out) = reproduce_quick("reproduce-dgc-quick", &["--set", "geometry.channels=16"]);
     r.assert_ok().assert_stdout_has(&[
-        "preset dgc, bus private,",
+        "the dgc preset as shipped (lazy GC, aged by random overwrites of half the pages), bus private, group 8",
         "verify (raid5+dgc, group 8):",
         " 0 mismatches",
     ]);
     let csv = std::fs::read_to_string(out.join("dgc-main.csv")).expect("dgc-main.csv");
     assert_eq!(
         column(&csv, "variant"),
-        ["raid5", "raid5+dgc", "brr", "brr+dgc"],
+        ["raid5", "raid5+dgc", "raid5+dgc+parity", "brr", "brr+dgc"],
         "{csv}"
     );
-    assert_eq!(column(&csv, "bus"), ["private"; 4], "{csv}");
+    assert_eq!(column(&csv, "bus"), ["private"; 5], "{csv}");
     for f in [
         "dgc-summary.md",
         "fig4-breakdown.svg",
@@ -60,8 +60,8 @@ fn reproduce_dgc_records_a_shared_bus() {
         &["--bus", "shared", "--set", "geometry.chips_per_channel=2"],
     );
     r.assert_ok()
-        .assert_stdout_has(&["preset dgc, bus shared,", " 0 mismatches"]);
+        .assert_stdout_has(&["bus shared, group 8", " 0 mismatches"]);
     let csv = std::fs::read_to_string(out.join("dgc-main.csv")).expect("dgc-main.csv");
     assert!(csv.starts_with("trace,bus,variant,"), "{csv}");
-    assert_eq!(column(&csv, "bus"), ["shared"; 4], "{csv}");
+    assert_eq!(column(&csv, "bus"), ["shared"; 5], "{csv}");
 }

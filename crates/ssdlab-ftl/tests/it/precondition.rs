@@ -22,6 +22,7 @@ fn fill_and_half_overwrite_leaves_a_steady_state_device() {
             enabled: true,
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
+            ..PreconditionConfig::default()
         },
         ..FtlConfig::default()
     };

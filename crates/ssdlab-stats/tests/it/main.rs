@@ -56,6 +56,7 @@ pub fn req(
         pages: 1,
         flash_ops: 1,
         buffer_hits: 0,
+        pre_read_ns: 0,
     }
 }
 

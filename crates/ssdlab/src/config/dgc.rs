@@ -14,6 +14,10 @@ pub struct DgcConfig {
     /// Deferred GC on an idle chip collects until every plane of the chip has this many
     /// free blocks above the GC threshold (at least 1).
     pub idle_gc_blocks: u32,
+    /// Redirect parity programs too (the paper's rule covers every pending write of a
+    /// chip, §4.3): a parity page about to start GC on its chip goes to a chip of
+    /// another group that holds no page of its stripe, like a data page.
+    pub redirect_parity: bool,
 }
 
 impl Default for DgcConfig {
@@ -22,6 +26,7 @@ impl Default for DgcConfig {
             enabled: false,
             arrival_estimate: ArrivalEstimate::MeanGap,
             idle_gc_blocks: 1,
+            redirect_parity: false,
         }
     }
 }

@@ -27,18 +27,29 @@
 //!   "an error … of writing a chunk" for a request that completes while still counted.
 //!   Without it a chip in the middle of a 200 µs program looks idle, and redirecting
 //!   onto it makes reads slower, not faster.
-//! * `AT_j` is the arrival (admission) time of the earliest request still held in the
-//!   batch lists, arrived strictly after this one, with a sub-request on chip `j`
-//!   (∞ if none). Requests that arrived at the same instant are one pending queue and do
-//!   not hold each other back.
-//! * The decision is taken at dispatch time, when the chip queue has room for the read;
-//!   the reconstruction's member reads come back through `submit_background` and go
-//!   straight to their chip queues.
+//! * `AT_j` ("the next earliest arrival time of each chip relative to current
+//!   sub_request", §III-D) follows `scheduler.brr.next_arrival`. `"mean-gap"` (the
+//!   default): the next arrival at chip `j` expected from its past arrivals (one mean
+//!   gap between arrivals from now, as DGC's `AT`). The member reads join the end of their
+//!   chips' queues, so line 7's "no interference with following requests" can only
+//!   concern requests still to come. `"held"`: the admission time of the earliest host
+//!   request still held in the batch lists, arrived strictly after this one, with a
+//!   sub-request on chip `j` (∞ if none); requests that arrived at the same instant are
+//!   one pending queue and do not hold each other back.
+//! * The decision is taken when the read enters its chip queue: at once, when the read
+//!   arrives and the queue has room (the paper's "when a read request comes"), else when
+//!   room opens. The reconstruction's member reads come back through
+//!   `submit_background` and go straight to their chip queues. Counters
+//!   `brr-rejected-wait` and `brr-rejected-arrival` count the reads that had a
+//!   reconstruction on offer but failed the first or the second test.
 
+use super::config::{BrrConfig, NextArrival};
 use super::SchedCtx;
+use crate::arrivals::ArrivalGaps;
 use crate::plans::{PlanKind, ReadPlans};
 use crate::sim::txn::TxnId;
-use ssdlab_nand::{ChipId, FlashOp, NandTiming, TxnReason};
+use ssdlab_nand::{ChipId, FlashOp, NandTiming};
+use ssdlab_stats::Counter;
 use std::collections::VecDeque;
 
 /// A transaction the batch lists hold for one chip, in dispatch order.
@@ -59,8 +70,12 @@ pub(crate) enum List {
     Read,
     /// A host write request's batch.
     Write,
-    /// Background work (GC, parity pre-reads and programs): no batch.
+    /// Background work (GC; a parity update no request waits for): no batch, keeps its
+    /// place in submission order.
     Background,
+    /// Work a host request waits for (its parity update's pre-reads and program, the
+    /// reads of its reconstruction): ordered with the request's batch, not counted in it.
+    Attached,
 }
 
 /// Algorithm 2's parameters and scratch space.
@@ -74,6 +89,14 @@ pub(crate) struct Brr {
     /// The alternatives the oracle offers for the read being decided.
     alternatives: ReadPlans,
     chips: Vec<ChipId>,
+    /// `AT_j` from arrival history (`next_arrival = "mean-gap"`), else from the batch
+    /// lists.
+    next_arrival: NextArrival,
+    arrivals: ArrivalGaps,
+    /// Reads with a reconstruction on offer that failed line 7's first (wait) or
+    /// second (arrival) test.
+    rejected_wait: u64,
+    rejected_arrival: u64,
 }
 
 /// Array operations executing on each chip's dies, by kind.
@@ -86,8 +109,8 @@ pub(crate) struct Running {
 
 impl Brr {
     /// The decision rule with the chunk latencies of `timing` for pages of
-    /// `page_size_bytes`.
-    pub fn new(timing: &NandTiming, page_size_bytes: u32) -> Self {
+    /// `page_size_bytes`, on `chips` chips.
+    pub fn new(cfg: &BrrConfig, timing: &NandTiming, page_size_bytes: u32, chips: usize) -> Self {
         let xfer_ns = timing.page_transfer_ns(page_size_bytes);
         Brr {
             l_read_ns: timing.t_read_ns + xfer_ns,
@@ -95,7 +118,25 @@ impl Brr {
             l_erase_ns: timing.t_erase_ns,
             alternatives: ReadPlans::new(),
             chips: Vec::with_capacity(16),
+            next_arrival: cfg.next_arrival,
+            arrivals: ArrivalGaps::new(chips),
+            rejected_wait: 0,
+            rejected_arrival: 0,
         }
+    }
+
+    /// Work of a request (host or RAID) arrives at `chip` at `now_ns`.
+    #[inline]
+    pub fn arrival(&mut self, chip: ChipId, now_ns: u64) {
+        self.arrivals.arrival(chip, now_ns);
+    }
+
+    /// BRR's counters for the report.
+    pub fn counters(&self) -> [(Counter, u64); 2] {
+        [
+            (Counter::BrrRejectedWait, self.rejected_wait),
+            (Counter::BrrRejectedArrival, self.rejected_arrival),
+        ]
     }
 
     /// Algorithm 2 for host read `t`, which is about to enter its chip queue. Returns
@@ -126,12 +167,19 @@ impl Brr {
         for &j in &self.chips {
             let wt_j = self.wait_ns(j, ctx, running);
             if wt_j + lr > wt_target {
+                self.rejected_wait += 1;
                 return false;
             }
-            if let Some(at_j) = next_arrival_ns(&held[j.idx()], ctx, req, arrival_ns) {
-                if wt_j + lr > at_j - arrival_ns {
-                    return false;
+            // AT_j − Req.time: the room before chip j's next request.
+            let room = match self.next_arrival {
+                NextArrival::MeanGap => self.arrivals.mean_gap(j),
+                NextArrival::Held => {
+                    next_arrival_ns(&held[j.idx()], ctx, req, arrival_ns).map(|at| at - arrival_ns)
                 }
+            };
+            if room.is_some_and(|room| wt_j + lr > room) {
+                self.rejected_arrival += 1;
+                return false;
             }
         }
         ctx.redirect(t, PlanKind::Reconstruct);
@@ -157,18 +205,11 @@ fn next_arrival_ns(
     after_ns: u64,
 ) -> Option<u64> {
     held.iter()
-        .filter(|e| e.list != List::Background)
+        .filter(|e| matches!(e.list, List::Read | List::Write))
         .map(|e| &ctx.txns[e.txn])
         .filter(|x| x.req != req && x.enqueued_ns > after_ns)
         .map(|x| x.enqueued_ns)
         .min()
-}
-
-/// True if `reason` is a read that can never target a page whose program is still
-/// queued (host reads of such pages are answered from the controller's buffer, and
-/// reconstruction refuses pending pages), so it may overtake queued programs.
-pub(crate) fn may_overtake_programs(reason: TxnReason) -> bool {
-    matches!(reason, TxnReason::HostRead | TxnReason::ReconstructRead)
 }
 
 #[cfg(test)]
@@ -180,9 +221,14 @@ mod tests {
 
     /// Four chips on four channels (one die, one plane each) under BRR.
     fn setup(depth: u32) -> (Bench, Piq) {
+        setup_with(depth, NextArrival::MeanGap)
+    }
+
+    fn setup_with(depth: u32, next_arrival: NextArrival) -> (Bench, Piq) {
         let b = Bench::new(geometry(4, 1, 1, 1), depth);
         let cfg = SchedulerConfig {
             chip_queue_depth: depth,
+            brr: BrrConfig { next_arrival },
             ..SchedulerConfig::default()
         };
         let brr = Piq::with_brr(&cfg, &b.geom, &timing());
@@ -259,7 +305,7 @@ mod tests {
     /// lists until the first program completes. Member chip 1 queues two reads and holds
     /// a host read that arrives `gap_ns` after ours. Returns whether BRR redirected.
     fn redirected_with_next_arrival_after(gap_ns: u64) -> bool {
-        let (mut b, mut s) = setup(2);
+        let (mut b, mut s) = setup_with(2, NextArrival::Held);
         load(&mut b, &mut s, 0, FlashOp::Program, 2);
         load(&mut b, &mut s, 1, FlashOp::Read, 2);
         let r = b.host_read(0, 1, 0);
@@ -287,5 +333,47 @@ mod tests {
         let needed = 3 * l_read_ns();
         assert!(!redirected_with_next_arrival_after(needed - 1));
         assert!(redirected_with_next_arrival_after(needed));
+    }
+
+    /// A read on chip 0 behind two programs; member chip 1 has seen arrivals every
+    /// `gap_ns` (the last at the read's arrival). Returns whether BRR redirected.
+    fn redirected_with_member_arrivals_every(gap_ns: u64) -> bool {
+        let (mut b, mut s) = setup(8);
+        load(&mut b, &mut s, 0, FlashOp::Program, 2);
+        let plans = FixedPlans {
+            target: NONE,
+            chips: vec![ChipId(1), ChipId(2), ChipId(3)],
+        };
+        let at = 10 * gap_ns;
+        for (k, t) in [at - 2 * gap_ns, at - gap_ns, at].into_iter().enumerate() {
+            let q = b.host_read(1, 10 + k as u32, t);
+            s.submit_request(10 + k as u32, &[q], &mut b.ctx_with(&plans));
+            let die = b.die(1, 0);
+            let g = b.start_with(&mut s, die, &plans);
+            b.finish_with(&mut s, die, &g, &plans);
+        }
+        let r = b.host_read(0, 1, at);
+        let plans = FixedPlans {
+            target: r,
+            chips: vec![ChipId(1), ChipId(2), ChipId(3)],
+        };
+        s.submit_request(1, &[r], &mut b.ctx_with(&plans));
+        let redirected = b.queues.redirected == [(r, PlanKind::Reconstruct)];
+        let c = s.counters();
+        let rejected = c
+            .iter()
+            .find(|(k, _)| *k == Counter::BrrRejectedArrival)
+            .unwrap()
+            .1;
+        assert_eq!(rejected, u64::from(!redirected));
+        redirected
+    }
+
+    #[test]
+    fn a_member_expecting_its_next_request_too_soon_is_not_burdened() {
+        // WT_1 = 0: chip 1 serves the extra read in L_r, which must fit before its next
+        // expected request, one mean gap after its last.
+        assert!(!redirected_with_member_arrivals_every(l_read_ns() - 1));
+        assert!(redirected_with_member_arrivals_every(l_read_ns()));
     }
 }

@@ -30,6 +30,10 @@ pub struct SchedulerConfig {
     pub paq: PaqConfig,
     /// Merging a new host read into an identical read waiting in its chip queue.
     pub merge: MergeConfig,
+    /// `piq`, `brr` options.
+    pub piq: PiqConfig,
+    /// `brr` options.
+    pub brr: BrrConfig,
 }
 
 impl Default for SchedulerConfig {
@@ -42,8 +46,52 @@ impl Default for SchedulerConfig {
             vaq: VaqConfig::default(),
             paq: PaqConfig::default(),
             merge: MergeConfig::default(),
+            piq: PiqConfig::default(),
+            brr: BrrConfig::default(),
         }
     }
+}
+
+/// Where PIQ's batch order decides what a chip serves next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BatchOrder {
+    /// Inside the chip queues: a chip's queue is the controller's pending queue of that
+    /// chip, ordered by batch (the BRR paper's reading, §III-D).
+    #[default]
+    Queue,
+    /// Only in what waits for room in the chip queues, which are FIFO.
+    Overflow,
+}
+
+/// `[scheduler.piq]`: Parallel Issue Queuing (BRR paper §II-D, Algorithm 1).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PiqConfig {
+    /// Where the batch order applies.
+    pub batch_order: BatchOrder,
+}
+
+/// How BRR estimates `AT_j`, the next arrival at a member chip (Algorithm 2, line 7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NextArrival {
+    /// The chip's next arrival expected from its past ones: one mean gap between
+    /// arrivals from now (memoryless arrivals, as DGC's `AT`). The redirected read joins
+    /// the end of the member's queue, so only requests still to come can suffer from it.
+    #[default]
+    MeanGap,
+    /// The earliest arrival among the host requests held for the chip in the batch
+    /// lists that arrived after the read (none: unbounded).
+    Held,
+}
+
+/// `[scheduler.brr]`: Balanced Redirected Read (BRR paper §III-E, Algorithm 2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrrConfig {
+    /// How `AT_j` is estimated.
+    pub next_arrival: NextArrival,
 }
 
 /// What VAQ's head waits for before it is committed.

@@ -9,6 +9,7 @@
 //!   overtakes the program of a page it is about to move.
 
 use super::overflow::ChipOverflow;
+use super::wbr::WriteBehindRead;
 use super::SchedulerConfig;
 use super::{chips_of, IoScheduler, SchedCtx};
 use crate::sim::txn::{ReqId, TxnId, NONE};
@@ -16,9 +17,12 @@ use ssdlab_nand::{ChipId, DieId, Geometry, NandTiming};
 use std::collections::VecDeque;
 
 /// Per-chip FIFO queues; overflow beyond the chip queue depth waits in arrival order.
+/// With `scheduler.write_behind_read` a die serves the reads queued before a program
+/// reached its head first ([`WriteBehindRead`]).
 pub struct AsyncFifo {
     overflow: ChipOverflow,
     multi_plane: bool,
+    wbr: WriteBehindRead,
 }
 
 impl AsyncFifo {
@@ -27,12 +31,16 @@ impl AsyncFifo {
         AsyncFifo {
             overflow: ChipOverflow::new(geom),
             multi_plane,
+            wbr: WriteBehindRead::new(false),
         }
     }
 
     /// The policy `cfg` describes, for `geom`.
     pub(crate) fn from_config(cfg: &SchedulerConfig, geom: &Geometry, _: &NandTiming) -> Self {
-        AsyncFifo::new(geom, cfg.multi_plane)
+        AsyncFifo {
+            wbr: WriteBehindRead::new(cfg.write_behind_read),
+            ..AsyncFifo::new(geom, cfg.multi_plane)
+        }
     }
 }
 
@@ -58,7 +66,9 @@ impl IoScheduler for AsyncFifo {
     fn on_txn_done(&mut self, _chip: ChipId, _ctx: &mut SchedCtx) {}
 
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
-        ctx.take_for_die(die, self.multi_plane, group);
+        if !self.wbr.pick(die, ctx, group) {
+            ctx.take_for_die(die, self.multi_plane, group);
+        }
     }
 
     fn held(&self) -> usize {

@@ -23,8 +23,12 @@ mod registry;
 #[cfg(test)]
 mod testutil;
 mod vaq;
+mod wbr;
 
-pub use config::{BlockOn, PaqConfig, PaqOrder, SchedulerConfig, VaqConfig, WritePath};
+pub use config::{
+    BatchOrder, BlockOn, BrrConfig, NextArrival, PaqConfig, PaqOrder, PiqConfig, SchedulerConfig,
+    VaqConfig, WritePath,
+};
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use merge::{MergeCompletion, MergeConfig, MergeReads};
 pub use paq::Paq;
@@ -120,8 +124,16 @@ impl SchedCtx<'_> {
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
     #[inline]
     pub fn push(&mut self, t: TxnId) {
+        let end = self.queues.chip[self.chip_of(t).idx()].len();
+        self.insert(t, end);
+    }
+
+    /// Puts `t` at `pos` in its chip's queue (the caller checked [`Queues::has_room`]),
+    /// for policies that order the queue themselves (PIQ's batches).
+    #[inline]
+    pub fn insert(&mut self, t: TxnId, pos: usize) {
         let chip = self.chip_of(t);
-        self.queues.push_back(chip, t, &self.txns[t]);
+        self.queues.insert(chip, pos, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
         if !self.queues.is_touched[chip.idx()] {
@@ -261,6 +273,9 @@ pub trait IoScheduler: Send {
     fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
         Vec::new()
     }
+    /// Die `die` starts `op` that the policy did not pick: a transaction of a blocking
+    /// GC job (`ftl.gc.trigger = "lazy"`), served before anything the policy holds.
+    fn on_direct_start(&mut self, _die: DieId, _op: FlashOp, _ctx: &mut SchedCtx) {}
 }
 
 // The schedulers, one line each: `Variant = "config-name" => constructor,` under the

@@ -11,18 +11,21 @@
 //!   (transactions). It joins the first batch of its list (reads and writes are listed
 //!   apart) whose target chips it does not share, else opens a new batch at the end.
 //! * **Dispatch**: every batch carries the sequence number of its creation; each chip
-//!   receives its held transactions in batch order (oldest batch first, whichever list
-//!   it is in) whenever its queue has room. A request that joins an old batch thus
-//!   overtakes the requests of younger batches on its chips — PIQ's reordering — while
-//!   the chips it does not share with them run asynchronously, as in Async_FIFO.
+//!   serves its work in batch order (oldest batch first, whichever list it is in). A
+//!   request that joins an old batch thus overtakes the requests of younger batches on
+//!   its chips — PIQ's reordering — while the chips it does not share with them run
+//!   asynchronously, as in Async_FIFO. Where the order applies is
+//!   `scheduler.piq.batch_order`: `"queue"` (the BRR paper's reading: the chip queue of
+//!   `chip_queue_depth` is the controller's pending queue of that chip, ordered by batch;
+//!   a program never passes an earlier program of its plane, as NAND programs a block's
+//!   pages in order) or `"overflow"` (chip queues are FIFO; only what waits for room in
+//!   them is ordered). Counter `piq-reordered`: transactions placed ahead of queued ones.
 //! * **Background work** (GC, RAID pre-reads and parity programs) is not batched: it
 //!   joins the tail of its chip's order, so it never overtakes anything submitted
 //!   before it (a parity pre-read never overtakes the held program of its page).
 //!   Reconstruction reads (BRR's redirected sub-requests) go straight to their chip.
-//! * **Write-behind-read** (`scheduler.write_behind_read`, BRR §III-C): when a die's
-//!   next transaction is a program, the host reads already queued behind it when it
-//!   reached the head are served first; reads queued after that moment wait for it.
-//!   Only host and reconstruction reads overtake (they never read a pending page).
+//! * **Write-behind-read** (`scheduler.write_behind_read`, BRR §III-C): the rule of
+//!   [`WriteBehindRead`], shared with `async-fifo`.
 //!
 //! With [`Brr`] attached this is BRR: each host read is checked by Algorithm 2 when it
 //! leaves the batch lists. Decisions are taken in the scheduler calls the simulator
@@ -30,11 +33,14 @@
 //! die's start creates is filled at that die's completion unless another die of the
 //! chip is idle.
 
-use super::brr::{may_overtake_programs, Brr, HeldEntry, List, Running};
+use super::brr::{Brr, HeldEntry, List, Running};
+use super::config::BatchOrder;
+use super::wbr::WriteBehindRead;
 use super::SchedulerConfig;
 use super::{chips_of, IoScheduler, SchedCtx};
-use crate::sim::txn::{ReqId, TxnId};
+use crate::sim::txn::{ReqId, TxnId, UNBOUND};
 use ssdlab_nand::{ChipId, DieId, FlashOp, Geometry, NandTiming, TxnReason};
+use ssdlab_stats::Counter;
 use std::collections::VecDeque;
 
 /// One batch of non-conflicting requests: its target chips as a bit set.
@@ -42,6 +48,8 @@ struct Batch {
     seq: u64,
     chips: Vec<u64>,
     held: u32,
+    /// New requests may join (no transaction of the batch has started yet).
+    open: bool,
 }
 
 impl Batch {
@@ -67,16 +75,20 @@ pub struct Piq {
     next_seq: u64,
     /// Held transactions per chip, sorted by batch sequence.
     by_chip: Vec<VecDeque<HeldEntry>>,
-    /// Reconstruction reads (and returned host reads) waiting only for queue room.
-    urgent: Vec<VecDeque<TxnId>>,
+    /// Reconstruction reads (and returned host reads) waiting only for queue room, with
+    /// their place in the batch order.
+    urgent: Vec<VecDeque<(TxnId, u64, List)>>,
+    /// Per request (by id): the sequence of the batch it joined (0: none).
+    req_seq: Vec<u64>,
     held: usize,
     multi_plane: bool,
-    write_behind_read: bool,
-    /// Per transaction: its push number; per program: the push number when it first
-    /// reached the head of its die's queue (0: not yet).
-    push_no: Vec<u64>,
-    barrier: Vec<u64>,
-    pushes: u64,
+    wbr: WriteBehindRead,
+    /// Batch order inside the chip queues too (else only in what waits for room).
+    order_in_queue: bool,
+    /// Per transaction: the batch sequence it was queued with, and its batch list.
+    seq_of: Vec<(u64, List)>,
+    /// Transactions queued ahead of earlier-queued ones.
+    reordered: u64,
     chips: Vec<ChipId>,
     /// Operation each die executes (for BRR's `WT`), and the sums per chip.
     die_op: Vec<Option<FlashOp>>,
@@ -96,12 +108,13 @@ impl Piq {
             next_seq: 1,
             by_chip: (0..chips).map(|_| VecDeque::new()).collect(),
             urgent: (0..chips).map(|_| VecDeque::new()).collect(),
+            req_seq: Vec::new(),
             held: 0,
             multi_plane: cfg.multi_plane,
-            write_behind_read: cfg.write_behind_read,
-            push_no: Vec::new(),
-            barrier: Vec::new(),
-            pushes: 0,
+            wbr: WriteBehindRead::new(cfg.write_behind_read),
+            order_in_queue: cfg.piq.batch_order == BatchOrder::Queue,
+            seq_of: Vec::new(),
+            reordered: 0,
             chips: Vec::new(),
             die_op: vec![None; geom.dies() as usize],
             running: vec![Running::default(); chips],
@@ -116,7 +129,13 @@ impl Piq {
 
     /// BRR as `cfg` describes it: PIQ with Algorithm 2, latencies from `timing`.
     pub(crate) fn with_brr(cfg: &SchedulerConfig, geom: &Geometry, timing: &NandTiming) -> Self {
-        Piq::new(geom, cfg, Some(Brr::new(timing, geom.page_size_bytes)))
+        let brr = Brr::new(
+            &cfg.brr,
+            timing,
+            geom.page_size_bytes,
+            geom.chips() as usize,
+        );
+        Piq::new(geom, cfg, Some(brr))
     }
 
     /// Algorithm 1: the sequence number of the batch `self.chips` joins in `list`.
@@ -125,7 +144,10 @@ impl Piq {
             List::Read => &mut self.read_batches,
             _ => &mut self.write_batches,
         };
-        if let Some(b) = batches.iter_mut().find(|b| !b.conflicts(&self.chips)) {
+        if let Some(b) = batches
+            .iter_mut()
+            .find(|b| b.open && !b.conflicts(&self.chips))
+        {
             b.add(&self.chips);
             b.held += txns;
             return b.seq;
@@ -134,10 +156,12 @@ impl Piq {
             seq: 0,
             chips: vec![0; self.words],
             held: 0,
+            open: true,
         });
         b.chips.fill(0);
         b.seq = self.next_seq;
         b.held = txns;
+        b.open = true;
         b.add(&self.chips);
         self.next_seq += 1;
         let seq = b.seq;
@@ -145,16 +169,19 @@ impl Piq {
         seq
     }
 
-    /// One transaction of batch `seq` in `list` left the batch lists.
+    /// One transaction of batch `seq` in `list` left the batch lists (with the batch
+    /// order inside the queues: started). A batch that has begun to be served takes no
+    /// new request: PIQ dispatches batches, it does not keep one open for ever.
     fn batch_dispatched(&mut self, list: List, seq: u64) {
         let batches = match list {
             List::Read => &mut self.read_batches,
             List::Write => &mut self.write_batches,
-            List::Background => return,
+            List::Background | List::Attached => return,
         };
         let i = batches
             .binary_search_by_key(&seq, |b| b.seq)
             .expect("a held transaction's batch exists");
+        batches[i].open = false;
         batches[i].held -= 1;
         if batches[i].held == 0 {
             let b = batches.remove(i);
@@ -178,24 +205,27 @@ impl Piq {
     /// Algorithm 2 to redirect host reads.
     fn fill(&mut self, chip: ChipId, ctx: &mut SchedCtx, decide: bool) {
         while ctx.queues.has_room(chip) {
-            if let Some(t) = self.urgent[chip.idx()].pop_front() {
+            if let Some((t, seq, list)) = self.urgent[chip.idx()].pop_front() {
                 self.held -= 1;
-                self.push(t, ctx);
+                self.push(t, seq, list, ctx);
                 continue;
             }
             let Some(e) = self.by_chip[chip.idx()].pop_front() else {
                 break;
             };
             self.held -= 1;
-            self.batch_dispatched(e.list, e.seq);
             if decide && e.list == List::Read {
                 if let Some(brr) = self.brr.as_mut() {
                     if brr.try_redirect(e.txn, ctx, &self.by_chip, &self.running) {
+                        self.batch_dispatched(e.list, e.seq);
                         continue;
                     }
                 }
             }
-            self.push(e.txn, ctx);
+            if !self.order_in_queue {
+                self.batch_dispatched(e.list, e.seq);
+            }
+            self.push(e.txn, e.seq, e.list, ctx);
         }
     }
 
@@ -207,47 +237,46 @@ impl Piq {
         }
     }
 
-    fn push(&mut self, t: TxnId, ctx: &mut SchedCtx) {
-        let i = t as usize;
-        if i >= self.push_no.len() {
-            self.push_no.resize(i + 1, 0);
-            self.barrier.resize(i + 1, 0);
-        }
-        self.pushes += 1;
-        self.push_no[i] = self.pushes;
-        self.barrier[i] = 0;
-        ctx.push(t);
-    }
-
-    /// Write-behind-read: the position in `chip`'s queue of the read `die` serves
-    /// before the program at `head`, if any.
-    fn read_before_program(
-        &mut self,
-        die: DieId,
-        chip: ChipId,
-        head: usize,
-        ctx: &SchedCtx,
-    ) -> Option<usize> {
+    /// Queues `t` of batch `seq` on its chip: at the tail, or with the batch order inside
+    /// the queue, after every entry of a batch not younger, after all background work
+    /// (GC, a parity update's pre-reads and program, reconstruction reads: it keeps its
+    /// place in submission order, neither passing nor passed), and after every earlier
+    /// program of its plane when `t` is a program.
+    /// With the batch order inside the queues a batch lives until its last transaction
+    /// starts (others may still join it and pass younger work): `list` says which batch
+    /// list `t`'s batch is in, so that its start can be counted.
+    fn push(&mut self, t: TxnId, seq: u64, list: List, ctx: &mut SchedCtx) {
+        let chip = ctx.chip_of(t);
         let q = &ctx.queues.chip[chip.idx()];
-        let w = q[head] as usize;
-        if self.barrier[w] == 0 {
-            self.barrier[w] = self.pushes + 1;
-        }
-        let barrier = self.barrier[w];
-        for (pos, &t) in q.iter().enumerate().skip(head + 1) {
-            let x = &ctx.txns[t];
-            if x.op == FlashOp::Erase {
-                return None;
+        let mut pos = q.len();
+        if self.order_in_queue {
+            let x = ctx.txns[t];
+            let program = x.op == FlashOp::Program;
+            // Programs whose page is chosen at dispatch: their plane is not known yet.
+            let plane_of = |p| (p != UNBOUND).then(|| ctx.geom.plane_of_page(p));
+            let plane = plane_of(x.ppn);
+            while pos > 0 {
+                let y = &ctx.txns[q[pos - 1]];
+                let same_plane_program = program
+                    && y.op == FlashOp::Program
+                    && y.die == x.die
+                    && (plane.is_none() || plane_of(y.ppn).is_none_or(|p| Some(p) == plane));
+                let (y_seq, y_list) = self.seq_of[q[pos - 1] as usize];
+                if y_seq <= seq || y_list == List::Background || same_plane_program {
+                    break;
+                }
+                pos -= 1;
             }
-            if x.die == die
-                && x.op == FlashOp::Read
-                && may_overtake_programs(x.reason)
-                && self.push_no[t as usize] < barrier
-            {
-                return Some(pos);
+            if pos < q.len() {
+                self.reordered += 1;
             }
         }
-        None
+        let i = t as usize;
+        if i >= self.seq_of.len() {
+            self.seq_of.resize(i + 1, (0, List::Background));
+        }
+        self.seq_of[i] = (seq, list);
+        ctx.insert(t, pos);
     }
 }
 
@@ -260,7 +289,7 @@ impl IoScheduler for Piq {
         }
     }
 
-    fn submit_request(&mut self, _req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
+    fn submit_request(&mut self, req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
         let Some(&first) = txns.first() else { return };
         let list = if ctx.txns[first].op == FlashOp::Read {
             List::Read
@@ -268,7 +297,18 @@ impl IoScheduler for Piq {
             List::Write
         };
         chips_of(txns, ctx, &mut self.chips);
+        if let Some(brr) = self.brr.as_mut() {
+            let now = ctx.txns[first].enqueued_ns;
+            for &c in &self.chips {
+                brr.arrival(c, now);
+            }
+        }
         let seq = self.batch_for(list, txns.len() as u32);
+        let r = req as usize;
+        if r >= self.req_seq.len() {
+            self.req_seq.resize(r + 1, 0);
+        }
+        self.req_seq[r] = seq;
         for &txn in txns {
             let chip = ctx.chip_of(txn);
             self.hold(chip, HeldEntry { seq, txn, list });
@@ -279,18 +319,22 @@ impl IoScheduler for Piq {
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
         let chip = ctx.chip_of(txn);
         let reason = ctx.txns[txn].reason;
+        if let Some(brr) = self.brr.as_mut().filter(|_| !reason.is_gc()) {
+            // RAID work (pre-reads, parity, reconstruction) arrives like a request.
+            brr.arrival(chip, ctx.txns[txn].enqueued_ns);
+        }
+        // Work a request waits for keeps that request's place in the batch order.
+        let req = ctx.txns[txn].req as usize;
+        let (seq, list) = match self.req_seq.get(req) {
+            Some(&s) if s != 0 => (s, List::Attached),
+            _ => (self.next_seq, List::Background),
+        };
         if matches!(reason, TxnReason::ReconstructRead | TxnReason::HostRead) {
             // Redirected sub-requests (and a read whose redirection fell through) run now.
-            self.urgent[chip.idx()].push_back(txn);
+            self.urgent[chip.idx()].push_back((txn, seq, list));
             self.held += 1;
         } else {
-            let seq = self.next_seq;
-            let e = HeldEntry {
-                seq,
-                txn,
-                list: List::Background,
-            };
-            self.hold(chip, e);
+            self.hold(chip, HeldEntry { seq, txn, list });
         }
         // No redirection here: this call may come from the controller's own redirect
         // processing.
@@ -317,6 +361,13 @@ impl IoScheduler for Piq {
 
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
         self.pick_group(die, ctx, group);
+        if self.order_in_queue {
+            for &t in group.iter() {
+                let (seq, list) =
+                    std::mem::replace(&mut self.seq_of[t as usize], (0, List::Background));
+                self.batch_dispatched(list, seq);
+            }
+        }
         let op = group.first().map(|&t| ctx.txns[t].op);
         if op.is_some() {
             self.note_running(die, ctx.geom.chip_of_die(die), op);
@@ -325,6 +376,18 @@ impl IoScheduler for Piq {
 
     fn held(&self) -> usize {
         self.held
+    }
+
+    fn counters(&self) -> Vec<(Counter, u64)> {
+        let mut c = vec![(Counter::PiqReordered, self.reordered)];
+        if let Some(brr) = &self.brr {
+            c.extend(brr.counters());
+        }
+        c
+    }
+
+    fn on_direct_start(&mut self, die: DieId, op: FlashOp, ctx: &mut SchedCtx) {
+        self.note_running(die, ctx.geom.chip_of_die(die), Some(op));
     }
 }
 
@@ -350,19 +413,9 @@ impl Piq {
 
     /// What `die` serves next.
     fn pick_group(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
-        if self.write_behind_read {
-            let chip = ctx.geom.chip_of_die(die);
-            let q = &ctx.queues.chip[chip.idx()];
-            let head = q.iter().position(|&t| ctx.txns[t].die == die);
-            if let Some(head) = head.filter(|&h| ctx.txns[q[h]].op == FlashOp::Program) {
-                if let Some(pos) = self.read_before_program(die, chip, head, ctx) {
-                    group.clear();
-                    group.extend(ctx.take_at(chip, pos));
-                    return;
-                }
-            }
+        if !self.wbr.pick(die, ctx, group) {
+            ctx.take_for_die(die, self.multi_plane, group);
         }
-        ctx.take_for_die(die, self.multi_plane, group);
     }
 }
 
@@ -454,7 +507,11 @@ mod tests {
         assert_eq!(b.queue(0), vec![r4[0]]);
         assert_eq!(serve(&mut b, &mut s, 3), vec![g3]);
         assert_eq!(b.queue(3), vec![r5[0]]);
-        // Batch 1 is gone once all its transactions are dispatched.
+        // Batch 1 is gone once all its transactions have started (with the batch order
+        // inside the chip queues, a later request may still join it until then).
+        assert_eq!(seqs(&s.read_batches), vec![1, 2]);
+        serve(&mut b, &mut s, 1);
+        serve(&mut b, &mut s, 3);
         assert_eq!(seqs(&s.read_batches), vec![2]);
         b.check();
     }
@@ -539,6 +596,63 @@ mod tests {
         assert_eq!(b.start(&mut s, die), vec![w]);
         b.finish(&mut s, die, &[w]);
         assert_eq!(b.start(&mut s, die), vec![r2[0]]);
+    }
+
+    /// PIQ with `batch_order` on four chips of two planes, chip queues of 8.
+    fn setup_order(order: BatchOrder) -> (Bench, Piq) {
+        let b = Bench::new(geometry(4, 1, 1, 2), 8);
+        let mut cfg = SchedulerConfig::default();
+        cfg.piq.batch_order = order;
+        let piq = Piq::new(&b.geom, &cfg, None);
+        (b, piq)
+    }
+
+    #[test]
+    fn batch_order_applies_inside_the_chip_queue() {
+        for (order, overtakes) in [(BatchOrder::Queue, true), (BatchOrder::Overflow, false)] {
+            let (mut b, mut s) = setup_order(order);
+            let g = b.gc(FlashOp::Read, 2);
+            s.submit_background(g, &mut b.ctx());
+            b.start(&mut s, b.die(2, 0));
+            // A: batch 1 {0, 1}; B conflicts on chip 1: batch 2 {1, 2}; C on chip 2 only
+            // joins batch 1 and so goes before B on chip 2.
+            let a = reads(&mut b, 1, &[0, 1]);
+            s.submit_request(1, &a, &mut b.ctx());
+            let r_b = reads(&mut b, 2, &[1, 2]);
+            s.submit_request(2, &r_b, &mut b.ctx());
+            let c = reads(&mut b, 3, &[2]);
+            s.submit_request(3, &c, &mut b.ctx());
+            let expect = if overtakes {
+                vec![c[0], r_b[1]]
+            } else {
+                vec![r_b[1], c[0]]
+            };
+            assert_eq!(b.queue(2), expect, "{order:?}");
+            let n = s.counters()[0].1;
+            assert_eq!(n, u64::from(overtakes));
+        }
+    }
+
+    #[test]
+    fn a_program_never_passes_an_earlier_program_of_its_plane() {
+        // W0: write batch 1 {1}; W1 on {0, 1}: batch 2, its program on chip 0 plane 0;
+        // W2 on chip 0 joins batch 1: it passes W1 on plane 1, not on plane 0.
+        for (plane, passes) in [(0, false), (1, true)] {
+            let (mut b, mut s) = setup_order(BatchOrder::Queue);
+            let g = b.gc(FlashOp::Read, 0);
+            s.submit_background(g, &mut b.ctx());
+            b.start(&mut s, b.die(0, 0));
+            let die = b.die(0, 0);
+            let w0 = b.host_write(1, 1);
+            s.submit_request(1, &[w0], &mut b.ctx());
+            let p1 = b.txn_at(FlashOp::Program, TxnReason::HostWrite, die, 0, 5, 2, 0);
+            let w1 = [p1, b.host_write(1, 2)];
+            s.submit_request(2, &w1, &mut b.ctx());
+            let w2 = b.txn_at(FlashOp::Program, TxnReason::HostWrite, die, plane, 6, 3, 0);
+            s.submit_request(3, &[w2], &mut b.ctx());
+            let expect = if passes { vec![w2, p1] } else { vec![p1, w2] };
+            assert_eq!(b.queue(0), expect, "plane {plane}");
+        }
     }
 
     #[test]

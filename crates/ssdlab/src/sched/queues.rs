@@ -55,6 +55,11 @@ pub struct Queues {
     dies_per_chip: u32,
     /// Each channel's bus, kept by the back end.
     bus: Vec<BusStatus>,
+    /// Transactions pushed into any chip queue so far, and the number each queued
+    /// transaction got when it was pushed (indexed by transaction id): the order in which
+    /// work reached the chip queues, whatever its place in them.
+    pushes: u64,
+    push_no: Vec<u64>,
 }
 
 impl Queues {
@@ -79,7 +84,22 @@ impl Queues {
             die_last_op: vec![FlashOp::Read; geom.dies() as usize],
             dies_per_chip: geom.dies_per_chip,
             bus: vec![BusStatus::default(); geom.channels as usize],
+            pushes: 0,
+            push_no: Vec::new(),
         }
+    }
+
+    /// Transactions pushed into the chip queues so far.
+    #[inline]
+    pub fn pushes(&self) -> u64 {
+        self.pushes
+    }
+
+    /// The push number `t` got when it entered its chip queue (1 for the first push);
+    /// meaningful while `t` is queued.
+    #[inline]
+    pub fn push_no(&self, t: TxnId) -> u64 {
+        self.push_no[t as usize]
     }
 
     /// True if `chip`'s queue has room.
@@ -129,12 +149,18 @@ impl Queues {
         &self.bus
     }
 
-    /// Appends `t` (whose record is `txn`) to `chip`'s queue and counts it.
+    /// Puts `t` (whose record is `txn`) at `pos` in `chip`'s queue and counts it.
     #[inline]
-    pub(super) fn push_back(&mut self, chip: ChipId, t: TxnId, txn: &Txn) {
+    pub(super) fn insert(&mut self, chip: ChipId, pos: usize, t: TxnId, txn: &Txn) {
         debug_assert!(self.has_room(chip));
         debug_assert_eq!(self.chip_of_die(txn.die), chip);
-        self.chip[chip.idx()].push_back(t);
+        self.chip[chip.idx()].insert(pos, t);
+        self.pushes += 1;
+        let i = t as usize;
+        if i >= self.push_no.len() {
+            self.push_no.resize(i + 1, 0);
+        }
+        self.push_no[i] = self.pushes;
         self.die_queued[txn.die.idx()] += 1;
         self.count_die_op(txn, 1);
         match txn.op {
@@ -145,10 +171,11 @@ impl Queues {
         self.debug_check_chip(chip);
     }
 
-    /// [`Queues::push_back`] for tests of other modules.
+    /// Appends `t` to `chip`'s queue, for tests of other modules.
     #[cfg(test)]
     pub(crate) fn push_for_test(&mut self, chip: ChipId, t: TxnId, txn: &Txn) {
-        self.push_back(chip, t, txn);
+        let pos = self.chip[chip.idx()].len();
+        self.insert(chip, pos, t, txn);
     }
 
     /// Removes the transaction at `pos` of `chip`'s queue; its die count follows. Its

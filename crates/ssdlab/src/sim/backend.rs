@@ -98,9 +98,14 @@ impl Simulation {
             return;
         }
         let mut group = std::mem::take(&mut self.group);
-        self.sched.pick(die, &mut sched_ctx!(self), &mut group);
-        if self.bind.is_some() {
-            self.bind_picked(die, &mut group);
+        group.clear();
+        // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
+        let direct = self.lazy_gc_pick(die, &mut group);
+        if !direct {
+            self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+            if self.bind.is_some() {
+                self.bind_picked(die, &mut group);
+            }
         }
         if group.is_empty() {
             self.group = group;
@@ -112,11 +117,15 @@ impl Simulation {
             self.txns[w[0]].group_next = w[1];
         }
         let gc_total = self.die_gc_ns[die.idx()];
+        let chip = self.geom.chip_of_die(die);
+        self.chip_running[chip.idx()] += group.len() as u32;
         for &t in &group {
             if self.merge.is_some() {
                 self.forget_waiting_read(t);
             }
-            self.queues.txn_started(&self.txns[t]);
+            if !direct {
+                self.queues.txn_started(&self.txns[t]);
+            }
             let txn = &mut self.txns[t];
             txn.started_ns = now;
             let queued = now - txn.enqueued_ns;
@@ -131,7 +140,6 @@ impl Simulation {
         }
         self.group = group;
         self.set_die_busy(die, true);
-        let chip = self.geom.chip_of_die(die);
         self.sched.on_chip_room(chip, &mut sched_ctx!(self));
         let uses_bus = self.uses_bus(head);
         let op = self.txns[head].op;

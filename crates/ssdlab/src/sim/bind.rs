@@ -17,6 +17,7 @@
 //! it. A program is current while the held content of its page is its own token; two
 //! versions with the same token are interchangeable, so whichever is bound first serves.
 
+use super::gc_trigger::GcCause;
 use super::txn::{TxnId, UNBOUND};
 use super::Simulation;
 use ssdlab_nand::{DieId, FlashOp, Geometry, Lpn, PlaneId, TxnReason};
@@ -138,7 +139,7 @@ impl Simulation {
             self.retire_unstarted(head, die, true);
             let txn = self.txns_take(head);
             self.park(txn.req, txn.lpn, plane, txn.expect, TxnReason::HostWrite);
-            self.gc_check.push(plane);
+            self.gc_check_after(plane, GcCause::Data);
         } else {
             batch.clear();
             batch.push(head);
@@ -209,9 +210,7 @@ impl Simulation {
         self.txns[t].ppn = ppn;
         self.counters.host_pages_programmed += 1;
         self.binder().bound += 1;
-        if self.gc_check.last() != Some(&plane) {
-            self.gc_check.push(plane);
-        }
+        self.gc_check_after(plane, GcCause::Data);
     }
 
     /// Unbound program `t` was superseded: its page is done without a flash operation.

@@ -116,8 +116,18 @@ impl Simulation {
             held: rustc_hash::FxHashMap::default(),
             park_seq: 0,
             primed: false,
+            warmed_up: false,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
+            gc_cause: vec![super::gc_trigger::GcCause::None; planes],
+            gc_blocking: vec![false; planes],
+            gc_first: if cfg.ftl.gc.trigger == ssdlab_ftl::GcTrigger::Lazy {
+                vec![VecDeque::new(); geom.dies() as usize]
+            } else {
+                Vec::new()
+            },
+            gc_starts: Default::default(),
+            chip_running: vec![0; chips],
             raid,
             fail: None,
             dead: DeadChips::new(geom.chips()),
@@ -152,7 +162,7 @@ impl Simulation {
             cfg,
         };
         if sim.cfg.ftl.precondition.enabled {
-            sim.raid_fix_redundancy();
+            sim.raid_fix_redundancy()?;
         }
         sim.init_failures()?;
         sim.seed_shadow_from_ftl();

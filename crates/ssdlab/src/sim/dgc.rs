@@ -24,9 +24,11 @@
 //!   starts foreground GC as without DGC.
 
 use super::Simulation;
+use crate::arrivals::ArrivalGaps;
 use crate::config::{ArrivalEstimate, DgcConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
+use crate::placement::{PageToPlace, Role};
 use ssdlab_nand::{ChipId, Geometry, Lpn, NandTiming, PlaneId};
 use ssdlab_stats::Counter;
 
@@ -40,18 +42,19 @@ pub(crate) struct DgcState {
     mean_gap: bool,
     /// Free blocks above the threshold idle GC restores.
     idle_gc_blocks: u32,
+    /// Parity programs are redirected too (`dgc.redirect_parity`).
+    redirect_parity: bool,
     /// `L_r` and `L_w`: array time plus one page on the bus.
     l_r: u64,
     l_w: u64,
-    /// Per chip: time of the last request arrival.
-    last_arrival: Vec<u64>,
-    /// Per chip: mean gap between arrivals (exponentially weighted).
-    gap: Vec<u64>,
+    /// Per chip: arrivals, for `AT`.
+    arrivals: ArrivalGaps,
     /// Chips whose GC is deferred to their next idle period.
     pub deferred: Vec<bool>,
     /// Chips newly spared, to collect at once if they are idle already.
     spared: Vec<ChipId>,
     pub redirected: u64,
+    pub redirected_parity: u64,
     pub deferred_runs: u64,
     pub warned: u64,
 }
@@ -64,19 +67,20 @@ impl DgcState {
         DgcState {
             mean_gap: cfg.arrival_estimate == ArrivalEstimate::MeanGap,
             idle_gc_blocks: cfg.idle_gc_blocks,
+            redirect_parity: cfg.redirect_parity,
             l_r: timing.t_read_ns + xfer,
             l_w: timing.t_prog_ns + xfer,
-            last_arrival: vec![UNKNOWN; n],
-            gap: vec![UNKNOWN; n],
+            arrivals: ArrivalGaps::new(n),
             deferred: vec![false; n],
             ..DgcState::default()
         }
     }
 
-    /// Time from now to the expected next arrival at `chip` (`AT − now`).
+    /// Time from now to the expected next arrival at `chip` (`AT − now`): the chip's
+    /// mean arrival gap (memoryless arrivals), unbounded without one.
     fn arrival_room(&self, chip: ChipId) -> u64 {
         if self.mean_gap {
-            self.gap[chip.idx()]
+            self.arrivals.mean_gap(chip).unwrap_or(UNKNOWN)
         } else {
             UNKNOWN
         }
@@ -86,30 +90,26 @@ impl DgcState {
     /// that arrive together count once).
     #[inline]
     pub fn arrival(&mut self, chip: ChipId, now_ns: u64) {
-        let last = self.last_arrival[chip.idx()];
-        if last == now_ns {
-            return;
-        }
-        if last != UNKNOWN {
-            let gap = now_ns - last;
-            let g = &mut self.gap[chip.idx()];
-            *g = if *g == UNKNOWN {
-                gap
-            } else {
-                *g - *g / 8 + gap / 8
-            };
-        }
-        self.last_arrival[chip.idx()] = now_ns;
+        self.arrivals.arrival(chip, now_ns);
     }
 
-    /// True if a write to `plane` would start foreground GC there or wait behind one.
+    /// True if a write to `plane` would start foreground GC there or wait behind one
+    /// (running, or due and waiting for its die's activation with the lazy trigger).
     fn gc_ahead(view: &DeviceView, plane: PlaneId) -> bool {
-        view.ftl.pages_before_gc(plane) == 0 || view.collecting(plane)
+        view.ftl.pages_before_gc(plane) == 0 || view.collecting(plane) || view.ftl.gc_needed(plane)
     }
 
-    /// The plane a RAID data write of `lpn` whose home is `home` goes to: its home, or
-    /// a plane of another group's chip when the home is about to collect.
-    pub fn redirect(&mut self, lpn: Lpn, home: PlaneId, view: &DeviceView) -> PlaneId {
+    /// True if DGC may redirect a program of `role`: host data, and parity with
+    /// `dgc.redirect_parity`.
+    #[inline]
+    pub fn redirects(&self, role: Role) -> bool {
+        role == Role::Data || (self.redirect_parity && role == Role::Parity)
+    }
+
+    /// The plane a RAID data (or parity) write of FTL page `lpn` whose home is `home`
+    /// goes to: its home, or a plane of another group's chip when the home is about to
+    /// collect.
+    pub fn redirect(&mut self, page: &PageToPlace, home: PlaneId, view: &DeviceView) -> PlaneId {
         if !Self::gc_ahead(view, home) {
             return home;
         }
@@ -121,10 +121,14 @@ impl DgcState {
             return home;
         }
         self.warned += 1;
-        let Some(plane) = self.target(lpn, chip, view) else {
+        let Some(plane) = self.target(page.lpn, chip, view) else {
             return home;
         };
-        self.redirected += 1;
+        if page.role == Role::Parity {
+            self.redirected_parity += 1;
+        } else {
+            self.redirected += 1;
+        }
         if !self.deferred[chip.idx()] {
             self.deferred[chip.idx()] = true;
             self.spared.push(chip);
@@ -137,7 +141,7 @@ impl DgcState {
     fn target(&self, lpn: Lpn, home: ChipId, view: &DeviceView) -> Option<PlaneId> {
         let r = view.raid?;
         let g = view.geom;
-        let chunk = r.layout.locate(u64::from(lpn.0));
+        let chunk = r.chunk_of(lpn);
         let mut taken = vec![home];
         stripe_chips(r, view, chunk.row, chunk.group, &mut taken);
         let mut best: Option<(u64, PlaneId)> = None;
@@ -172,6 +176,7 @@ impl DgcState {
             (Counter::RedirectedWrites, self.redirected),
             (Counter::DeferredGc, self.deferred_runs),
             (Counter::DgcWarnedWrites, self.warned),
+            (Counter::DgcRedirectedParity, self.redirected_parity),
         ]
     }
 }
@@ -224,7 +229,9 @@ impl Simulation {
             }
             if self.gc_jobs[plane.idx()].active() {
                 busy = true;
-            } else if self.ftl.pages_before_gc(plane) < want && self.start_gc(plane, false) {
+            } else if self.ftl.pages_before_gc(plane) < want
+                && self.start_gc(plane, super::gc_trigger::GcKind::Deferred)
+            {
                 runs += 1;
                 busy = true;
             }

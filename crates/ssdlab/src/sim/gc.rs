@@ -9,6 +9,7 @@
 //! Host writes that find no free page in their plane are parked and placed again after
 //! the next erase in that plane (foreground GC stalls the writes that need it).
 
+use super::gc_trigger::GcKind;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
 use crate::device::GcJob;
@@ -29,27 +30,44 @@ pub(crate) struct Parked {
 
 impl Simulation {
     /// Starts a GC job in `plane` if it needs one (or, with `background`, wants one).
+    /// A plane that needs GC starts it now only if the trigger allows
+    /// ([`Simulation::gc_may_start_now`]).
     pub(super) fn maybe_start_gc(&mut self, plane: PlaneId, background: bool) {
         if self.gc_jobs[plane.idx()].active() || self.plane_dead(plane) {
             return;
         }
-        let wanted = self.ftl.gc_needed(plane) || (background && self.ftl.bg_gc_wanted(plane));
-        if wanted && !self.start_gc(plane, background) && self.ftl.gc_needed(plane) {
+        let needed = self.ftl.gc_needed(plane);
+        let started = if !background && needed && self.gc_may_start_now(plane) {
+            self.start_gc(plane, GcKind::Foreground)
+        } else if background && (needed || self.ftl.bg_gc_wanted(plane)) {
+            self.start_gc(plane, GcKind::Background)
+        } else {
+            true
+        };
+        if !started && needed {
             // No victim: under CR5M, expired pages may be what fills the plane.
             self.cr5m_pressure(plane);
         }
     }
 
-    /// Starts a GC job in `plane` (no job running there, plane alive) on the victim the
-    /// FTL chooses; false if there is none.
-    pub(super) fn start_gc(&mut self, plane: PlaneId, background: bool) -> bool {
+    /// Starts a GC job of `kind` in `plane` (no job running there, plane alive) on the
+    /// victim the FTL chooses; false if there is none. With the lazy trigger a
+    /// foreground job blocks its die (see `gc_trigger`).
+    pub(super) fn start_gc(&mut self, plane: PlaneId, kind: GcKind) -> bool {
         debug_assert!(!self.gc_jobs[plane.idx()].active() && !self.plane_dead(plane));
         let Some(block) = self.ftl.select_victim(plane) else {
             return false;
         };
-        if background && !self.ftl.gc_needed(plane) {
+        // Idle-time GC of a plane already below the threshold counts as foreground.
+        let counted = match kind {
+            GcKind::Background if self.ftl.gc_needed(plane) => GcKind::Foreground,
+            k => k,
+        };
+        if counted == GcKind::Background {
             self.counters.background_gc_runs += 1;
         }
+        self.note_gc_start(plane, counted);
+        self.gc_blocking[plane.idx()] = kind == GcKind::Foreground && self.gc_lazy();
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.victim_valid_pages(block, &mut pages);
         self.gc_jobs[plane.idx()] = GcJob {
@@ -67,13 +85,15 @@ impl Simulation {
         true
     }
 
-    /// Hands a background transaction to the scheduler.
+    /// Hands a GC transaction to its die (a blocking job's) or to the scheduler.
     fn submit_background(&mut self, mut t: Txn) -> TxnId {
         t.enqueued_ns = self.now().as_ns();
         let chip = self.geom.chip_of_die(t.die);
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
-        self.sched.submit_background(id, &mut sched_ctx!(self));
+        if !self.gc_direct(id) {
+            self.sched.submit_background(id, &mut sched_ctx!(self));
+        }
         id
     }
 
@@ -132,6 +152,8 @@ impl Simulation {
                 let block = self.geom.block_of_page(txn.ppn);
                 self.ftl.erase_done(block);
                 self.gc_jobs[plane.idx()] = GcJob::none();
+                self.gc_blocking[plane.idx()] = false;
+                self.note_gc_erased(plane);
                 self.unpark(plane);
                 self.maybe_start_gc(plane, false);
             }

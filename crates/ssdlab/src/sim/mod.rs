@@ -30,6 +30,7 @@ mod dgc;
 mod dsftl;
 mod fail;
 mod gc;
+mod gc_trigger;
 mod host;
 mod merge;
 mod place;
@@ -39,6 +40,7 @@ mod report;
 mod stream;
 pub(crate) mod txn;
 mod verify;
+mod warmup;
 
 use crate::config::SimConfig;
 use crate::device::{DeadChips, GcJob};
@@ -58,6 +60,7 @@ use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
 
 pub use stream::VecStream;
+pub use warmup::WarmUp;
 
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug)]
@@ -153,9 +156,22 @@ pub struct Simulation {
     pub(crate) held: rustc_hash::FxHashMap<u32, (u64, u64)>,
     pub(crate) park_seq: u64,
     pub(crate) primed: bool,
+    /// The warm-up `ftl.precondition.warmup` asks for is done.
+    pub(crate) warmed_up: bool,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
+    /// Per plane: what took it below the GC threshold since its last GC start.
+    pub(crate) gc_cause: Vec<gc_trigger::GcCause>,
+    /// Per plane: its running GC job blocks its die (`ftl.gc.trigger = "lazy"`).
+    pub(crate) gc_blocking: Vec<bool>,
+    /// Per die, with the lazy trigger: transactions of blocking GC jobs, served before
+    /// anything the scheduler holds (empty with the eager trigger).
+    pub(crate) gc_first: Vec<VecDeque<TxnId>>,
+    /// Foreground GC starts by cause.
+    pub(crate) gc_starts: gc_trigger::GcStarts,
+    /// Transactions running on each chip's dies.
+    pub(crate) chip_running: Vec<u32>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
     /// Failure injection and rebuild, when `raid.fail` names failures.
@@ -279,6 +295,14 @@ impl Simulation {
     /// A trace error, a verification mismatch, or an impossible device state.
     pub fn step(&mut self) -> Result<bool, SimError> {
         if !self.primed {
+            if self.needs_warm_up() {
+                return Err(SimError::config(
+                    "ftl.precondition.warmup",
+                    "\"trace\" replays the trace once before the run: call \
+                     Simulation::warm_up with the trace first (the ssdlab command does)"
+                        .into(),
+                ));
+            }
             // Before any other event (a timed failure, say) the first arrivals are due.
             self.primed = true;
             self.prime()?;
@@ -379,6 +403,7 @@ impl Simulation {
             },
         );
         self.queues.load[chip.idx()] -= 1;
+        self.chip_running[chip.idx()] -= 1;
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),

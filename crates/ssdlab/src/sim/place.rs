@@ -4,7 +4,7 @@
 //! DGC redirect it.
 
 use super::Simulation;
-use crate::placement::{PageToPlace, Role};
+use crate::placement::PageToPlace;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
 /// A read-only view of the device borrowing only the fields it shows, so that a policy
@@ -31,7 +31,7 @@ impl Simulation {
         let view = device_view!(self);
         let home = self.placement.place(&page, &view);
         match self.dgc.as_mut() {
-            Some(d) if page.role == Role::Data => d.redirect(page.lpn, home, &view),
+            Some(d) if d.redirects(page.role) => d.redirect(&page, home, &view),
             _ => home,
         }
     }

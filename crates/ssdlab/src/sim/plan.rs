@@ -237,13 +237,7 @@ impl Plans<'_> {
     fn alternatives_of(&self, t: TxnId, plans: &mut ReadPlans) {
         plans.clear();
         let txn = &self.txns[t];
-        if txn.reason != TxnReason::HostRead {
-            return;
-        }
-        // The read returns the version current when it was admitted (its pinned page).
-        // Once the page has been rewritten, a copy or the stripe holds a newer version:
-        // no other plan serves this read any more.
-        if self.ftl.lookup(txn.lpn) != Some(txn.ppn) {
+        if txn.reason != TxnReason::HostRead || !self.reads_current(txn) {
             return;
         }
         let Some(r) = self.raid else {
@@ -275,6 +269,13 @@ impl Plans<'_> {
             }
             RaidLevel::Raid0 | RaidLevel::None => {}
         }
+    }
+
+    /// True when host read `txn` still targets the current version of its page: a page
+    /// rewritten since the read was admitted is no longer what its stripe or its copy
+    /// encodes, so only the page the read pinned holds the content it must return.
+    fn reads_current(&self, txn: &crate::sim::txn::Txn) -> bool {
+        self.ftl.lookup(txn.lpn) == Some(txn.ppn) && !self.held.contains_key(&txn.lpn.0)
     }
 
     /// The reconstruction of `lpn` from its stripe, if the stripe is quiescent, has its

@@ -132,7 +132,8 @@ impl Simulation {
         let sched = self.sched.counters();
         let placement = self.placement.counters();
         let dsftl = self.dsftl_counters();
-        for (counter, v) in design.chain(dgc).chain(bind).chain(sched) {
+        let gc = self.gc_starts.counters();
+        for (counter, v) in design.chain(dgc).chain(bind).chain(sched).chain(gc) {
             self.rec.count(counter, v);
         }
         for (counter, v) in placement.into_iter().chain(dsftl) {

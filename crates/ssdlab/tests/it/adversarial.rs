@@ -97,7 +97,7 @@ const PRESSURE: [&str; 5] = [
 // The random configuration space.
 
 #[derive(Clone, Debug)]
-struct RaidCase {
+pub(crate) struct RaidCase {
     level: u8,
     channel: bool,
     lci: bool,
@@ -105,6 +105,8 @@ struct RaidCase {
     buffer: bool,
     force_recon: bool,
     dgc: bool,
+    /// DGC redirects parity programs too (`dgc.redirect_parity`).
+    dgc_parity: bool,
     spares: bool,
     scheduler: &'static str,
     host: u8,
@@ -176,6 +178,7 @@ impl RaidCase {
         v.push(format!("raid.encode_timeout_ns={}", self.encode_timeout_ns));
         if self.dgc {
             v.push("dgc.enabled=true".into());
+            v.push(format!("dgc.redirect_parity={}", self.dgc_parity));
         }
         v.push(format!("scheduler.name={}", self.scheduler));
         match self.host {
@@ -191,7 +194,7 @@ impl RaidCase {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Target {
+pub(crate) enum Target {
     Chip(u32),
     Channel(u32),
 }
@@ -213,7 +216,7 @@ fn raid_case() -> impl Strategy<Value = RaidCase> {
         any::<bool>(),
         any::<bool>(),
         prop_oneof![3 => Just(false), 1 => Just(true)],
-        any::<bool>(),
+        0u8..3,
         any::<bool>(),
         prop_oneof![
             Just("async-fifo"),
@@ -247,7 +250,8 @@ fn raid_case() -> impl Strategy<Value = RaidCase> {
                 buffer,
                 force_recon,
                 // DGC needs chip-level parity.
-                dgc: dgc && !channel && level != 1,
+                dgc: dgc > 0 && !channel && level != 1,
+                dgc_parity: dgc == 2,
                 spares: spares && !channel,
                 scheduler,
                 host,
@@ -319,6 +323,19 @@ fn one_per_group(case: &RaidCase, fails: &[(Target, u32)]) -> bool {
     true
 }
 
+/// True when the failures cannot cost data: at most one failed member per group, and
+/// under DGC at most one failed chip in all, spares included (a chunk DGC redirected
+/// into another group makes its stripe depend on a chip of that group, see
+/// `dgc_with_one_failure_in_each_of_two_groups_counts_the_stripes_it_loses`; a spare that
+/// stands in for a failed member takes redirected chunks too, and the rebuild restores
+/// only the member's own chunks).
+fn tolerated(case: &RaidCase, fails: &[(Target, u32)]) -> bool {
+    let mut chips: Vec<String> = fails.iter().map(|(t, _)| t.spec()).collect();
+    chips.sort_unstable();
+    chips.dedup();
+    one_per_group(case, fails) && (!case.dgc || chips.len() <= 1)
+}
+
 fn fail_set(fails: &[(Target, u32)]) -> Option<String> {
     if fails.is_empty() {
         return None;
@@ -346,19 +363,14 @@ proptest! {
         fails in failures(),
     ) {
         let mut case = case;
-        // Known bugs pinned by the ignored tests below are kept out here and left to
-        // the ignored variant: half-full preconditioning (parity dropped with spares,
-        // half-materialized stripes), RAID-1 reads of a dead copy, and spares or DGC
-        // with two dead pages in one stripe.
+        // A narrower space than `random_raid_workloads_with_failures_over_the_whole_space`
+        // (below), which also covers half-full preconditioning, RAID-1 with failures,
+        // spares with two dead pages in one stripe and DGC with failures.
         case.fill_half = false;
-        // RAID-1 reads may pick a copy on a dead chip (pinned below).
         let raid1_dead = case.level == 1 && !fails.is_empty();
         let fails = if raid1_dead { Vec::new() } else { fails };
-        // Two dead members in one stripe with spares or DGC: the fake-parity bug pinned
-        // below (DGC can put two pages of a stripe on dead chips of different groups).
         let one = one_per_group(&case, &fails);
         case.spares &= one && !fails.is_empty();
-        // DGC with a failure can leave writes parked for good (pinned below).
         case.dgc &= fails.is_empty();
         let mut sets = case.sets();
         if let Some(f) = fail_set(&fails) {
@@ -384,42 +396,61 @@ proptest! {
     }
 }
 
+/// One case of the whole configuration space: any RAID configuration (half-full
+/// preconditioning, RAID-1 and spares with failures, DGC with failures included), any
+/// workload, any failures. Every read verifies, the audit passes, nothing is stuck;
+/// with failures the array tolerates ([`tolerated`]) nothing is unrecoverable; a rebuild
+/// walks all its rows.
+pub(crate) fn whole_space_case(
+    case: &RaidCase,
+    ops: &[(bool, u64, u64)],
+    fails: &[(Target, u32)],
+) -> Result<(), TestCaseError> {
+    let mut sets = case.sets();
+    if let Some(f) = fail_set(fails) {
+        sets.push(f);
+    }
+    let n = ops.len() as u64;
+    let r = run_reqs(&sets, to_reqs(ops, 20_000), Some(n))
+        .map_err(|e| TestCaseError::fail(format!("{sets:?}: {e}; ops {ops:?}")))?;
+    if tolerated(case, fails) {
+        prop_assert_eq!(r.counter(Counter::UnrecoverableReads), 0, "{:?}", sets);
+        prop_assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "{:?}", sets);
+    }
+    if case.spares && !fails.is_empty() {
+        prop_assert_eq!(
+            r.counter(Counter::RebuildRowsDone),
+            r.counter(Counter::RebuildRowsTotal),
+            "{:?}",
+            sets
+        );
+    }
+    Ok(())
+}
+
+/// One input of [`whole_space_case`]: a configuration, the requests, the failures.
+pub(crate) type SpaceCase = (RaidCase, Vec<(bool, u64, u64)>, Vec<(Target, u32)>);
+
+/// The strategy of [`whole_space_case`]'s inputs.
+pub(crate) fn whole_space() -> impl Strategy<Value = SpaceCase> {
+    (raid_case(), ops(), failures())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 256,
+        cases: 48,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
 
-    /// The same over the whole configuration space, half-full preconditioning included.
+    /// The same over the whole configuration space, half-full preconditioning included
+    /// (a short run here; `cargo bench -p ssdlab --bench adversarial` runs thousands of
+    /// cases).
     #[test]
-    #[ignore = "bug: finds the materialize, preconditioning, RAID-1 dead-copy, two-dead-pages and DGC bugs pinned below"]
     fn random_raid_workloads_with_failures_over_the_whole_space(
-        case in raid_case(),
-        ops in ops(),
-        fails in failures(),
+        (case, ops, fails) in whole_space(),
     ) {
-        let mut sets = case.sets();
-        if let Some(f) = fail_set(&fails) {
-            sets.push(f);
-        }
-        let n = ops.len() as u64;
-        let r = run_reqs(&sets, to_reqs(&ops, 20_000), Some(n));
-        let r = match r {
-            Ok(r) => r,
-            Err(e) => return Err(TestCaseError::fail(format!("{sets:?}: {e}; ops {ops:?}"))),
-        };
-        if one_per_group(&case, &fails) {
-            prop_assert_eq!(r.counter(Counter::UnrecoverableReads), 0, "{:?}", sets);
-            prop_assert_eq!(r.counter(Counter::UnrecoverablePages), 0, "{:?}", sets);
-        }
-        if case.spares && !fails.is_empty() {
-            prop_assert_eq!(
-                r.counter(Counter::RebuildRowsDone),
-                r.counter(Counter::RebuildRowsTotal),
-                "{:?}", sets
-            );
-        }
+        whole_space_case(&case, &ops, &fails)?;
     }
 }
 
@@ -856,7 +887,6 @@ fn a_read_of_an_unwritten_page_on_a_dead_chip_leaves_its_stripe_consistent() {
 
 /// Preconditioning gives every stripe its parity, whatever the fill ratio and spares.
 #[test]
-#[ignore = "bug: raid_fix_redundancy drops a parity page silently when its plane has no free page"]
 fn preconditioned_half_full_array_with_spares_audits() {
     let sets = strings(&[
         "ftl.precondition.enabled=true",
@@ -888,10 +918,12 @@ fn repeated_overwrites_of_one_page_all_complete() {
 }
 
 /// A stripe that lost two members (data and parity) cannot answer for the lost data.
-/// A later write to a surviving page must not write a parity (onto the spare) that makes
-/// the lost page look recoverable with wrong content.
+/// Here the channel dies chip by chip: the rebuild of the data member starts while the
+/// parity member is still alive and reads the old parity; then the write of a surviving
+/// page finds both members dead and writes a parity (onto the spare) that covers the
+/// surviving page only. The rebuild must not write the lost page back behind that
+/// parity's back: the loss stays visible and the stripe consistent.
 #[test]
-#[ignore = "bug: with two dead members in a stripe, choose_job drops the dead reads and writes a parity that reconstructs the lost page as garbage"]
 fn a_write_to_a_stripe_that_lost_data_and_parity_keeps_the_loss_visible() {
     // RAID-4, LCI groups of 3 over 6 members (groups {0, 2, 4} and {1, 3, 5}), spares 6
     // and 7. Stripe (row 79, group 0): LPN 316 on chip 0, LPN 318 on chip 2, parity on
@@ -1105,6 +1137,204 @@ fn dgc_with_a_chip_failure_under_sync_fifo_completes_every_request() {
         "raid.fail=[\"chip:7@0.411972\"]",
     ]));
     run_reqs(&sets, to_reqs(&OPS, 20_000), Some(OPS.len() as u64)).unwrap();
+}
+
+/// A degraded read that waits for its stripe must not be answered by reconstruction
+/// once a parity update has declared its page lost (the new parity no longer covers it).
+/// RAID-4, adjacent groups of 3 (members 0-2 and 3-5), spares 6 and 7: chip 1 and then
+/// chip 0 die; LPN 4 (chip 0) and LPN 5 (chip 1) share a stripe whose parity is on chip 2.
+#[test]
+fn a_degraded_read_that_waited_never_answers_a_page_declared_lost_meanwhile() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=4",
+        "raid.group_size=3",
+        "raid.spare_chips=2",
+        "raid.rebuild_rate_mib_s=2000",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "raid.fail=[\"chip:1@0.167\", \"chip:0@0.2\"]",
+    ]));
+    let mut ops = vec![(false, 0u64, 1u64); 60];
+    ops[9] = (true, 5, 1);
+    ops[11] = (true, 1, 4);
+    ops[35] = (false, 1, 4);
+    ops[55] = (true, 5, 1);
+    let r = run_reqs(&sets, to_reqs(&ops, 20_000), Some(60)).unwrap();
+    assert!(
+        r.counter(Counter::UnrecoverableReads) >= 1,
+        "{:?}",
+        r.counters
+    );
+}
+/// A read admitted before a write of its page must return the old content. BRR may
+/// redirect it to a reconstruction only while its page is still the current version:
+/// once the write's parity update has landed, the stripe encodes the new content.
+/// (RAID-4, LCI groups of 3, spares, DGC, chip 1 failing early: the case the whole-space
+/// test found.)
+#[test]
+fn a_read_older_than_a_write_of_its_page_is_not_rebuilt_from_the_new_stripe() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=4",
+        "raid.group_size=3",
+        "raid.spare_chips=2",
+        "raid.rebuild_rate_mib_s=2000",
+        "raid.layout=lci",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "scheduler.name=brr",
+        "dgc.enabled=true",
+        "raid.fail=[\"chip:1@0.017\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 60] = [
+        (true, 187, 1), (false, 28, 1), (false, 0, 1), (true, 4, 2), (true, 5, 3),
+        (true, 7, 1), (true, 7, 1), (true, 91, 1), (false, 0, 1), (true, 18, 8),
+        (false, 0, 1), (false, 0, 4), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 29, 1), (false, 0, 1), (false, 0, 1), (false, 8, 4),
+        (false, 0, 1), (true, 16, 8), (true, 187, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 9, 3), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 30, 4),
+        (true, 2, 2), (false, 125, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 5, 7), (false, 9, 1), (false, 92, 12), (true, 3, 1), (false, 13, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 0, 10), (false, 0, 1),
+        (false, 111, 9), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 103, 9), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}
+
+/// With parity redirection, a stripe's parity may live on a chip of another group. When
+/// its own parity member then dies (no spare), the next parity update writes nothing; the
+/// redirected parity page is stale and must not stay mapped (RAID-5, adjacent groups of
+/// 4, DGC with `redirect_parity`, channel 2 failing: chips 2 and 6).
+#[test]
+fn a_stale_redirected_parity_is_retired_when_its_member_is_dead() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=5",
+        "raid.group_size=4",
+        "raid.update=rcw",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "dgc.enabled=true",
+        "dgc.redirect_parity=true",
+        "scheduler.name=sync-fifo",
+        "host.mode=closed",
+        "host.queue_depth=4",
+        "raid.fail=[\"channel:2@0.867\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 60] = [
+        (false, 1, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 52, 1),
+        (false, 0, 1), (true, 98, 8), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 15, 1), (false, 1, 1), (false, 26, 2), (false, 0, 6),
+        (false, 0, 1), (true, 12, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 26, 1), (false, 0, 1), (false, 3301, 11), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 4), (true, 1, 1), (false, 0, 1), (true, 6, 4),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 21, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 5, 7), (true, 3, 7), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}
+
+/// A write to a page whose chip died while an older write of it was still being
+/// programmed there: the dead plane has no room to record the new version, which lives
+/// only in the copy. A read must take the copy, not the older version from the write
+/// buffer (RAID-1, LCI groups of 4; chip 3 holds LPN 15, chip 7 its copy).
+#[test]
+fn a_degraded_write_over_a_version_still_programming_on_the_dead_chip_is_read_from_the_copy() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "raid.level=1",
+        "raid.group_size=4",
+        "raid.layout=lci",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "raid.fail=[\"chip:3@0.722\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 79] = [
+        (true, 19, 5), (false, 0, 1), (true, 1, 7), (true, 92, 4), (true, 0, 8),
+        (true, 7, 1), (true, 3, 5), (true, 4, 4), (true, 5, 11), (true, 4, 12),
+        (true, 0, 8), (true, 0, 8), (true, 1, 7), (true, 8, 8), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 4, 4), (false, 0, 1), (false, 0, 1), (true, 4, 12), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (true, 3300, 4), (false, 0, 1), (false, 0, 1), (true, 76, 4), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (true, 7, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (true, 13, 11), (false, 0, 1), (false, 0, 1), (true, 0, 8),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 110, 10), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (true, 9, 7), (false, 4, 12),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
+}
+
+/// Materializing an unwritten stripe whose parity member is dead (no spare) writes no
+/// parity; a parity DGC had redirected to a live chip is stale then and must be retired,
+/// as in a parity update (half-full device, RAID-5 adjacent groups of 4, parity
+/// redirection, chip 6 and then channel 2 failing).
+#[test]
+fn materializing_a_stripe_retires_a_stale_redirected_parity() {
+    let mut sets = strings(&PRESSURE);
+    sets.extend(strings(&[
+        "ftl.precondition.fill_ratio=0.5",
+        "raid.level=5",
+        "raid.group_size=4",
+        "raid.buffer_new_writes=false",
+        "raid.encode_timeout_ns=1",
+        "dgc.enabled=true",
+        "dgc.redirect_parity=true",
+        "scheduler.name=piq",
+        "host.mode=closed",
+        "host.queue_depth=4",
+        "raid.fail=[\"channel:2@0.552\", \"chip:6@0\"]",
+    ]));
+    #[rustfmt::skip]
+    let ops: [(bool, u64, u64); 154] = [
+        (false, 4, 1), (true, 20, 1), (true, 8, 3), (true, 102, 8), (false, 0, 1),
+        (false, 123, 1), (true, 13, 9), (false, 35, 5), (true, 19, 11), (true, 190, 1),
+        (false, 13, 3), (false, 3, 1), (true, 6, 1), (true, 7, 1), (false, 2, 1),
+        (true, 1, 5), (true, 3, 1), (false, 3304, 5), (false, 3337, 1), (false, 2, 1),
+        (false, 44, 1), (false, 1, 1), (false, 50, 1), (false, 10, 1), (true, 64, 2),
+        (false, 2, 1), (true, 8, 10), (false, 18, 5), (false, 69, 6), (true, 3343, 1),
+        (true, 181, 10), (false, 0, 1), (false, 107, 4), (false, 19, 1), (true, 89, 1),
+        (true, 3302, 12), (false, 4, 1), (false, 5, 1), (true, 199, 1), (false, 92, 3),
+        (true, 15, 1), (false, 6, 1), (true, 284, 8), (false, 6, 1), (true, 6, 1),
+        (false, 3322, 1), (true, 163, 1), (false, 3354, 1), (false, 7, 6), (false, 1, 1),
+        (true, 171, 1), (false, 13, 1), (true, 14, 1), (true, 3358, 6), (false, 50, 1),
+        (true, 13, 1), (false, 7, 1), (true, 3322, 6), (false, 11, 1), (false, 4, 8),
+        (false, 7, 5), (true, 304, 12), (false, 7, 1), (false, 0, 1), (true, 53, 8),
+        (false, 0, 1), (true, 10, 1), (false, 3384, 5), (false, 90, 1), (true, 1, 1),
+        (true, 11, 5), (true, 59, 5), (true, 0, 3), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (true, 3318, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 3310, 10), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+        (false, 0, 1), (false, 0, 1), (false, 0, 1), (false, 0, 1),
+    ];
+    run_reqs(&sets, to_reqs(&ops, 20_000), Some(ops.len() as u64)).unwrap();
 }
 
 /// Found by the random RAID test: LCI groups of 3 with two spares, BRR, RMW updates and a

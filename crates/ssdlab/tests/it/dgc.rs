@@ -24,6 +24,41 @@ fn dgc_redirects_and_defers_gc_without_a_mismatch() {
 }
 
 #[test]
+fn dgc_redirects_parity_programs_when_asked_under_the_lazy_trigger() {
+    let run = |parity: bool| {
+        let cfg = small_config(&[
+            "verify=true",
+            "ftl.precondition.enabled=true",
+            "ftl.gc.trigger=\"lazy\"",
+            "raid.level=5",
+            "raid.group_size=4",
+            "dgc.enabled=true",
+            &format!("dgc.redirect_parity={parity}"),
+        ]);
+        let mut sim = trace_sim(cfg, "msr/hm_1-writes13069.csv.gz");
+        sim.run_to_end().unwrap();
+        sim.check_invariants();
+        sim.audit().unwrap();
+        sim.into_report().unwrap()
+    };
+    let (plain, with) = (run(false), run(true));
+    assert_eq!(plain.counter(Counter::DgcRedirectedParity), 0);
+    assert!(
+        with.counter(Counter::DgcRedirectedParity) > 0,
+        "{:?}",
+        with.counters
+    );
+    // Parity programs no longer start foreground GC as often.
+    let parity_starts = |r: &ssdlab::Report| r.counter(Counter::GcStartsParity);
+    assert!(
+        parity_starts(&with) < parity_starts(&plain),
+        "{} vs {}",
+        parity_starts(&with),
+        parity_starts(&plain)
+    );
+}
+
+#[test]
 fn dgc_needs_chip_level_parity() {
     let err = ssdlab::ConfigBuilder::new()
         .set("dgc.enabled=true")

@@ -169,3 +169,29 @@ fn device_queue_depth_makes_requests_wait_in_the_host_queue() {
     assert_eq!(r.response.all.max_ns, 2 * READ);
     assert_eq!(r.host_queue_wait.all.max_ns, READ);
 }
+
+#[test]
+fn a_parity_update_s_pre_reads_are_service_not_waiting() {
+    // RAID-5 in groups of 4 on a preconditioned device: an update of LPN 0 reads the old
+    // data and the old parity (on chips 0 and 3, in parallel; the old data's read is
+    // queued before the new data's program), then programs the new parity. Nothing
+    // queues behind other work: the write waits 0, its service is the parity program,
+    // and the pre-reads' service is counted apart.
+    let sets = [
+        "raid.level=5",
+        "raid.group_size=4",
+        "raid.buffer_new_writes=false",
+        "ftl.precondition.enabled=true",
+    ];
+    let (max, r) = max_response(&sets, vec![page(0, Op::Write, 0)]);
+    let program = XFER + 200_000;
+    let b = r.breakdown.write;
+    assert_eq!(r.counter(Counter::RaidRmw), 1);
+    assert_eq!(b.pre_read_ns_mean, READ as f64, "{b:?}");
+    assert_eq!(b.service_ns_mean, program as f64);
+    assert_eq!(max, READ + program);
+    assert_eq!(
+        r.waiting.write.max_ns, 0,
+        "before: the pre-read counted as waiting"
+    );
+}

@@ -3,7 +3,7 @@
 use crate::placement::{PageToPlace, Role};
 use crate::sim::Event;
 use crate::sim::Simulation;
-use ssdlab_nand::{Lpn, TxnReason};
+use ssdlab_nand::{Lpn, PlaneId, TxnReason};
 use ssdlab_raid::RaidLevel;
 
 impl Simulation {
@@ -29,7 +29,10 @@ impl Simulation {
             .raid
             .as_ref()
             .is_some_and(|r| r.map.level.is_redundant());
-        if redundant {
+        // A read that waited for its stripe may find its page declared lost meanwhile (a
+        // parity update found a second member of the group dead): the stripe's parity no
+        // longer covers it, so a reconstruction would answer garbage.
+        if redundant && !self.is_lost(lpn) {
             if self.reconstruct_read(id, lpn, expect) {
                 return ReadOutcome::Deferred;
             }
@@ -76,10 +79,14 @@ impl Simulation {
                 // The dead plane has no room to record the page. If the current version
                 // lives on a live chip (DGC moved it), it is stale now: unmap it; the
                 // content exists only through redundancy.
-                // The same holds for a page never written before.
+                // The same holds for a page never written before, and for a version on
+                // the dead chip whose program was queued before the failure and is still
+                // running: it stays mapped until that program completes, but reads must
+                // not take it (from the write buffer) for the newest content.
                 let old = self.ftl.lookup(lpn);
-                if old.is_none_or(|p| !self.on_dead_chip(p)) {
-                    if old.is_some() {
+                let on_dead = old.is_some_and(|p| self.on_dead_chip(p));
+                if !on_dead || old.is_some_and(|p| self.ftl.is_pending(p)) {
+                    if old.is_some() && !on_dead {
                         self.ftl.trim(lpn);
                     }
                     self.fs_mut().redundant_only.insert(lpn.0);
@@ -107,6 +114,27 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// A parity update whose parity member is dead (no spare) writes nothing. If the
+    /// stripe's current parity page is on a live chip (DGC redirected it there), it is
+    /// stale now: the new parity is recorded on the dead member instead, as a degraded
+    /// write records data, so that no reconstruction takes the stale page; if the dead
+    /// plane has no room to record it, the parity is unmapped and marked lost.
+    pub(in crate::sim) fn dead_parity_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) {
+        let Some(old) = self.ftl.lookup(lpn) else {
+            return;
+        };
+        if self.on_dead_chip(old) {
+            return;
+        }
+        match self.ftl.host_write(lpn, plane, token) {
+            Ok(p) => self.ftl.program_done(p),
+            Err(_) => {
+                self.ftl.trim(lpn);
+                self.fs_mut().lost_lpns.insert(lpn.0);
+            }
+        }
+    }
+
     /// True when a written page that `lpn`'s content depends on for recovery (its RAID-1
     /// copy, or another member or the parity of its RAID-4/5 stripe) is on a dead chip.
     fn redundancy_on_dead_chip(&self, lpn: Lpn) -> bool {

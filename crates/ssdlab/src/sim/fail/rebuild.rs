@@ -3,6 +3,7 @@
 
 use super::Rebuild;
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{TxnId, NONE};
 use crate::sim::{Event, Simulation};
 use ssdlab_nand::{ChipId, FlashOp, Lpn, Ppn, TxnReason};
@@ -151,8 +152,11 @@ impl Simulation {
                 let (lpn, token, lost, stopped) =
                     (rb.lpn, rb.acc, rb.lost, rb.finished_ns.is_some());
                 // The page may have been rewritten while its sources were read: only the
-                // version whose loss started this row may be replaced.
-                let still_lost = !stopped && self.ftl.lookup(lpn) == lost;
+                // version whose loss started this row may be replaced. Nor may a page
+                // that a parity update declared lost meanwhile (a second member of its
+                // group died and the new parity no longer covers it): writing it back
+                // would leave the stripe's parity inconsistent with its data.
+                let still_lost = !stopped && self.ftl.lookup(lpn) == lost && !self.is_lost(lpn);
                 let plane = self.place(PageToPlace::new(lpn, token, Role::Rebuild));
                 match still_lost
                     .then(|| self.ftl.host_write(lpn, plane, token).ok())
@@ -160,7 +164,7 @@ impl Simulation {
                 {
                     Some(ppn) => {
                         self.rebuild_txn(FlashOp::Program, ppn, lpn, k as u32);
-                        self.gc_check.push(plane);
+                        self.gc_check_after(plane, GcCause::Other);
                     }
                     None => self.rebuild_paced_next(k),
                 }

@@ -35,6 +35,8 @@ pub(crate) struct Req {
     pub pages: u32,
     pub pending: u32,
     pub service_ns: u64,
+    /// Service of the pre-reads behind the last-completing sub-request (RAID parity).
+    pub pre_read_ns: u64,
     pub gc_wait_ns: u64,
     pub flash_txns: u32,
     pub buffer_hits: u32,
@@ -190,6 +192,7 @@ impl Simulation {
             pages,
             pending: 0,
             service_ns: 0,
+            pre_read_ns: 0,
             gc_wait_ns: 0,
             flash_txns: 0,
             buffer_hits: 0,
@@ -323,10 +326,23 @@ impl Simulation {
     /// One page of request `id` is done; `service_ns` is its bus + array time and
     /// `gc_wait_ns` the GC time its die spent while it was queued.
     pub(in crate::sim) fn sub_done(&mut self, id: ReqId, service_ns: u64, gc_wait_ns: u64) {
+        self.sub_done_after(id, service_ns, 0, gc_wait_ns);
+    }
+
+    /// [`Simulation::sub_done`] for a sub-request whose work could start only after
+    /// reads that took `pre_read_ns` of service (a parity program after its pre-reads).
+    pub(in crate::sim) fn sub_done_after(
+        &mut self,
+        id: ReqId,
+        service_ns: u64,
+        pre_read_ns: u64,
+        gc_wait_ns: u64,
+    ) {
         let r = &mut self.reqs[id];
         debug_assert!(r.pending > 0);
         r.pending -= 1;
         r.service_ns = service_ns;
+        r.pre_read_ns = pre_read_ns;
         r.gc_wait_ns = gc_wait_ns;
         if r.pending == 0 {
             self.finish_request(id);
@@ -351,6 +367,7 @@ impl Simulation {
             admitted_ns: r.admitted_ns,
             completion_ns: now,
             service_ns: r.service_ns,
+            pre_read_ns: r.pre_read_ns,
             pages: r.pages,
             flash_ops: r.flash_txns,
             buffer_hits: r.buffer_hits,

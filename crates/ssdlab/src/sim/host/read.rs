@@ -5,6 +5,7 @@ use super::ReadOutcome;
 use crate::config::UnwrittenReads;
 use crate::placement::{PageToPlace, Role};
 use crate::plans::{PlanKind, ReadPlan, ReadPlans};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::plan::Enumerated;
 use crate::sim::txn::ReqId;
 use crate::sim::Simulation;
@@ -143,7 +144,7 @@ impl Simulation {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
                 self.ftl.program_done(ppn);
-                self.gc_check.push(plane);
+                self.gc_check_after(plane, GcCause::Other);
                 true
             }
             Err(_) => false,

@@ -2,6 +2,7 @@
 //! wait for space.
 
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_ftl::token_for;
@@ -9,7 +10,7 @@ use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
 
 impl Simulation {
     /// The content token of a host write of `lpn`.
-    pub(super) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
+    pub(in crate::sim) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
         self.write_seq = self.write_seq.wrapping_add(1);
         content.unwrap_or_else(|| token_for(lpn, self.write_seq))
     }
@@ -55,9 +56,7 @@ impl Simulation {
                 None => self.park(id, lpn, plane, token, reason),
             }
         }
-        if self.gc_check.last() != Some(&plane) {
-            self.gc_check.push(plane);
-        }
+        self.gc_check_after(plane, GcCause::Data);
     }
 
     /// Allocates `lpn` in `plane` and builds its program transaction.

@@ -1,6 +1,7 @@
 //! Zero-time work on the array: redundancy after preconditioning, and never-written
 //! pages that a read materializes with their stripe.
 
+use crate::error::SimError;
 use crate::placement::{PageToPlace, Role};
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, PlaneId};
@@ -9,9 +10,17 @@ use ssdlab_raid::RaidLevel;
 impl Simulation {
     /// After zero-time preconditioning, gives every redundancy page its real content
     /// (the XOR of its stripe, or its primary's content) so that the array starts
-    /// consistent.
-    pub(in crate::sim) fn raid_fix_redundancy(&mut self) {
-        let Some(r) = self.raid.as_ref() else { return };
+    /// consistent. A redundancy page not written by the preconditioning itself (with a
+    /// fill ratio below 1 the redundancy part of the map is not filled) is written now,
+    /// with instant GC in its plane.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] naming `ftl.precondition` if a redundancy page finds no room
+    /// in its plane even after GC: the preconditioned layout does not fit the device.
+    pub(in crate::sim) fn raid_fix_redundancy(&mut self) -> Result<(), SimError> {
+        let Some(r) = self.raid.as_ref() else {
+            return Ok(());
+        };
         let level = r.map.level;
         let host = r.map.host_pages;
         match level {
@@ -19,7 +28,7 @@ impl Simulation {
                 for x in 0..host {
                     let lpn = Lpn(x as u32);
                     let token = self.ftl.lookup(lpn).map(|p| self.ftl.token(p));
-                    self.set_redundancy(self.raid().map.red_lpn(x), token.unwrap_or(0));
+                    self.set_redundancy(self.raid().map.red_lpn(x), token.unwrap_or(0))?;
                 }
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
@@ -36,27 +45,35 @@ impl Simulation {
                                 .map_or(0, |p| self.ftl.token(p))
                         });
                         let i = self.raid().map.layout.parity_index(row, group);
-                        self.set_redundancy(self.raid().map.red_lpn(i), xor);
+                        self.set_redundancy(self.raid().map.red_lpn(i), xor)?;
                     }
                 }
             }
             RaidLevel::Raid0 | RaidLevel::None => {}
         }
+        Ok(())
     }
 
     /// Sets redundancy page `lpn` to `token` in zero time (writing it if needed).
-    fn set_redundancy(&mut self, lpn: Lpn, token: u64) {
+    fn set_redundancy(&mut self, lpn: Lpn, token: u64) -> Result<(), SimError> {
         match self.ftl.lookup(lpn) {
             Some(p) => self.ftl.set_token(p, token),
             None if token == 0 => {}
             None => {
                 let map = self.raid.as_ref().map(|r| &r.map);
                 let plane = self.placement.fill_plane(lpn, &self.geom, map);
-                if let Ok(p) = self.ftl.host_write(lpn, plane, token) {
-                    self.ftl.program_done(p);
+                if self.ftl.write_now(lpn, plane, token).is_err() {
+                    return Err(SimError::config(
+                        "ftl.precondition",
+                        format!(
+                            "the preconditioned data leaves no room in {plane} for redundancy page {lpn}; \
+                             lower ftl.precondition.fill_ratio or overwrite_ratio"
+                        ),
+                    ));
                 }
             }
         }
+        Ok(())
     }
 
     /// Materializes a never-written host page under RAID: the unwritten pages of its
@@ -118,6 +135,8 @@ impl Simulation {
                     None => self.place(PageToPlace::new(plity, xor, Role::Materialize)),
                 };
                 if self.plane_dead(plane) {
+                    // A parity DGC redirected to a live chip is stale now.
+                    self.dead_parity_write(plity, plane, xor);
                     return true;
                 }
                 self.materialize_page(plity, plane, xor)

@@ -3,6 +3,7 @@
 
 use super::{Captured, JobKind, JobOrigin, JobPlan, StripeJob, StripeWrite};
 use crate::placement::{PageToPlace, Role};
+use crate::sim::gc_trigger::GcCause;
 use crate::sim::txn::{ReqId, TxnId, NONE};
 use crate::sim::Simulation;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
@@ -195,6 +196,7 @@ impl Simulation {
             req,
             origin,
             claimed: Vec::new(),
+            pre_read_ns: 0,
         })
     }
 
@@ -342,6 +344,7 @@ impl Simulation {
         let plane = self.place(PageToPlace::new(plity, token, Role::Parity).with_chunk(chunk));
         if self.plane_dead(plane) {
             // The parity member is dead (and has no spare): the stripe stays degraded.
+            self.dead_parity_write(plity, plane, token);
             self.finish_job(j, 0, 0);
             return;
         }
@@ -361,7 +364,7 @@ impl Simulation {
             }
             Err(_) => self.park_parity(j, plity, plane, token),
         }
-        self.gc_check.push(plane);
+        self.gc_check_after(plane, GcCause::Parity);
     }
 
     /// Why job `j`'s parity program exists: a host write's update, or a reclaim.
@@ -376,9 +379,11 @@ impl Simulation {
     /// the request waiting for it is done with it; the stripe stays locked until the
     /// program completes.
     pub(in crate::sim) fn ack_parity(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
-        let req = std::mem::replace(&mut self.raid_mut().jobs[j].req, NONE);
+        let job = &mut self.raid_mut().jobs[j];
+        let req = std::mem::replace(&mut job.req, NONE);
+        let pre_read_ns = job.pre_read_ns;
         if req != NONE {
-            self.sub_done(req, service_ns, gc_wait_ns);
+            self.sub_done_after(req, service_ns, pre_read_ns, gc_wait_ns);
         }
     }
 
@@ -390,9 +395,16 @@ impl Simulation {
     /// The parity of job `j` is on flash: release the stripe's expired data, the stripe
     /// and its request.
     pub(super) fn finish_job(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
-        let (stripe, req, row, group, origin) = {
+        let (stripe, req, row, group, origin, pre_read_ns) = {
             let job = &self.raid().jobs[j];
-            (job.stripe, job.req, job.row, job.group, job.origin)
+            (
+                job.stripe,
+                job.req,
+                job.row,
+                job.group,
+                job.origin,
+                job.pre_read_ns,
+            )
         };
         let claimed = std::mem::take(&mut self.raid_mut().jobs[j].claimed);
         if !claimed.is_empty() {
@@ -426,7 +438,7 @@ impl Simulation {
             }
         }
         if req != NONE {
-            self.sub_done(req, service_ns, gc_wait_ns);
+            self.sub_done_after(req, service_ns, pre_read_ns, gc_wait_ns);
         }
         match next {
             Some(n) => self.start_job(n),

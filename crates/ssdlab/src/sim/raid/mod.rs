@@ -110,6 +110,9 @@ pub(crate) struct StripeJob {
     /// CR5M: the mirror entries of the stripe this job's parity covers; released when
     /// the parity is on flash.
     pub claimed: Vec<u32>,
+    /// Bus + array time of the pre-read that completed last (the one the parity
+    /// program waited for).
+    pub pre_read_ns: u64,
 }
 
 /// An open group buffer of new writes to one stripe.
@@ -246,9 +249,17 @@ pub(crate) struct StripeWrite {
 
 impl Simulation {
     /// Builds a read or program transaction of `reason` on `ppn`, handed to the scheduler.
+    /// It carries the host request that waits for it, if any (the request of a stripe
+    /// job's pre-reads and parity program, the read a reconstruction serves), so that a
+    /// policy can place it with that request.
     fn raid_txn(&mut self, op: FlashOp, reason: TxnReason, ppn: Ppn, lpn: Lpn, aux: u32) -> TxnId {
         let die = self.geom.die_of_page(ppn);
-        let mut t = self.queued_txn(op, reason, ppn, die, lpn, NONE);
+        let req = match reason {
+            TxnReason::PreRead | TxnReason::ParityWrite => self.raid().jobs[aux as usize].req,
+            TxnReason::ReconstructRead => self.raid().recon[aux as usize].req,
+            _ => NONE,
+        };
+        let mut t = self.queued_txn(op, reason, ppn, die, lpn, req);
         t.aux = aux;
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
@@ -270,6 +281,7 @@ impl Simulation {
                 let job = &mut self.raid_mut().jobs[j];
                 job.acc ^= token;
                 job.reads_left -= 1;
+                job.pre_read_ns = txn.bus_ns + txn.array_ns;
                 if job.reads_left == 0 {
                     self.write_parity(j);
                 }
