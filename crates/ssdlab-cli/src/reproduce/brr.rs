@@ -191,10 +191,15 @@ pub fn run(a: &BrrArgs) -> Result<(), Failure> {
         .into_iter()
         .map(|k| Ok((k, job(a, &traces, k)?)))
         .collect::<Result<Vec<_>, Failure>>()?;
-    let done = runner::run_keyed("reproduce brr", traces.len(), a.bus, jobs, a.jobs, |r| {
-        Outcome::from(r)
-    })?;
-    create_out_dir(&a.out)?;
+    let done = runner::run_keyed(
+        "reproduce brr",
+        traces.len(),
+        a.bus,
+        jobs,
+        a.output.jobs,
+        |r| Outcome::from(r),
+    )?;
+    create_out_dir(&a.output.out)?;
     let ex = Experiment {
         names: &names,
         results: &done.results,
@@ -202,7 +207,7 @@ pub fn run(a: &BrrArgs) -> Result<(), Failure> {
         depths: depths(a.quick),
         sweeps: !a.no_sweeps,
     };
-    ex.write_all(&a.out, done.wall_s, done.threads)
+    ex.write_all(&a.output.out, done.wall_s, done.threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
     print!("{}", ex.summary(done.wall_s, done.threads));
     Ok(())
@@ -469,8 +474,10 @@ mod tests {
     fn args(quick: bool, no_sweeps: bool) -> BrrArgs {
         BrrArgs {
             traces: Vec::new(),
-            out: PathBuf::new(),
-            jobs: None,
+            output: super::super::Output {
+                out: PathBuf::new(),
+                jobs: None,
+            },
             quick,
             bus: BusModel::Private,
             no_sweeps,

@@ -214,7 +214,7 @@ fn sweep_workload(i: usize, requests: u64) -> String {
 /// in `OUT/workloads/`), then the generated sweep workloads. Returns (paths, names).
 fn sources(a: &Cr5mArgs) -> Result<(Vec<PathBuf>, Vec<String>, usize), Failure> {
     let traces = find_traces(&a.traces)?;
-    let dir = a.out.join("workloads");
+    let dir = a.output.out.join("workloads");
     std::fs::create_dir_all(&dir).map_err(|e| Failure::input(anyhow!("{}: {e}", dir.display())))?;
     let mut paths = Vec::new();
     for t in &traces {
@@ -305,7 +305,7 @@ fn job(a: &Cr5mArgs, paths: &[PathBuf], names: &[String], key: Key) -> Result<Jo
 
 /// Runs the experiment.
 pub fn run(a: &Cr5mArgs) -> Result<(), Failure> {
-    create_out_dir(&a.out)?;
+    create_out_dir(&a.output.out)?;
     let (paths, names, n_traces) = sources(a)?;
     let sweeps = paths.len() - n_traces;
     // The verified failure run takes Financial1 when it is among the traces.
@@ -317,7 +317,7 @@ pub fn run(a: &Cr5mArgs) -> Result<(), Failure> {
         .iter()
         .map(|&k| job(a, &paths, &names, k))
         .collect::<Result<Vec<Job>, Failure>>()?;
-    let threads = runner::threads_or_cores(a.jobs);
+    let threads = runner::threads_or_cores(a.output.jobs);
     eprintln!(
         "reproduce cr5m: {n_traces} traces, {sweeps} sweep workloads, {} runs on {threads} threads",
         jobs.len()
@@ -339,7 +339,7 @@ pub fn run(a: &Cr5mArgs) -> Result<(), Failure> {
         sets: &a.set,
         verify_trace,
     };
-    ex.write_all(&a.out, wall_s, threads)
+    ex.write_all(&a.output.out, wall_s, threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
     print!("{}", ex.summary(wall_s, threads));
     Ok(())

@@ -212,10 +212,15 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
         .into_iter()
         .map(|k| Ok((k, job(a, &traces, k)?)))
         .collect::<Result<Vec<_>, Failure>>()?;
-    let done = runner::run_keyed("reproduce dgc", traces.len(), a.bus, jobs, a.jobs, |r| {
-        Row::from(r)
-    })?;
-    create_out_dir(&a.out)?;
+    let done = runner::run_keyed(
+        "reproduce dgc",
+        traces.len(),
+        a.bus,
+        jobs,
+        a.output.jobs,
+        |r| Row::from(r),
+    )?;
+    create_out_dir(&a.output.out)?;
     let ex = Experiment {
         names: &names,
         results: &done.results,
@@ -223,7 +228,7 @@ pub fn run(a: &DgcArgs) -> Result<(), Failure> {
         full: !a.quick,
         sets: &a.set,
     };
-    ex.write_all(&a.out, done.wall_s, done.threads)
+    ex.write_all(&a.output.out, done.wall_s, done.threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
     print!("{}", ex.summary(done.wall_s, done.threads));
     Ok(())

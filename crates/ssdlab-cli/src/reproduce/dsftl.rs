@@ -376,10 +376,10 @@ pub fn run(a: &DsftlArgs) -> Result<(), Failure> {
         workloads.len(),
         BusModel::Shared,
         jobs,
-        a.jobs,
+        a.output.jobs,
         |r| Row::from(r),
     )?;
-    create_out_dir(&a.out)?;
+    create_out_dir(&a.output.out)?;
     let ex = Experiment {
         names: &names,
         workloads: &workloads,
@@ -388,7 +388,7 @@ pub fn run(a: &DsftlArgs) -> Result<(), Failure> {
         quick: a.quick,
         sets: &a.set,
     };
-    ex.write_all(&a.out, done.wall_s, done.threads)
+    ex.write_all(&a.output.out, done.wall_s, done.threads)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
     print!("{}", ex.summary(done.wall_s, done.threads));
     Ok(())

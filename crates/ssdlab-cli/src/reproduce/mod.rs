@@ -80,6 +80,19 @@ impl BusModel {
     }
 }
 
+/// Where a reproduction writes and how many runs it keeps going at once (every
+/// `reproduce` command takes these).
+#[derive(Args, Debug)]
+pub struct Output {
+    /// Output directory for the CSVs, figures and summary (and, for cr5m, the synthetic
+    /// workloads it generates).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Parallel runs (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
 /// `reproduce brr` arguments.
 #[derive(Args, Debug)]
 pub struct BrrArgs {
@@ -87,12 +100,8 @@ pub struct BrrArgs {
     /// supported format; files whose format is not recognized are skipped. Repeatable.
     #[arg(long, value_name = "DIR|FILE", required = true)]
     pub traces: Vec<PathBuf>,
-    /// Output directory for the CSVs, figures and summary.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Parallel runs (default: the machine's cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
     /// A shorter sweep: queue lengths 1, 4, 16, 64, 256 instead of every power of two.
     #[arg(long)]
     pub quick: bool,
@@ -120,12 +129,8 @@ pub struct DgcArgs {
     /// supported format; files whose format is not recognized are skipped. Repeatable.
     #[arg(long, value_name = "DIR|FILE", required = true)]
     pub traces: Vec<PathBuf>,
-    /// Output directory for the CSVs, figures and summary.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Parallel runs (default: the machine's cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
     /// Only the main variants at group 8: skip the group-size sweep (figure 11) and the
     /// sensitivity study.
     #[arg(long)]
@@ -146,12 +151,8 @@ pub struct DsftlArgs {
     /// recognized are skipped. Repeatable; optional beside the stand-ins.
     #[arg(long, value_name = "DIR|FILE")]
     pub traces: Vec<PathBuf>,
-    /// Output directory for the CSVs, figures and summary.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Parallel runs (default: the machine's cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
     /// Shorter stand-ins (20,000 requests instead of 100,000) and no sweeps.
     #[arg(long)]
     pub quick: bool,
@@ -173,12 +174,8 @@ pub struct Cr5mArgs {
     /// as --synthetic-config takes; directories contribute theirs too). Repeatable.
     #[arg(long, value_name = "DIR|FILE", required = true)]
     pub traces: Vec<PathBuf>,
-    /// Output directory for the CSVs, figures, summary and the workloads generated.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Parallel runs (default: the machine's cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
     /// SSD1 only, and synthetic workloads cut to 20 000 requests.
     #[arg(long)]
     pub quick: bool,

@@ -19,6 +19,7 @@
 
 use super::common::{create_out_dir, find_traces, is_workload, trace_name, write_out};
 use super::runner::{self, Job};
+use super::Output;
 use crate::Failure;
 use anyhow::anyhow;
 use clap::Args;
@@ -43,12 +44,8 @@ pub struct PaqArgs {
     /// files (not subdirectories) are either; other files are skipped. Repeatable.
     #[arg(long, value_name = "DIR|FILE", required = true)]
     pub traces: Vec<PathBuf>,
-    /// Output directory for the CSVs, figures and summary.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// Parallel runs (default: the machine's cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub output: Output,
     /// Fewer runs: no die-bound split or one-slot rows; the sweeps on one workload at
     /// queue depths 8, 32, 256.
     #[arg(long)]
@@ -224,7 +221,7 @@ pub fn run(a: &PaqArgs) -> Result<(), Failure> {
     };
     let sweep = sweep_workloads(a, &names)?;
     let all = keys(a.quick, &base, workloads.len(), &sweep);
-    let threads = runner::threads_or_cores(a.jobs);
+    let threads = runner::threads_or_cores(a.output.jobs);
     eprintln!(
         "reproduce paq: {} workloads, {} runs on {threads} threads",
         workloads.len(),
@@ -278,7 +275,7 @@ pub fn run(a: &PaqArgs) -> Result<(), Failure> {
     }
     let second = run_keys(open, &scales)?;
     results.extend(second.results);
-    create_out_dir(&a.out)?;
+    create_out_dir(&a.output.out)?;
     let synthetic: Vec<String> = workloads
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
@@ -298,7 +295,7 @@ pub fn run(a: &PaqArgs) -> Result<(), Failure> {
         wall_s: first.wall_s + second.wall_s,
         threads,
     };
-    ex.write_all(&a.out)
+    ex.write_all(&a.output.out)
         .map_err(|e| Failure::internal(anyhow!(e)))?;
     print!("{}", ex.summary());
     Ok(())
