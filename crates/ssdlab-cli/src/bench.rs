@@ -24,12 +24,8 @@ pub fn cmd_bench(a: &RunArgs) -> Result<(), Failure> {
         .as_ref()
         .map(|p| create_output("--json", p).map(|f| (f, p)))
         .transpose()?;
-    let stream = src.open().map_err(Failure::input)?;
     let start = Instant::now();
-    let mut sim = Simulation::new(cfg, stream, &src.describe())?;
-    if sim.needs_warm_up() {
-        sim.warm_up(src.open().map_err(Failure::input)?)?;
-    }
+    let sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
     let setup = start.elapsed();
     let report = sim.run()?;
     let total = start.elapsed();

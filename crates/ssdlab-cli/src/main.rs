@@ -135,16 +135,6 @@ pub fn simulate(
     Ok(report)
 }
 
-/// True when `cfg` injects a failure at a fraction of the trace's requests (the trace
-/// must be counted first).
-pub(crate) fn fails_at_fractions(cfg: &SimConfig) -> Result<bool, ssdlab_raid::RaidConfigError> {
-    Ok(cfg
-        .raid
-        .fail_specs()?
-        .iter()
-        .any(|f| matches!(f.at, ssdlab_raid::FailAt::Fraction(_))))
-}
-
 /// Builds a simulation of `cfg` on `src` with its outputs and progress display; counts
 /// the trace's requests first when a failure is given as a fraction of them.
 pub fn prepare(
@@ -154,20 +144,7 @@ pub fn prepare(
     csv: Option<&std::path::Path>,
     show_progress: bool,
 ) -> Result<(Simulation, Option<progress::Progress>), Failure> {
-    let fractions = fails_at_fractions(&cfg).map_err(Failure::input)?;
-    let stream = open_source(src)?;
-    let mut sim = Simulation::new(cfg, stream, &src.describe())?;
-    if sim.needs_warm_up() {
-        sim.warm_up(open_source(src)?)?;
-    }
-    if fractions {
-        let mut n = 0u64;
-        for r in open_source(src)? {
-            r.map_err(Failure::input)?;
-            n += 1;
-        }
-        sim.set_trace_requests(n);
-    }
+    let mut sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
     if let Some(p) = preset {
         sim.set_preset_name(p);
     }

@@ -19,13 +19,6 @@ pub struct Cached {
     format: &'static str,
 }
 
-impl Cached {
-    /// Requests in the trace.
-    pub fn len(&self) -> usize {
-        self.reqs.len()
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
     path: PathBuf,

@@ -44,13 +44,6 @@ impl RunError {
         }
     }
 
-    /// A configuration error about `key` that did not come from the builder.
-    pub fn config_message(key: &str, message: &str) -> Self {
-        let mut e = RunError::new("config", format!("key `{key}`: {message}"));
-        e.keys.push(key.to_string());
-        e
-    }
-
     /// The Python exception.
     pub fn into_py(self) -> PyErr {
         Python::with_gil(|py| {

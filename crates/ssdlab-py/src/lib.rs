@@ -23,7 +23,9 @@ use ssdlab::config::ConfigLayers;
 use ssdlab::{SimConfig, Simulation};
 use ssdlab_nand::ChipId;
 use ssdlab_stats::RequestLog;
-use ssdlab_trace::{RequestStream, SyntheticConfig, TraceFormat, TraceOptions, TraceSource};
+use ssdlab_trace::{
+    RequestStream, SyntheticConfig, TraceError, TraceFormat, TraceOptions, TraceSource,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -168,37 +170,17 @@ fn simulate(
     chips: bool,
     cache: bool,
 ) -> Result<RunOutput, RunError> {
-    let fractions = cfg
-        .raid
-        .fail_specs()
-        .map_err(|e| RunError::config_message("raid.fail", &e.to_string()))?
-        .iter()
-        .any(|f| matches!(f.at, ssdlab_raid::FailAt::Fraction(_)));
     let cached = match src {
         TraceSource::File { path, options } if cache => Some(cache::load(path, options)?),
         _ => None,
     };
-    let open = || -> Result<Box<dyn RequestStream>, RunError> {
+    let open = || -> Result<Box<dyn RequestStream>, TraceError> {
         match &cached {
             Some(c) => Ok(Box::new(cache::CachedStream::new(Arc::clone(c)))),
-            None => Ok(src.open()?),
+            None => src.open(),
         }
     };
-    let mut sim = Simulation::new(cfg, open()?, &src.describe())?;
-    if fractions {
-        let n = match &cached {
-            Some(c) => c.len() as u64,
-            None => {
-                let mut n = 0u64;
-                for r in open()? {
-                    r?;
-                    n += 1;
-                }
-                n
-            }
-        };
-        sim.set_trace_requests(n);
-    }
+    let mut sim = Simulation::on_trace(cfg, open, &src.describe())?;
     if let Some(p) = preset {
         sim.set_preset_name(p);
     }

@@ -54,6 +54,28 @@ def test_same_number_as_the_cli(slice7016: str, cli: str | None, tmp_path) -> No
     )
 
 
+def test_trace_warm_up_and_a_fractional_failure_as_the_cli(
+    head200: str, cli: str | None, tmp_path
+) -> None:
+    # Both read the trace again before the run: the aging replay of its writes and the
+    # count a failure at a fraction of its requests needs.
+    if cli is None:
+        pytest.skip("SSDLAB_CLI not set (scripts/test.sh sets it)")
+    out = tmp_path / "out.json"
+    subprocess.run(
+        [cli, "run", "--preset", "brr", "--trace", head200, "--fail", "chip:3@0.5",
+         "--set", 'ftl.precondition.warmup="trace"', "--json", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    want = json.loads(out.read_text())
+    for cached in (False, True):
+        r = ssdlab.run(preset="brr", trace=head200, fail="chip:3@0.5", cache=cached,
+                       set={"ftl.precondition.warmup": "trace"})
+        assert r.summary["counters"]["failures"] == 1
+        assert r.summary["response"] == want["response"]
+
+
 def test_requests_columns_and_dtypes(head200: str) -> None:
     df = ssdlab.run(preset="default", trace=head200).requests()
     assert tuple(df.columns) == ssdlab.REQUEST_COLUMNS

@@ -176,20 +176,9 @@ pub fn source_of(path: &Path) -> Result<TraceSource, String> {
 /// `--per-request-csv` writes, in completion order).
 pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>), String> {
     let src = &job.source;
-    let stream = src.open().map_err(|e| e.to_string())?;
     let verify = job.cfg.verify;
-    let fractions = crate::fails_at_fractions(&job.cfg).map_err(|e| e.to_string())?;
-    let mut sim =
-        Simulation::new(job.cfg.clone(), stream, &src.describe()).map_err(|e| e.to_string())?;
-    if fractions {
-        // A failure at a fraction of the trace needs the trace's length.
-        let n = src.open().map_err(|e| e.to_string())?.count() as u64;
-        sim.set_trace_requests(n);
-    }
-    if sim.needs_warm_up() {
-        let again = src.open().map_err(|e| e.to_string())?;
-        sim.warm_up(again).map_err(|e| e.to_string())?;
-    }
+    let mut sim = Simulation::on_trace(job.cfg.clone(), || src.open(), &src.describe())
+        .map_err(|e| e.to_string())?;
     sim.set_preset_name(job.preset);
     if keep_log {
         sim.keep_request_log();

@@ -17,7 +17,7 @@ use ssdlab_ftl::Ftl;
 use ssdlab_nand::Lpn;
 use ssdlab_raid::MirrorReadChoice;
 use ssdlab_stats::{Recorder, RunMeta, Shape};
-use ssdlab_trace::RequestStream;
+use ssdlab_trace::{RequestStream, TraceError};
 use std::collections::VecDeque;
 
 /// The read-choice policy: CR5M's mirror-read rule when the device has mirror chips,
@@ -166,6 +166,33 @@ impl Simulation {
         }
         sim.init_failures()?;
         sim.seed_shadow_from_ftl();
+        Ok(sim)
+    }
+
+    /// [`Simulation::new`] on the trace `open` opens, made ready to run: warmed up with
+    /// the trace when `ftl.precondition.warmup = "trace"`, and told the trace's length
+    /// when a failure is given as a fraction of it. Each of those reads the trace once
+    /// more, from a stream `open` opens again.
+    ///
+    /// # Errors
+    /// As [`Simulation::new`] and [`Simulation::warm_up`]; a trace error of any pass.
+    pub fn on_trace(
+        cfg: SimConfig,
+        mut open: impl FnMut() -> Result<Box<dyn RequestStream>, TraceError>,
+        trace: &str,
+    ) -> Result<Simulation, SimError> {
+        let mut sim = Simulation::new(cfg, open()?, trace)?;
+        if sim.needs_warm_up() {
+            sim.warm_up(open()?)?;
+        }
+        if sim.needs_trace_length() {
+            let mut n = 0u64;
+            for r in open()? {
+                r?;
+                n += 1;
+            }
+            sim.set_trace_requests(n);
+        }
         Ok(sim)
     }
 }

@@ -120,6 +120,17 @@ impl Simulation {
         Ok(())
     }
 
+    /// True when a failure is given as a fraction of the trace's requests and the trace
+    /// length is not known yet ([`Simulation::set_trace_requests`]).
+    pub fn needs_trace_length(&self) -> bool {
+        self.fail.as_deref().is_some_and(|f| {
+            f.trace_requests.is_none()
+                && f.pending
+                    .iter()
+                    .any(|(s, _)| matches!(s.at, FailAt::Fraction(_)))
+        })
+    }
+
     /// Resolves failures given as a fraction of the trace's requests; `requests` is the
     /// trace length. Without it such failures are an error when the run starts.
     pub fn set_trace_requests(&mut self, requests: u64) {
@@ -146,7 +157,7 @@ impl Simulation {
             let Some(index) = *at else {
                 return Err(SimError::config(
                     "raid.fail",
-                    format!("`{spec}` is a fraction of the trace's requests, but the trace length is unknown (the CLI counts it; library callers use Simulation::set_trace_requests)"),
+                    format!("`{spec}` is a fraction of the trace's requests, but the trace length is unknown (Simulation::on_trace counts it, as the CLI and the Python package do; or call Simulation::set_trace_requests)"),
                 ));
             };
             let requests = f.trace_requests.unwrap_or(0);
