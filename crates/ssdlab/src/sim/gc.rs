@@ -37,14 +37,12 @@ impl Simulation {
             return;
         }
         let needed = self.ftl.gc_needed(plane);
-        let started = if !background && needed && self.gc_may_start_now(plane) {
-            self.start_gc(plane, GcKind::Foreground)
-        } else if background && (needed || self.ftl.bg_gc_wanted(plane)) {
-            self.start_gc(plane, GcKind::Background)
+        let kind = if background {
+            (needed || self.ftl.bg_gc_wanted(plane)).then_some(GcKind::Background)
         } else {
-            true
+            (needed && self.gc_may_start_now(plane)).then_some(GcKind::Foreground)
         };
-        if !started && needed {
+        if kind.is_some_and(|k| !self.start_gc(plane, k)) && needed {
             // No victim: under CR5M, expired pages may be what fills the plane.
             self.cr5m_pressure(plane);
         }
