@@ -17,7 +17,7 @@
 //! PAQ2 runs at the preset run with `verify = true`; the summary reports their
 //! mismatches.
 
-use super::common::{create_out_dir, find_traces, is_workload, trace_name, write_out};
+use super::common::{create_out_dir, find_traces, trace_name, write_out};
 use super::runner::{self, Job};
 use super::Output;
 use crate::Failure;
@@ -173,11 +173,6 @@ fn first_responses(log: &RequestLog) -> Vec<u64> {
 /// directories given, in order.
 fn find_workloads(args: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     let mut out = find_traces(args)?;
-    for f in out.iter().filter(|f| is_workload(f)) {
-        let cfg = crate::workload::synthetic_from_file(f)?;
-        cfg.validate()
-            .map_err(|e| Failure::input(anyhow!("{}: {e}", f.display())))?;
-    }
     out.sort_by_key(|p| trace_name(p));
     out.dedup();
     Ok(out)

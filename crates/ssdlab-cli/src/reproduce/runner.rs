@@ -160,10 +160,12 @@ fn run_one(job: &Job) -> Result<Run, String> {
 }
 
 /// The workload of `job`: its trace file, or the synthetic workload a `.toml` file
-/// describes (`ssdlab run --synthetic-config`).
+/// describes (`ssdlab run --synthetic-config`), checked.
 pub fn source_of(path: &Path) -> Result<TraceSource, String> {
     if path.extension().is_some_and(|e| e == "toml") {
         let cfg = synthetic_from_file(path).map_err(|f| format!("{:#}", f.err))?;
+        cfg.validate()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok(TraceSource::Synthetic(cfg));
     }
     Ok(TraceSource::File {
