@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
-# The speed benchmarks of docs/PERFORMANCE.md: one million real requests (the UMass
-# Financial1 excerpt replayed 20 times back to back with shifted timestamps) on the
-# 256 GB `brr` device. Run from the repository root on an otherwise idle machine.
+# The speed benchmarks of docs/PERFORMANCE.md as one series. Run from anywhere, on an
+# otherwise idle machine:
+#
+#   scripts/bench.sh                                    # this build alone, every case
+#   scripts/bench.sh --baseline ../base/target/release/ssdlab --runs 5 synth-64g synth-16g-gc
+#
+# Cases (scripts/bench_series.py): synth-64g and synth-16g-gc (the synthetic million-request
+# trace of ../shared/bench on its 64 GiB and GC-active 16 GiB geometries), brr-plain,
+# brr-aged, brr-raid5 and brr-verify (UMass Financial1 replayed 20 times, one million
+# requests, on the 256 GB brr device). With --baseline, the baseline build and this one run
+# alternately and the table gives the speed-up; every run is appended to
+# target/bench-series.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+builds=()
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) builds+=(--build "baseline=$2"); shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
 cargo build --release -p ssdlab-cli
-B=target/release/ssdlab
-F=../shared/traces/spc-derived/financial1-50k.disksim.gz
-run() {
-  echo "== $*"
-  "$B" bench --preset brr --scheduler async-fifo --trace "$F" --repeat 20 "$@"
-  echo
-}
-run --set raid.level=none                                 # plain device, no RAID
-run --set raid.level=none --set ftl.precondition.overwrite_ratio=0.5   # GC active
-run                                                       # the brr preset: RAID-5, LCI, groups of 8
-run --verify                                              # RAID-5 with every read verified
+if [ ! -f target/bench-1m.trace ]; then
+  python3 ../shared/bench/gen_synth_trace.py --out target/bench-1m.trace   # seed 42
+fi
+exec python3 scripts/bench_series.py "${builds[@]}" --build "this=target/release/ssdlab" \
+  --out target/bench-series.jsonl "${args[@]}"

@@ -44,7 +44,7 @@ pub enum Cmd {
     /// Run the built-in synthetic workload on the default device and print the results.
     Demo,
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
-    Bench(RunArgs),
+    Bench(BenchArgs),
     /// Run the cross product of a grid of --set values, traces and seeds on this
     /// machine's cores into one CSV table (one row per point).
     Sweep(SweepArgs),
@@ -161,6 +161,27 @@ pub struct RunArgs {
     /// Write one CSV line per completed request.
     #[arg(long, value_name = "FILE")]
     pub per_request_csv: Option<PathBuf>,
+}
+
+/// `bench` arguments.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Device.
+    #[command(flatten)]
+    pub device: DeviceArgs,
+    /// Workload.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Write the report as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Append the speed figures as one JSON line to FILE (a series of runs is one file;
+    /// `scripts/bench.sh` collects them).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// A label stored in the JSON line (e.g. the build or the case).
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub label: String,
 }
 
 /// `compare` arguments.

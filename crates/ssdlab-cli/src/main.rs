@@ -57,7 +57,12 @@ impl From<SimError> for Failure {
     }
 }
 
+/// When the process started (the first thing `main` does): `bench` reports whole-process
+/// wall time from here.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
 fn main() -> ExitCode {
+    STARTED.get_or_init(std::time::Instant::now);
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,

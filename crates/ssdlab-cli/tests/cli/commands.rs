@@ -204,3 +204,48 @@ fn bench_reports_the_request_count() {
     assert_eq!(info_value(&run.stdout, "host requests"), "200");
     assert_eq!(json_u64(&read_json(&json), &["requests", "all"]), 200);
 }
+
+#[test]
+fn bench_appends_one_json_line_per_run_with_the_flash_work_of_its_report() {
+    let t = trace("msr/hm_0-head200.csv.gz");
+    let json = out_path("cmd-bench-line.json");
+    let lines = out_path("cmd-bench-lines.jsonl");
+    let _ = std::fs::remove_file(&lines);
+    for label in ["first", "second"] {
+        ssdlab([
+            "bench", "--preset", "default", "--trace", &t, "--json", &json, "--jsonl", &lines,
+            "--label", label,
+        ])
+        .assert_ok()
+        .assert_stdout_has(&["whole process:"]);
+    }
+    let text = std::fs::read_to_string(&lines).unwrap();
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0]["label"], "first");
+    assert_eq!(rows[1]["label"], "second");
+    let report = read_json(&json);
+    let row = &rows[1];
+    assert_eq!(row["host_requests"], 200);
+    assert_eq!(
+        row["flash_work"]["programs"], report["programmed_pages"],
+        "{row}"
+    );
+    let reads: u64 = report["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["reason"].as_str().unwrap().ends_with("read"))
+        .map(|t| t["pages"].as_u64().unwrap())
+        .sum();
+    assert_eq!(row["flash_work"]["page_reads"], reads);
+    let f = |k: &str| row[k].as_f64().unwrap();
+    assert!(
+        f("whole_process_s") >= f("setup_s") + f("simulation_s"),
+        "{row}"
+    );
+    assert_eq!(row["device_pages"], 8 * 1024 * 1024, "the default device");
+}
