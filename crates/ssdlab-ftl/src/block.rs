@@ -100,11 +100,11 @@ pub(crate) struct PlaneMeta {
 pub(crate) struct BlockManager {
     pub ppb: u32,
     pub bpp: u32,
-    wl_dynamic: bool,
+    pub wl_dynamic: bool,
     pub blocks: Vec<BlockMeta>,
     pub planes: Vec<PlaneMeta>,
     /// `heads[plane × (ppb + 1) + valid]`: first full block with that many valid pages.
-    heads: Vec<u32>,
+    pub heads: Vec<u32>,
 }
 
 impl BlockManager {

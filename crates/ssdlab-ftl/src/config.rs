@@ -283,6 +283,25 @@ pub struct PreconditionConfig {
     /// After the fill and overwrites, age the device with the workload itself (applied
     /// by the controller, which replays the trace's writes in zero time).
     pub warmup: Warmup,
+    /// How the random overwrites are carried out: page by page over the whole device, or
+    /// replayed on a few sample planes whose state every plane then takes.
+    pub aging: Aging,
+    /// Sample planes of `aging = "sampled"` (at least 1).
+    pub sample_planes: u32,
+}
+
+/// `ftl.precondition.aging`: how the random overwrites age the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aging {
+    /// Every overwrite written, with instant GC, on the whole device.
+    #[default]
+    Replay,
+    /// With static allocation, planes age independently of one another: the fill and
+    /// the overwrites are replayed, with the same GC, on `sample_planes` planes of their
+    /// own, and each plane of the device takes the state of one of them (with its own
+    /// logical pages). Other allocations fall back to `replay`.
+    Sampled,
 }
 
 /// `ftl.precondition.warmup`: a zero-time replay of the workload before the measured one.
@@ -304,6 +323,8 @@ impl Default for PreconditionConfig {
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
             warmup: Warmup::None,
+            aging: Aging::Replay,
+            sample_planes: 4,
         }
     }
 }
@@ -402,6 +423,9 @@ impl FtlConfig {
             (0.0, 100.0, true),
             "[0, 100]",
         );
+        let key = "ftl.precondition.sample_planes";
+        let n = f64::from(pre.sample_planes);
+        check_range(&mut errs, key, n, (1.0, 65536.0, true), "[1, 65536]");
         errs
     }
 

@@ -15,6 +15,8 @@ pub(crate) trait GcVictimPolicy: std::fmt::Debug + Send {
     /// A full block of `plane` with at least one invalid page, or `None`. `now` is the
     /// FTL's page-write stamp (the age clock of cost-benefit).
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, now: u64) -> Option<u32>;
+    /// Which policy this is.
+    fn kind(&self) -> VictimPolicy;
 }
 
 /// The policy object for `policy`. `rng` is only drawn from by [`Random`].
@@ -33,6 +35,9 @@ pub(crate) fn build(policy: VictimPolicy, rng: SimRng) -> Box<dyn GcVictimPolicy
 pub(crate) struct Greedy;
 
 impl GcVictimPolicy for Greedy {
+    fn kind(&self) -> VictimPolicy {
+        VictimPolicy::Greedy
+    }
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, _now: u64) -> Option<u32> {
         blocks.fewest_valid(plane, blocks.ppb)
     }
@@ -49,6 +54,9 @@ impl GcVictimPolicy for Greedy {
 pub(crate) struct CostBenefit;
 
 impl GcVictimPolicy for CostBenefit {
+    fn kind(&self) -> VictimPolicy {
+        VictimPolicy::CostBenefit
+    }
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, now: u64) -> Option<u32> {
         let ppb = f64::from(blocks.ppb);
         let mut best: Option<(f64, u32)> = None;
@@ -77,6 +85,9 @@ pub(crate) struct Random {
 }
 
 impl GcVictimPolicy for Random {
+    fn kind(&self) -> VictimPolicy {
+        VictimPolicy::Random
+    }
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, _now: u64) -> Option<u32> {
         let ppb = blocks.ppb;
         let eligible = |b: &u32| blocks.is_candidate(*b) && blocks.blocks[*b as usize].valid < ppb;

@@ -32,6 +32,7 @@
 //! `docs/FTL.md` explains the data layout, the page state machine and the GC protocol.
 #![warn(missing_docs)]
 
+mod aging;
 mod block;
 mod bloom;
 mod collect;
@@ -51,7 +52,7 @@ mod testutil;
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use config::{
-    AddressFold, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
+    AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
     HipaConfig, HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup,
     WearLevelingConfig,
 };

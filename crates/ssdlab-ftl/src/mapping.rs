@@ -193,6 +193,42 @@ impl Mapping {
     }
 }
 
+/// The tables as plain slices, for set-up that writes them in bulk (sampled aging):
+/// entries are written with [`encode_ppn`] and [`encode_owner`]; no page is pending.
+pub(crate) struct RawTables<'a> {
+    pub l2p: &'a mut [u32],
+    pub p2l: &'a mut [u32],
+    pub tokens: &'a mut [u64],
+}
+
+/// The `l2p` entry of an LPN mapped to `ppn`.
+#[inline]
+pub(crate) fn encode_ppn(ppn: Ppn) -> u32 {
+    ppn.0 + 1
+}
+
+/// The `p2l` entry of a page owned by `owner`.
+#[inline]
+pub(crate) fn encode_owner(owner: PageOwner) -> u32 {
+    match owner {
+        PageOwner::Free => P2L_FREE,
+        PageOwner::Invalid => P2L_INVALID,
+        PageOwner::Lpn(l) => l.0 + 1,
+    }
+}
+
+impl Mapping {
+    /// The tables as slices (see [`RawTables`]). Only for a device with nothing pending.
+    pub(crate) fn raw_mut(&mut self) -> RawTables<'_> {
+        debug_assert!(self.pending.iter().all(|&w| w == 0), "pages pending");
+        RawTables {
+            l2p: &mut self.l2p,
+            p2l: &mut self.p2l,
+            tokens: &mut self.tokens,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

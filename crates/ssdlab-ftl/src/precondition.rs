@@ -57,26 +57,48 @@ impl Ftl {
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
     ) -> PreconditionReport {
-        let mut report = PreconditionReport::default();
         if !cfg.enabled {
-            return report;
+            return PreconditionReport::default();
         }
-        report.ran = true;
+        let (fill, overwrites) = self.precondition_amounts(cfg);
+        self.age_by_replay(fill, overwrites, place, rng, token_for)
+    }
+
+    /// LPNs the sequential fill writes (`0 .. fill`) and the random overwrites after it.
+    pub(crate) fn precondition_amounts(&self, cfg: &PreconditionConfig) -> (u32, u64) {
         let n = self.counted_entries();
         let fill = ((cfg.fill_ratio * f64::from(n)).floor() as u32).min(n);
         let overwrites = (cfg.overwrite_ratio * f64::from(n)).round() as u64;
+        (fill, overwrites)
+    }
+
+    /// The fill of LPNs `0 .. fill` in order, then `overwrites` writes of LPNs drawn
+    /// uniformly from the filled range, each completed at once with instant GC. The write
+    /// of version `v` (`1, 2, …`) of LPN `l` carries `token(l, v)`.
+    pub(crate) fn age_by_replay(
+        &mut self,
+        fill: u32,
+        overwrites: u64,
+        place: &mut dyn FnMut(Lpn) -> PlaneId,
+        rng: &mut SimRng,
+        token: fn(Lpn, u32) -> u64,
+    ) -> PreconditionReport {
+        let mut report = PreconditionReport {
+            ran: true,
+            ..PreconditionReport::default()
+        };
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);
         let mut version = 0u32;
         for l in 0..fill {
             version = version.wrapping_add(1);
-            self.pre_write(Lpn(l), version, place, &mut buf, &mut report);
+            self.pre_write(Lpn(l), token(Lpn(l), version), place, &mut buf, &mut report);
             report.filled += 1;
         }
         if fill > 0 {
             for _ in 0..overwrites {
-                let l = rng.below(u64::from(fill)) as u32;
+                let l = Lpn(rng.below(u64::from(fill)) as u32);
                 version = version.wrapping_add(1);
-                self.pre_write(Lpn(l), version, place, &mut buf, &mut report);
+                self.pre_write(l, token(l, version), place, &mut buf, &mut report);
                 report.overwrites += 1;
             }
         }
@@ -95,16 +117,13 @@ impl Ftl {
     fn pre_write(
         &mut self,
         lpn: Lpn,
-        version: u32,
+        token: u64,
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         buf: &mut Vec<(Ppn, Lpn)>,
         report: &mut PreconditionReport,
     ) {
         let plane = place(lpn);
-        if self
-            .write_with_gc(lpn, plane, token_for(lpn, version), buf)
-            .is_err()
-        {
+        if self.write_with_gc(lpn, plane, token, buf).is_err() {
             report.unplaced += 1;
         }
     }

@@ -195,6 +195,10 @@ impl PlacementPolicy for Hipa {
         self.map.plane_of(lpn)
     }
 
+    fn fill_map(&self) -> Option<StripeMap> {
+        Some(self.map)
+    }
+
     fn counters(&self) -> Vec<(Counter, u64)> {
         vec![(Counter::HipaDynamicWrites, self.dynamic_writes)]
     }

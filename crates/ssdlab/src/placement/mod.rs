@@ -104,6 +104,12 @@ pub trait PlacementPolicy: Send {
     /// Where zero-time preconditioning lays FTL page `lpn` out (data, and under RAID its
     /// redundancy), before the run: no device state exists yet.
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId;
+    /// The stripe map [`PlacementPolicy::fill_plane`] follows when it places every LPN by
+    /// it and nothing else (the planes then age independently; `ftl.precondition.aging =
+    /// "sampled"` needs it). None by default.
+    fn fill_map(&self) -> Option<ssdlab_ftl::StripeMap> {
+        None
+    }
     /// The policy's own counters for the report (none by default).
     fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
         Vec::new()

@@ -47,6 +47,10 @@ impl PlacementPolicy for StaticOrder {
     fn fill_plane(&mut self, lpn: Lpn, _geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
         self.map.plane_of(lpn)
     }
+
+    fn fill_map(&self) -> Option<StripeMap> {
+        Some(self.map)
+    }
 }
 
 /// The state both dynamic policies share: the order, the run-time write counter and

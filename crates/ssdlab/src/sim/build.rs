@@ -65,10 +65,18 @@ impl Simulation {
             .map(|r| Box::new(Cr5m::new(&cfg.raid, r, map_entries, slots, &geom)));
         let mut placement = placement::build(&cfg);
         if cfg.ftl.precondition.enabled {
-            let map = raid.as_ref().map(|r| &r.map);
-            let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
             let mut prng = rng.fork("precondition");
-            ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
+            let pre = &cfg.ftl.precondition;
+            match placement.fill_map().filter(|_| raid.is_none()) {
+                Some(stripes) => {
+                    ftl.precondition_striped(pre, &stripes, &mut prng);
+                }
+                None => {
+                    let map = raid.as_ref().map(|r| &r.map);
+                    let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
+                    ftl.precondition(pre, &mut place, &mut prng);
+                }
+            }
         }
         let timing = cfg.timing;
         let planes = geom.planes() as usize;

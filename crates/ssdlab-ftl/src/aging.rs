@@ -1,0 +1,517 @@
+//! Sampled aging (`ftl.precondition.aging = "sampled"`): the random overwrites of
+//! preconditioning replayed on a few sample planes instead of the whole device.
+//!
+//! With static allocation the fill puts LPN `l` in plane `map.plane_of(l)` and every
+//! overwrite of `l` goes back to that plane, and GC never leaves a plane: the planes age
+//! independently of one another. Plane `p` holds the LPNs `first(p) + k × planes` for
+//! `k = 0 .. n_p` (its *ranks* `k`), receives the fill of those ranks in order and, in
+//! expectation, the share `n_p / fill` of the overwrites, each uniform over its ranks.
+//!
+//! So the process is run exactly, with the FTL's own write path, GC policy and wear
+//! leveling, on a one-plane FTL of the same block geometry holding `n_p` ranks, for
+//! `sample_planes` such planes (each with its own random stream, in parallel), and every
+//! plane of the device then takes the state of one of them, its ranks translated to its
+//! own LPNs: blocks (valid counts, write pointers, erase counts, bucket lists, free pool,
+//! frontiers), pages (owners, tokens) and map entries. Each plane's state is therefore a
+//! true sample of the replayed process; what is lost is independence between the planes
+//! that share a sample (their block states are identical). Tokens are `token_for(l, v)`
+//! with a version `v` unique over the device; the age stamps of cost-benefit are scaled
+//! by the number of planes, the rate at which the device's stamp clock runs against one
+//! plane's.
+//!
+//! Anything else (dynamic, HIPA or content-aware allocation, RAID, controller slots, a
+//! content index, a device not fresh) takes the page-by-page replay.
+
+use ssdlab_engine::SimRng;
+use ssdlab_nand::{Geometry, Lpn, PlaneId, Ppn};
+use std::cmp::Reverse;
+
+use crate::block::{BlockManager, NONE};
+use crate::config::{Aging, PreconditionConfig};
+use crate::ftl::Ftl;
+use crate::gc;
+use crate::mapping::{encode_owner, encode_ppn, Mapping, PageOwner};
+use crate::order::StripeMap;
+use crate::precondition::PreconditionReport;
+use crate::stats::FtlCounters;
+use crate::token_for;
+
+/// One aged sample plane: how many ranks it holds, and its tables.
+struct Sample {
+    ranks: u32,
+    map: Mapping,
+    blocks: BlockManager,
+    stamp: u64,
+    erases_total: u64,
+    report: PreconditionReport,
+}
+
+impl Ftl {
+    /// [`Ftl::precondition`] for a device filled by static allocation (`map`): with
+    /// `cfg.aging = "sampled"` and overwrites to do, the sampled aging of the module docs;
+    /// otherwise, or when it does not apply, the page-by-page replay.
+    pub fn precondition_striped(
+        &mut self,
+        cfg: &PreconditionConfig,
+        map: &StripeMap,
+        rng: &mut SimRng,
+    ) -> PreconditionReport {
+        let (fill, overwrites) = self.precondition_amounts(cfg);
+        let applies = cfg.enabled
+            && cfg.aging == Aging::Sampled
+            && fill > 0
+            && overwrites > 0
+            && self.slots == 0
+            && self.content.is_none()
+            && self.is_fresh();
+        if !applies {
+            return self.precondition(cfg, &mut |l| map.plane_of(l), rng);
+        }
+        self.age_sampled(fill, overwrites, cfg.sample_planes, map, rng)
+    }
+
+    /// No page written and no block erased yet.
+    fn is_fresh(&self) -> bool {
+        self.stamp == 0 && self.erases_total == 0
+    }
+
+    /// Ranks of `plane` below `fill`: the LPNs `first(plane) + k × planes < fill`.
+    fn ranks_below(map: &StripeMap, plane: PlaneId, planes: u32, fill: u32) -> u32 {
+        let first = map.first_lpn_of(plane).0;
+        if fill <= first {
+            0
+        } else {
+            (fill - first - 1) / planes + 1
+        }
+    }
+
+    fn age_sampled(
+        &mut self,
+        fill: u32,
+        overwrites: u64,
+        sample_planes: u32,
+        map: &StripeMap,
+        rng: &mut SimRng,
+    ) -> PreconditionReport {
+        let planes = self.geom.planes();
+        let ranks: Vec<u32> = (0..planes)
+            .map(|p| Ftl::ranks_below(map, PlaneId(p), planes, fill))
+            .collect();
+        // Planes grouped by rank count (static striping gives at most two counts); each
+        // group gets sample planes in proportion to its size, at least one.
+        let mut counts: Vec<u32> = ranks.clone();
+        counts.sort_unstable();
+        counts.dedup();
+        let mut jobs = Vec::new(); // (ranks, overwrites, rng)
+        for &n in &counts {
+            let members = ranks.iter().filter(|&&r| r == n).count() as u64;
+            let share = (u64::from(sample_planes) * members).div_ceil(u64::from(planes));
+            let k = share.clamp(1, members);
+            let ow = (overwrites as f64 * f64::from(n) / f64::from(fill)).round() as u64;
+            for j in 0..k {
+                jobs.push((n, ow, rng.fork(&format!("sampled-aging/{n}/{j}"))));
+            }
+        }
+        let samples = self.run_samples(jobs);
+        let mut report = PreconditionReport {
+            ran: true,
+            filled: u64::from(fill),
+            ..PreconditionReport::default()
+        };
+        let mut used = vec![0usize; counts.len()];
+        let mut assign = Vec::with_capacity(planes as usize);
+        for p in 0..planes {
+            let n = ranks[p as usize];
+            let g = counts
+                .iter()
+                .position(|&c| c == n)
+                .expect("a counted rank count");
+            let mine: Vec<usize> = (0..samples.len())
+                .filter(|&i| samples[i].ranks == n)
+                .collect();
+            let i = mine[used[g] % mine.len()];
+            used[g] += 1;
+            assign.push(i);
+            let s = &samples[i];
+            self.take_blocks(PlaneId(p), s);
+            report.overwrites += s.report.overwrites;
+            report.unplaced += s.report.unplaced;
+            report.gc_runs += s.report.gc_runs;
+            report.gc_pages_moved += s.report.gc_pages_moved;
+            let v = global_version(s.report.last_version, p, planes);
+            report.last_version = report.last_version.max(v);
+        }
+        self.take_pages(&samples, &assign, map);
+        let st = self.device_state();
+        report.valid_pages = st.valid_pages;
+        report.invalid_pages = st.invalid_pages;
+        self.counters = FtlCounters::default();
+        report
+    }
+
+    /// Ages one-plane FTLs, one per job, on up to the machine's cores.
+    fn run_samples(&self, jobs: Vec<(u32, u64, SimRng)>) -> Vec<Sample> {
+        let geom = Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            ..self.geom
+        };
+        let fresh: Vec<(Ftl, u64, SimRng)> = jobs
+            .into_iter()
+            .map(|(n, ow, rng)| (self.one_plane_like(&geom, n, rng.fork("victim")), ow, rng))
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = fresh.len().div_ceil(threads).max(1);
+        let mut fresh = fresh;
+        let mut out = Vec::new();
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            while !fresh.is_empty() {
+                let chunk: Vec<_> = fresh.drain(..per.min(fresh.len())).collect();
+                handles.push(scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|(mut ftl, ow, mut rng)| {
+                            let n = ftl.map_entries();
+                            let report = ftl.age_by_replay(
+                                n,
+                                ow,
+                                &mut |_| PlaneId(0),
+                                &mut rng,
+                                raw_version,
+                            );
+                            Sample {
+                                ranks: n,
+                                map: ftl.map,
+                                blocks: ftl.blocks,
+                                stamp: ftl.stamp,
+                                erases_total: ftl.erases_total,
+                                report,
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                }));
+            }
+            for h in handles {
+                out.extend(h.join().expect("a sample plane's aging panicked"));
+            }
+        });
+        out
+    }
+
+    /// A fresh FTL of one plane of `geom` holding `ranks` LPNs, with this FTL's GC and
+    /// wear-leveling settings.
+    fn one_plane_like(&self, geom: &Geometry, ranks: u32, rng: SimRng) -> Ftl {
+        Ftl {
+            geom: *geom,
+            map: Mapping::new(ranks, geom.pages()),
+            blocks: BlockManager::new(geom, self.blocks.wl_dynamic),
+            policy: gc::build(self.policy.kind(), rng),
+            reserve_blocks: self.reserve_blocks,
+            gc_threshold_blocks: self.gc_threshold_blocks,
+            bg_threshold_blocks: self.bg_threshold_blocks,
+            background: self.background,
+            static_spread: self.static_spread,
+            stamp: 0,
+            erases_total: 0,
+            counters: FtlCounters::default(),
+            content: None,
+            slots: 0,
+        }
+    }
+
+    /// Plane `p` takes sample `s`'s blocks: metadata, bucket lists, free pool, frontiers.
+    fn take_blocks(&mut self, p: PlaneId, s: &Sample) {
+        let (bpp, ppb) = (self.geom.blocks_per_plane, self.geom.pages_per_block);
+        let block0 = p.0 * bpp;
+        let shift = |b: u32| if b == NONE { NONE } else { b + block0 };
+        let scale = u64::from(self.geom.planes());
+        let src = &s.blocks;
+        for b in 0..bpp {
+            let mut m = src.blocks[b as usize];
+            m.prev = shift(m.prev);
+            m.next = shift(m.next);
+            m.last_write *= scale;
+            self.blocks.blocks[(block0 + b) as usize] = m;
+        }
+        let mut pm = src.planes[0].clone();
+        pm.free = pm
+            .free
+            .into_iter()
+            .map(|Reverse(key)| Reverse(key + u64::from(block0)))
+            .collect();
+        pm.host_frontier = shift(pm.host_frontier);
+        pm.gc_frontier = shift(pm.gc_frontier);
+        pm.victim = shift(pm.victim);
+        self.blocks.planes[p.idx()] = pm;
+        let width = ppb as usize + 1;
+        for (v, &head) in src.heads[..width].iter().enumerate() {
+            self.blocks.heads[p.idx() * width + v] = shift(head);
+        }
+        self.stamp = self.stamp.max(s.stamp * scale);
+        self.erases_total += s.erases_total;
+    }
+
+    /// Every plane `p` takes the pages and map entries of sample `assign[p]`, rank `k`
+    /// becoming LPN `first(p) + k × planes`; planes (and LPN ranges) in parallel.
+    fn take_pages(&mut self, samples: &[Sample], assign: &[usize], map: &StripeMap) {
+        let planes = self.geom.planes();
+        let plane_pages = self.geom.blocks_per_plane as usize * self.geom.pages_per_block as usize;
+        let first: Vec<u32> = (0..planes)
+            .map(|p| map.first_lpn_of(PlaneId(p)).0)
+            .collect();
+        // The plane of each residue of one stripe cycle: LPN `c × planes + j` is rank `c`
+        // of plane `plane_of(j)`.
+        let residue: Vec<u32> = (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let raw = self.map.raw_mut();
+        std::thread::scope(|scope| {
+            let mut groups: Vec<Vec<PlanePages>> = (0..threads).map(|_| Vec::new()).collect();
+            let pages = raw
+                .p2l
+                .chunks_mut(plane_pages)
+                .zip(raw.tokens.chunks_mut(plane_pages));
+            for (p, (p2l, tokens)) in pages.enumerate() {
+                groups[p % threads].push((p, p2l, tokens));
+            }
+            for group in groups {
+                let first = &first;
+                scope.spawn(move || {
+                    for (p, p2l, tokens) in group {
+                        let s = &samples[assign[p]].map;
+                        let lpn_of = |rank: Lpn| Lpn(first[p] + rank.0 * planes);
+                        for (q, (o, t)) in p2l.iter_mut().zip(tokens.iter_mut()).enumerate() {
+                            let q = Ppn(q as u32);
+                            let v = global_version(s.token(q) as u32, p as u32, planes);
+                            let (owner, lpn) = match s.owner(q) {
+                                PageOwner::Free => continue,
+                                PageOwner::Lpn(rank) => {
+                                    let l = lpn_of(rank);
+                                    (PageOwner::Lpn(l), l)
+                                }
+                                // Stale data: its LPN is no longer recorded.
+                                PageOwner::Invalid => (PageOwner::Invalid, Lpn(first[p])),
+                            };
+                            *o = encode_owner(owner);
+                            *t = token_for(lpn, v);
+                        }
+                    }
+                });
+            }
+            let cycle = planes as usize;
+            let per = raw.l2p.len().div_ceil(cycle).div_ceil(threads) * cycle;
+            for (t, l2p) in raw.l2p.chunks_mut(per.max(cycle)).enumerate() {
+                let residue = &residue;
+                scope.spawn(move || {
+                    let base = t * per;
+                    for (i, e) in l2p.iter_mut().enumerate() {
+                        let l = base + i;
+                        let p = residue[l % cycle] as usize;
+                        let rank = Lpn((l / cycle) as u32);
+                        let s = &samples[assign[p]];
+                        if rank.0 >= s.ranks {
+                            continue;
+                        }
+                        if let Some(q) = s.map.lookup(rank) {
+                            *e = encode_ppn(Ppn((p * plane_pages) as u32 + q.0));
+                        }
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// One plane's owner and token tables, with the plane's number.
+type PlanePages<'a> = (usize, &'a mut [u32], &'a mut [u64]);
+
+/// The token of a sample plane's write: its version itself, translated when the plane
+/// is taken (see [`global_version`]).
+fn raw_version(_: Lpn, version: u32) -> u64 {
+    u64::from(version)
+}
+
+/// Version `v` of a sample plane, taken by plane `p` of `planes`: unique over the device
+/// (`(v − 1) × planes + p + 1`, wrapping as the replay's versions do).
+fn global_version(v: u32, p: u32, planes: u32) -> u32 {
+    v.wrapping_sub(1)
+        .wrapping_mul(planes)
+        .wrapping_add(p)
+        .wrapping_add(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AllocOrder, FtlConfig, VictimPolicy};
+
+    /// 2 × 2 chips × 2 planes (8 planes) of `blocks` blocks × `ppb` pages.
+    fn geom(blocks: u32, ppb: u32) -> Geometry {
+        Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: blocks,
+            pages_per_block: ppb,
+            page_size_bytes: 4096,
+        }
+    }
+
+    fn aged(g: &Geometry, victim: VictimPolicy, aging: Aging, overwrite: f64) -> Ftl {
+        aged_seed(g, victim, aging, overwrite, 4)
+    }
+
+    /// A device of `g` filled and aged with `overwrite` × its LPNs, `seed` for the draws.
+    fn aged_seed(
+        g: &Geometry,
+        victim: VictimPolicy,
+        aging: Aging,
+        overwrite: f64,
+        seed: u64,
+    ) -> Ftl {
+        let mut cfg = FtlConfig {
+            over_provisioning: 0.15,
+            ..FtlConfig::default()
+        };
+        cfg.gc.victim = victim;
+        let mut f = Ftl::new(&cfg, g, cfg.logical_pages(g), SimRng::new(3)).unwrap();
+        let pre = PreconditionConfig {
+            enabled: true,
+            overwrite_ratio: overwrite,
+            aging,
+            sample_planes: 4,
+            ..PreconditionConfig::default()
+        };
+        let map = AllocOrder::CWDP.stripe_map(g);
+        let r = f.precondition_striped(&pre, &map, &mut SimRng::new(seed));
+        assert_eq!(r.filled, u64::from(f.map_entries()));
+        assert_eq!(r.valid_pages, u64::from(f.map_entries()), "{r:?}");
+        f
+    }
+
+    /// Full blocks by valid pages, in `bins` bins, as fractions of all full blocks.
+    fn valid_histogram(f: &Ftl, bins: u32) -> Vec<f64> {
+        let ppb = f.geom.pages_per_block;
+        let full: Vec<u32> = f
+            .blocks
+            .blocks
+            .iter()
+            .filter(|m| m.state == crate::BlockState::Full)
+            .map(|m| m.valid)
+            .collect();
+        let mut h = vec![0.0; bins as usize];
+        for v in &full {
+            h[(v * bins / (ppb + 1)) as usize] += 1.0 / full.len() as f64;
+        }
+        h
+    }
+
+    /// Total variation distance between two histograms.
+    fn distance(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>() / 2.0
+    }
+
+    /// Erases per host write over `n` more uniform random overwrites.
+    fn erases_per_write(f: &mut Ftl, n: u32) -> f64 {
+        let map = AllocOrder::CWDP.stripe_map(&f.geom);
+        let mut rng = SimRng::new(77);
+        let before = f.erases_total;
+        let lpns = u64::from(f.counted_entries());
+        for v in 0..n {
+            let l = Lpn(rng.below(lpns) as u32);
+            let token = token_for(l, u32::MAX - v);
+            f.write_now(l, map.plane_of(l), token).unwrap();
+        }
+        (f.erases_total - before) as f64 / f64::from(n)
+    }
+
+    #[test]
+    fn a_sampled_device_holds_every_lpn_where_its_stripe_puts_it() {
+        for victim in [VictimPolicy::Greedy, VictimPolicy::CostBenefit] {
+            let g = geom(24, 8);
+            let f = aged(&g, victim, Aging::Sampled, 0.5);
+            f.check_invariants();
+            let map = AllocOrder::CWDP.stripe_map(&g);
+            let mut tokens = std::collections::HashSet::new();
+            for l in 0..f.map_entries() {
+                let p = f.lookup(Lpn(l)).expect("every LPN is mapped");
+                assert_eq!(f.geom.plane_of_page(p), map.plane_of(Lpn(l)), "LPN {l}");
+                assert_eq!(f.map.owner(p), PageOwner::Lpn(Lpn(l)));
+                assert!(!f.is_pending(p));
+                assert!(tokens.insert(f.token(p)), "token of LPN {l} is not unique");
+            }
+            assert!(f.erase_count_summary().max > 0, "GC ran");
+            for p in 0..g.planes() {
+                let s = f.plane_state(PlaneId(p));
+                assert!(s.free_blocks >= f.gc_threshold_blocks, "plane {p}: {s:?}");
+            }
+        }
+    }
+
+    /// The sampled state against the replayed one, with the replay's own spread across
+    /// seeds as the yardstick: per-block valid-count histogram, free blocks per plane,
+    /// wear, and write amplification (erases per write) over the next 40 000 writes.
+    #[test]
+    fn sampled_aging_matches_the_replay_statistically() {
+        let g = geom(256, 32);
+        let replay = aged(&g, VictimPolicy::Greedy, Aging::Replay, 0.5);
+        let sampled = aged(&g, VictimPolicy::Greedy, Aging::Sampled, 0.5);
+        let fresh = aged(&g, VictimPolicy::Greedy, Aging::Replay, 0.0);
+        sampled.check_invariants();
+        let hr = valid_histogram(&replay, 33);
+        let spread = (5..10)
+            .map(|seed| aged_seed(&g, VictimPolicy::Greedy, Aging::Replay, 0.5, seed))
+            .map(|f| distance(&hr, &valid_histogram(&f, 33)))
+            .fold(0.0, f64::max);
+        let d = distance(&hr, &valid_histogram(&sampled, 33));
+        assert!(
+            d < 1.5 * spread,
+            "valid-count histograms: distance {d} against the replay's spread {spread}"
+        );
+        let df = distance(&hr, &valid_histogram(&fresh, 33));
+        assert!(
+            df > 10.0 * spread,
+            "the measure tells aged from fresh: {df}"
+        );
+        let (sr, ss) = (replay.device_state(), sampled.device_state());
+        let per_plane = |s: &crate::PlaneSummary| f64::from(s.free_blocks) / 8.0;
+        assert!(
+            (per_plane(&sr) - per_plane(&ss)).abs() <= 1.0,
+            "{sr:?} {ss:?}"
+        );
+        let rel = |a: f64, b: f64| (a - b).abs() / a;
+        let wear = |f: &Ftl| f.erases_total as f64 / f64::from(g.blocks());
+        let (wr, ws) = (wear(&replay), wear(&sampled));
+        assert!(
+            rel(wr, ws) < 0.03,
+            "mean erase count: replay {wr}, sampled {ws}"
+        );
+        let (mut replay, mut sampled) = (replay, sampled);
+        let n = 40_000;
+        let (er, es) = (
+            erases_per_write(&mut replay, n),
+            erases_per_write(&mut sampled, n),
+        );
+        assert!(
+            rel(er, es) < 0.03,
+            "erases per write: replay {er}, sampled {es}"
+        );
+    }
+
+    #[test]
+    fn other_cases_fall_back_to_the_replay() {
+        let g = geom(24, 8);
+        let a = aged(&g, VictimPolicy::Greedy, Aging::Sampled, 0.0);
+        let b = aged(&g, VictimPolicy::Greedy, Aging::Replay, 0.0);
+        for l in 0..a.map_entries() {
+            assert_eq!(
+                a.lookup(Lpn(l)),
+                b.lookup(Lpn(l)),
+                "no overwrites: the fill"
+            );
+        }
+    }
+}
