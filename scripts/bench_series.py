@@ -32,6 +32,8 @@ CASES = {
     # Financial1 x 20 on the 256 GB brr device
     "brr-plain": BRR + ["--set", "raid.level=none"],
     "brr-aged": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5"],
+    "brr-aged-sampled": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5",
+                               "--set", "ftl.precondition.aging=sampled"],
     "brr-raid5": BRR,
     "brr-verify": BRR + ["--verify"],
 }
