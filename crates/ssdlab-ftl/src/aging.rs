@@ -4,20 +4,19 @@
 //! With static allocation the fill puts LPN `l` in plane `map.plane_of(l)` and every
 //! overwrite of `l` goes back to that plane, and GC never leaves a plane: the planes age
 //! independently of one another. Plane `p` holds the LPNs `first(p) + k × planes` for
-//! `k = 0 .. n_p` (its *ranks* `k`), receives the fill of those ranks in order and, in
-//! expectation, the share `n_p / fill` of the overwrites, each uniform over its ranks.
+//! `k = 0 .. n_p` (its *ranks* `k`) and receives the fill of those ranks in order, then
+//! the overwrites that the replay's random draws send to it.
 //!
-//! So the process is run exactly, with the FTL's own write path, GC policy and wear
-//! leveling, on a one-plane FTL of the same block geometry holding `n_p` ranks, for
-//! `sample_planes` such planes (each with its own random stream, in parallel), and every
-//! plane of the device then takes the state of one of them, its ranks translated to its
-//! own LPNs: blocks (valid counts, write pointers, erase counts, bucket lists, free pool,
-//! frontiers), pages (owners, tokens) and map entries. Each plane's state is therefore a
-//! true sample of the replayed process; what is lost is independence between the planes
-//! that share a sample (their block states are identical). Tokens are `token_for(l, v)`
-//! with a version `v` unique over the device; the age stamps of cost-benefit are scaled
-//! by the number of planes, the rate at which the device's stamp clock runs against one
-//! plane's.
+//! So the replay's draws are made (the same stream, in the same order), but only those of
+//! `sample_planes` sample planes are kept, and each sample plane's fill and overwrites are
+//! replayed, with the FTL's own write path, GC policy and wear leveling, on a one-plane FTL
+//! of the same block geometry (the samples in parallel). A sample plane's state is then
+//! exactly what the whole-device replay gives it (but for cost-benefit's age stamps, which
+//! the device's clock advances across all planes: they are scaled by the number of
+//! planes, and for the random victim policy's draws). Every other plane takes the state of
+//! one sample with its own LPNs: blocks (valid counts, write pointers, erase counts, bucket
+//! lists, free pool, frontiers), pages (owners, tokens `token_for(lpn, version)`) and map
+//! entries. What is lost is independence between the planes that share a sample.
 //!
 //! Anything else (dynamic, HIPA or content-aware allocation, RAID, controller slots, a
 //! content index, a device not fresh) takes the page-by-page replay.
@@ -32,7 +31,7 @@ use crate::ftl::Ftl;
 use crate::gc;
 use crate::mapping::{encode_owner, encode_ppn, Mapping, PageOwner};
 use crate::order::StripeMap;
-use crate::precondition::PreconditionReport;
+use crate::precondition::{overwrite_version, PreconditionReport};
 use crate::stats::FtlCounters;
 use crate::token_for;
 
@@ -97,49 +96,58 @@ impl Ftl {
         let ranks: Vec<u32> = (0..planes)
             .map(|p| Ftl::ranks_below(map, PlaneId(p), planes, fill))
             .collect();
-        // Planes grouped by rank count (static striping gives at most two counts); each
-        // group gets sample planes in proportion to its size, at least one.
-        let mut counts: Vec<u32> = ranks.clone();
+        // Planes grouped by rank count (static striping gives at most two counts). Each
+        // group's first `k` planes (`k` in proportion to the group's size, at least one)
+        // are its samples; member `i` of a group takes sample `i mod k`.
+        let mut counts = ranks.clone();
         counts.sort_unstable();
         counts.dedup();
-        let mut jobs = Vec::new(); // (ranks, overwrites, rng)
+        let mut sample_of = vec![usize::MAX; planes as usize]; // plane -> its sample
+        let mut assign = vec![0usize; planes as usize]; // plane -> the sample it takes
+        let mut sampled: Vec<u32> = Vec::new(); // sample -> its plane
         for &n in &counts {
-            let members = ranks.iter().filter(|&&r| r == n).count() as u64;
-            let share = (u64::from(sample_planes) * members).div_ceil(u64::from(planes));
-            let k = share.clamp(1, members);
-            let ow = (overwrites as f64 * f64::from(n) / f64::from(fill)).round() as u64;
-            for j in 0..k {
-                jobs.push((n, ow, rng.fork(&format!("sampled-aging/{n}/{j}"))));
+            let members: Vec<u32> = (0..planes).filter(|&p| ranks[p as usize] == n).collect();
+            let k = (u64::from(sample_planes) * members.len() as u64)
+                .div_ceil(u64::from(planes))
+                .clamp(1, members.len() as u64) as usize;
+            let base = sampled.len();
+            for (i, &p) in members.iter().enumerate() {
+                if i < k {
+                    sample_of[p as usize] = base + i;
+                    sampled.push(p);
+                }
+                assign[p as usize] = base + i % k;
             }
         }
-        let samples = self.run_samples(jobs);
+        // The replay's own draws, in its order: each overwrite landing in a sample plane
+        // is kept as (rank, version).
+        let residue: Vec<u32> = (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect();
+        let mut draws: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sampled.len()];
+        for i in 0..overwrites {
+            let l = rng.below(u64::from(fill)) as u32;
+            let plane = residue[(l % planes) as usize] as usize;
+            if let Some(d) = draws.get_mut(sample_of[plane]) {
+                d.push((l / planes, overwrite_version(fill, i)));
+            }
+        }
+        let jobs = sampled.iter().zip(draws).map(|(&p, d)| {
+            let first = map.first_lpn_of(PlaneId(p)).0;
+            (ranks[p as usize], first, d)
+        });
+        let samples = self.run_samples(jobs.collect(), rng);
         let mut report = PreconditionReport {
             ran: true,
             filled: u64::from(fill),
+            last_version: overwrite_version(fill, overwrites).wrapping_sub(1),
             ..PreconditionReport::default()
         };
-        let mut used = vec![0usize; counts.len()];
-        let mut assign = Vec::with_capacity(planes as usize);
         for p in 0..planes {
-            let n = ranks[p as usize];
-            let g = counts
-                .iter()
-                .position(|&c| c == n)
-                .expect("a counted rank count");
-            let mine: Vec<usize> = (0..samples.len())
-                .filter(|&i| samples[i].ranks == n)
-                .collect();
-            let i = mine[used[g] % mine.len()];
-            used[g] += 1;
-            assign.push(i);
-            let s = &samples[i];
+            let s = &samples[assign[p as usize]];
             self.take_blocks(PlaneId(p), s);
             report.overwrites += s.report.overwrites;
             report.unplaced += s.report.unplaced;
             report.gc_runs += s.report.gc_runs;
             report.gc_pages_moved += s.report.gc_pages_moved;
-            let v = global_version(s.report.last_version, p, planes);
-            report.last_version = report.last_version.max(v);
         }
         self.take_pages(&samples, &assign, map);
         let st = self.device_state();
@@ -149,8 +157,11 @@ impl Ftl {
         report
     }
 
-    /// Ages one-plane FTLs, one per job, on up to the machine's cores.
-    fn run_samples(&self, jobs: Vec<(u32, u64, SimRng)>) -> Vec<Sample> {
+    /// Ages one one-plane FTL per job `(ranks, first LPN, overwrites)` on up to the
+    /// machine's cores: the fill of ranks `0 .. ranks` (rank `r` is LPN `first + r ×
+    /// planes`, whose fill version is that LPN + 1), then the overwrites `(rank, version)`.
+    /// Tokens hold the bare version until the pages are taken.
+    fn run_samples(&self, jobs: Vec<SampleJob>, rng: &SimRng) -> Vec<Sample> {
         let geom = Geometry {
             channels: 1,
             chips_per_channel: 1,
@@ -158,28 +169,33 @@ impl Ftl {
             planes_per_die: 1,
             ..self.geom
         };
-        let fresh: Vec<(Ftl, u64, SimRng)> = jobs
-            .into_iter()
-            .map(|(n, ow, rng)| (self.one_plane_like(&geom, n, rng.fork("victim")), ow, rng))
-            .collect();
+        let planes = self.geom.planes();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let per = fresh.len().div_ceil(threads).max(1);
-        let mut fresh = fresh;
+        let per = jobs.len().div_ceil(threads).max(1);
+        let mut jobs: Vec<_> = jobs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (n, first, d))| {
+                let rng = rng.fork(&format!("sampled-aging/victim/{i}"));
+                (self.one_plane_like(&geom, n, rng), first, d)
+            })
+            .collect();
         let mut out = Vec::new();
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
-            while !fresh.is_empty() {
-                let chunk: Vec<_> = fresh.drain(..per.min(fresh.len())).collect();
+            while !jobs.is_empty() {
+                let chunk: Vec<_> = jobs.drain(..per.min(jobs.len())).collect();
                 handles.push(scope.spawn(move || {
                     chunk
                         .into_iter()
-                        .map(|(mut ftl, ow, mut rng)| {
+                        .map(|(mut ftl, first, draws)| {
                             let n = ftl.map_entries();
+                            let fills = (0..n).map(|r| (Lpn(r), first + r * planes + 1));
+                            let overwrites = draws.into_iter().map(|(r, v)| (Lpn(r), v));
                             let report = ftl.age_by_replay(
-                                n,
-                                ow,
+                                fills,
+                                overwrites,
                                 &mut |_| PlaneId(0),
-                                &mut rng,
                                 raw_version,
                             );
                             Sample {
@@ -284,7 +300,7 @@ impl Ftl {
                         let lpn_of = |rank: Lpn| Lpn(first[p] + rank.0 * planes);
                         for (q, (o, t)) in p2l.iter_mut().zip(tokens.iter_mut()).enumerate() {
                             let q = Ppn(q as u32);
-                            let v = global_version(s.token(q) as u32, p as u32, planes);
+                            let v = s.token(q) as u32;
                             let (owner, lpn) = match s.owner(q) {
                                 PageOwner::Free => continue,
                                 PageOwner::Lpn(rank) => {
@@ -324,22 +340,16 @@ impl Ftl {
     }
 }
 
+/// A sample plane to age: its rank count, its first LPN, its overwrites `(rank, version)`.
+type SampleJob = (u32, u32, Vec<(u32, u32)>);
+
 /// One plane's owner and token tables, with the plane's number.
 type PlanePages<'a> = (usize, &'a mut [u32], &'a mut [u64]);
 
-/// The token of a sample plane's write: its version itself, translated when the plane
-/// is taken (see [`global_version`]).
+/// The token of a sample plane's write: its version itself, made a token when a plane
+/// takes the page (with the plane's own LPN).
 fn raw_version(_: Lpn, version: u32) -> u64 {
     u64::from(version)
-}
-
-/// Version `v` of a sample plane, taken by plane `p` of `planes`: unique over the device
-/// (`(v − 1) × planes + p + 1`, wrapping as the replay's versions do).
-fn global_version(v: u32, p: u32, planes: u32) -> u32 {
-    v.wrapping_sub(1)
-        .wrapping_mul(planes)
-        .wrapping_add(p)
-        .wrapping_add(1)
 }
 
 #[cfg(test)]
@@ -446,7 +456,8 @@ mod tests {
             assert!(f.erase_count_summary().max > 0, "GC ran");
             for p in 0..g.planes() {
                 let s = f.plane_state(PlaneId(p));
-                assert!(s.free_blocks >= f.gc_threshold_blocks, "plane {p}: {s:?}");
+                assert!(s.free_blocks >= f.reserve_blocks, "plane {p}: {s:?}");
+                assert_eq!(s.valid_pages + s.invalid_pages + s.free_pages, 24 * 8);
             }
         }
     }
@@ -499,6 +510,62 @@ mod tests {
             rel(er, es) < 0.03,
             "erases per write: replay {er}, sampled {es}"
         );
+    }
+
+    /// With every plane its own sample, the state is the replay's, page for page.
+    #[test]
+    fn with_every_plane_a_sample_the_state_is_the_replays() {
+        let g = geom(24, 8);
+        let replay = aged(&g, VictimPolicy::Greedy, Aging::Replay, 0.7);
+        let mut cfg = FtlConfig {
+            over_provisioning: 0.15,
+            ..FtlConfig::default()
+        };
+        cfg.gc.victim = VictimPolicy::Greedy;
+        let mut f = Ftl::new(&cfg, &g, cfg.logical_pages(&g), SimRng::new(3)).unwrap();
+        let pre = PreconditionConfig {
+            enabled: true,
+            overwrite_ratio: 0.7,
+            aging: Aging::Sampled,
+            sample_planes: g.planes(),
+            ..PreconditionConfig::default()
+        };
+        let map = AllocOrder::CWDP.stripe_map(&g);
+        let r = f.precondition_striped(&pre, &map, &mut SimRng::new(4));
+        assert!(r.gc_runs > 0, "{r:?}");
+        for l in 0..f.map_entries() {
+            assert_eq!(f.lookup(Lpn(l)), replay.lookup(Lpn(l)), "LPN {l}");
+        }
+        for q in 0..g.pages() {
+            let q = Ppn(q);
+            assert_eq!(f.map.owner(q), replay.map.owner(q), "{q}");
+            if matches!(f.map.owner(q), PageOwner::Lpn(_)) {
+                assert_eq!(f.token(q), replay.token(q), "token of {q}");
+            }
+        }
+        for (b, (x, y)) in f
+            .blocks
+            .blocks
+            .iter()
+            .zip(&replay.blocks.blocks)
+            .enumerate()
+        {
+            let strip = |m: &crate::block::BlockMeta| crate::block::BlockMeta {
+                last_write: 0,
+                ..*m
+            };
+            assert_eq!(
+                format!("{:?}", strip(x)),
+                format!("{:?}", strip(y)),
+                "block {b}"
+            );
+        }
+        assert_eq!(
+            format!("{:?}", f.blocks.planes),
+            format!("{:?}", replay.blocks.planes)
+        );
+        assert_eq!(f.blocks.heads, replay.blocks.heads);
+        assert_eq!(f.erases_total, replay.erases_total);
     }
 
     #[test]

@@ -297,10 +297,10 @@ pub enum Aging {
     /// Every overwrite written, with instant GC, on the whole device.
     #[default]
     Replay,
-    /// With static allocation, planes age independently of one another: the fill and
-    /// the overwrites are replayed, with the same GC, on `sample_planes` planes of their
-    /// own, and each plane of the device takes the state of one of them (with its own
-    /// logical pages). Other allocations fall back to `replay`.
+    /// With static allocation, planes age independently of one another: the replay's
+    /// draws are made, but only `sample_planes` planes are aged (exactly as the replay
+    /// ages them), and every other plane takes the state of one of them with its own
+    /// logical pages. Other allocations fall back to `replay`.
     Sampled,
 }
 
@@ -324,7 +324,7 @@ impl Default for PreconditionConfig {
             overwrite_ratio: 0.5,
             warmup: Warmup::None,
             aging: Aging::Replay,
-            sample_planes: 4,
+            sample_planes: 8,
         }
     }
 }

@@ -21,6 +21,13 @@ use crate::ftl::{Ftl, NoSpace};
 use crate::stats::FtlCounters;
 use crate::token_for;
 
+/// The version of the `i`-th random overwrite (from 0) after a fill of `fill` LPNs: the
+/// fill writes versions `1 ..= fill`, the overwrites continue the sequence (wrapping past
+/// `u32::MAX`).
+pub(crate) fn overwrite_version(fill: u32, i: u64) -> u32 {
+    (u64::from(fill) + i + 1) as u32
+}
+
 /// What preconditioning did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PreconditionReport {
@@ -61,7 +68,18 @@ impl Ftl {
             return PreconditionReport::default();
         }
         let (fill, overwrites) = self.precondition_amounts(cfg);
-        self.age_by_replay(fill, overwrites, place, rng, token_for)
+        let fills = (0..fill).map(|l| (Lpn(l), l.wrapping_add(1)));
+        let draws = (0..if fill > 0 { overwrites } else { 0 }).map(|i| {
+            let l = Lpn(rng.below(u64::from(fill)) as u32);
+            (l, overwrite_version(fill, i))
+        });
+        let mut report = self.age_by_replay(fills, draws, place, token_for);
+        report.last_version = if fill > 0 {
+            overwrite_version(fill, overwrites).wrapping_sub(1)
+        } else {
+            0
+        };
+        report
     }
 
     /// LPNs the sequential fill writes (`0 .. fill`) and the random overwrites after it.
@@ -72,15 +90,13 @@ impl Ftl {
         (fill, overwrites)
     }
 
-    /// The fill of LPNs `0 .. fill` in order, then `overwrites` writes of LPNs drawn
-    /// uniformly from the filled range, each completed at once with instant GC. The write
-    /// of version `v` (`1, 2, …`) of LPN `l` carries `token(l, v)`.
+    /// The writes `fills` then `overwrites`, each `(lpn, version)`, completed at once with
+    /// instant GC; the write of version `v` of LPN `l` carries `token(l, v)`.
     pub(crate) fn age_by_replay(
         &mut self,
-        fill: u32,
-        overwrites: u64,
+        fills: impl Iterator<Item = (Lpn, u32)>,
+        overwrites: impl Iterator<Item = (Lpn, u32)>,
         place: &mut dyn FnMut(Lpn) -> PlaneId,
-        rng: &mut SimRng,
         token: fn(Lpn, u32) -> u64,
     ) -> PreconditionReport {
         let mut report = PreconditionReport {
@@ -88,21 +104,14 @@ impl Ftl {
             ..PreconditionReport::default()
         };
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);
-        let mut version = 0u32;
-        for l in 0..fill {
-            version = version.wrapping_add(1);
-            self.pre_write(Lpn(l), token(Lpn(l), version), place, &mut buf, &mut report);
+        for (l, v) in fills {
+            self.pre_write(l, token(l, v), place, &mut buf, &mut report);
             report.filled += 1;
         }
-        if fill > 0 {
-            for _ in 0..overwrites {
-                let l = Lpn(rng.below(u64::from(fill)) as u32);
-                version = version.wrapping_add(1);
-                self.pre_write(l, token(l, version), place, &mut buf, &mut report);
-                report.overwrites += 1;
-            }
+        for (l, v) in overwrites {
+            self.pre_write(l, token(l, v), place, &mut buf, &mut report);
+            report.overwrites += 1;
         }
-        report.last_version = version;
         let s = self.device_state();
         report.valid_pages = s.valid_pages;
         report.invalid_pages = s.invalid_pages;
