@@ -50,7 +50,7 @@ pub(crate) enum Stream {
 }
 
 /// Metadata of one block (48 bytes).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BlockMeta {
     /// Stamp of the last page allocated in the block (cost-benefit age).
     pub last_write: u64,
@@ -104,7 +104,7 @@ pub(crate) struct BlockManager {
     pub blocks: Vec<BlockMeta>,
     pub planes: Vec<PlaneMeta>,
     /// `heads[plane × (ppb + 1) + valid]`: first full block with that many valid pages.
-    heads: Vec<u32>,
+    pub heads: Vec<u32>,
 }
 
 impl BlockManager {

@@ -37,6 +37,8 @@ mod bloom;
 mod collect;
 mod config;
 mod content;
+mod diff;
+mod fill;
 mod ftl;
 mod gc;
 mod invariants;
@@ -56,6 +58,7 @@ pub use config::{
     WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
+pub use fill::{FillContent, FillPattern};
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;
 pub use order::{AllocOrder, Dim, StripeMap};

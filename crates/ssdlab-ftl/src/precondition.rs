@@ -11,12 +11,19 @@
 //! at once; GC runs instantly inside the plane whenever [`Ftl::gc_needed`] says so, with
 //! the configured victim policy and wear leveling. Block erase counts keep the aging; the
 //! event counters are reset afterwards so that the replay's statistics start from zero.
+//!
+//! When the caller gives the fill's layout as a [`FillPattern`], the fill takes its planes
+//! from it, and where the pattern makes the result a formula (see [`crate::fill`]) the
+//! fill is laid out implicitly instead of written page by page: same state, no time, and
+//! no table entry for a page until something touches it. The random overwrites always
+//! run page by page, on top.
 
 use serde::Serialize;
 use ssdlab_engine::SimRng;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
 use crate::config::PreconditionConfig;
+use crate::fill::FillPattern;
 use crate::ftl::{Ftl, NoSpace};
 use crate::stats::FtlCounters;
 use crate::token_for;
@@ -26,6 +33,9 @@ use crate::token_for;
 pub struct PreconditionReport {
     /// Whether it ran (`enabled` was set).
     pub ran: bool,
+    /// Whether the sequential fill was laid out by formula (see [`FillPattern`]) rather
+    /// than written page by page; the state is the same either way.
+    pub implicit: bool,
     /// LPNs written by the sequential fill.
     pub filled: u64,
     /// Random overwrites performed.
@@ -51,9 +61,14 @@ impl Ftl {
     /// Fills and ages the device in zero simulated time (see the module docs). Does
     /// nothing unless `cfg.enabled`. Must run on an idle FTL (no GC running, no program
     /// outstanding in the planes it writes to).
+    ///
+    /// `pattern`, when given, is where the sequential fill puts LPNs `0 ..`
+    /// [`Ftl::fill_count`] (it must cover them, and agree with `place`, which then places
+    /// only the overwrites); without it `place` places every write.
     pub fn precondition(
         &mut self,
         cfg: &PreconditionConfig,
+        pattern: Option<&FillPattern>,
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
     ) -> PreconditionReport {
@@ -63,14 +78,29 @@ impl Ftl {
         }
         report.ran = true;
         let n = self.counted_entries();
-        let fill = ((cfg.fill_ratio * f64::from(n)).floor() as u32).min(n);
+        let fill = self.fill_count(cfg);
         let overwrites = (cfg.overwrite_ratio * f64::from(n)).round() as u64;
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);
         let mut version = 0u32;
-        for l in 0..fill {
-            version = version.wrapping_add(1);
-            self.pre_write(Lpn(l), version, place, &mut buf, &mut report);
-            report.filled += 1;
+        if let Some(p) = pattern {
+            assert!(p.end() >= fill, "the fill pattern ends before the fill");
+        }
+        if pattern.is_some_and(|p| self.fill_implicitly(p, fill)) {
+            report.implicit = true;
+            report.filled = u64::from(fill);
+            version = fill;
+        } else {
+            for l in 0..fill {
+                version = version.wrapping_add(1);
+                match pattern {
+                    Some(p) => {
+                        let plane = p.plane_of(Lpn(l));
+                        self.pre_write(Lpn(l), version, &mut |_| plane, &mut buf, &mut report);
+                    }
+                    None => self.pre_write(Lpn(l), version, place, &mut buf, &mut report),
+                }
+                report.filled += 1;
+            }
         }
         if fill > 0 {
             for _ in 0..overwrites {
@@ -179,7 +209,7 @@ mod tests {
             overwrite_ratio: overwrite,
             ..PreconditionConfig::default()
         };
-        let r = f.precondition(&pre, &mut |l| m.plane_of(l), &mut SimRng::new(4));
+        let r = f.precondition(&pre, None, &mut |l| m.plane_of(l), &mut SimRng::new(4));
         (f, r)
     }
 
@@ -235,6 +265,7 @@ mod tests {
         let mut f = Ftl::new(&cfg, &g, 10, SimRng::new(3)).unwrap();
         let r = f.precondition(
             &PreconditionConfig::default(),
+            None,
             &mut |_| PlaneId(0),
             &mut SimRng::new(1),
         );
@@ -253,7 +284,7 @@ mod tests {
             overwrite_ratio: 0.0,
             ..PreconditionConfig::default()
         };
-        let r = f.precondition(&pre, &mut |_| PlaneId(0), &mut SimRng::new(1));
+        let r = f.precondition(&pre, None, &mut |_| PlaneId(0), &mut SimRng::new(1));
         assert_eq!(
             r.unplaced,
             100 - 24,

@@ -20,7 +20,7 @@ fn geom() -> Geometry {
     }
 }
 
-fn op() -> impl Strategy<Value = Op> {
+pub fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         40 => any::<u32>().prop_map(Op::Write),
         4 => any::<u32>().prop_map(Op::Trim),

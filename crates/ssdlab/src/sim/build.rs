@@ -68,7 +68,7 @@ impl Simulation {
             let map = raid.as_ref().map(|r| &r.map);
             let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
             let mut prng = rng.fork("precondition");
-            ftl.precondition(&cfg.ftl.precondition, &mut place, &mut prng);
+            ftl.precondition(&cfg.ftl.precondition, None, &mut place, &mut prng);
         }
         let timing = cfg.timing;
         let planes = geom.planes() as usize;
