@@ -18,7 +18,7 @@
 //! read materializes (data that was on the device before the run), keep the static
 //! order.
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_ftl::{AllocOrder, HipaConfig, HipaLevel, HipaLoad, HipaTrigger, StripeMap};
@@ -193,6 +193,10 @@ impl PlacementPolicy for Hipa {
 
     fn fill_plane(&mut self, lpn: Lpn, _geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
         self.map.plane_of(lpn)
+    }
+
+    fn fill_period(&self, geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        Some(super::order::striped(geom))
     }
 
     fn counters(&self) -> Vec<(Counter, u64)> {
