@@ -2,18 +2,20 @@
 //! page-by-page replay, and how a layer above can check that two ways of building a
 //! device agree.
 
-use ssdlab_nand::{Lpn, Ppn};
+use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
-use crate::block::PlaneMeta;
+use crate::block::BlockManager;
 use crate::ftl::Ftl;
 
 /// The fields of a plane's metadata, with the free pool as a sorted list (its heap
 /// layout depends on the order of pushes, its contents and pops do not).
-fn plane_fields(pm: &PlaneMeta) -> impl PartialEq + std::fmt::Debug {
+fn plane_fields(bm: &BlockManager, plane: PlaneId) -> impl PartialEq + std::fmt::Debug {
+    let pm = &bm.planes[plane.idx()];
     let mut free: Vec<u64> = pm.free.iter().map(|r| r.0).collect();
+    free.extend(bm.fresh_blocks(plane).map(u64::from));
     free.sort_unstable();
     (
-        free,
+        (free, pm.fresh),
         [pm.host_frontier, pm.gc_frontier, pm.victim, pm.min_bucket],
         [
             pm.full_blocks,
@@ -57,15 +59,15 @@ impl Ftl {
                 return Some(format!("block {b}: {m:?} vs {n:?}"));
             }
         }
-        for (p, (m, n)) in x.planes.iter().zip(&y.planes).enumerate() {
-            let (a, b) = (plane_fields(m), plane_fields(n));
+        for p in (0..self.geom.planes()).map(PlaneId) {
+            let (a, b) = (plane_fields(x, p), plane_fields(y, p));
             if a != b {
                 return Some(format!("plane {p}: {a:?} vs {b:?}"));
             }
         }
         for p in 0..self.geom.planes() {
             for v in 0..=x.ppb {
-                let p = ssdlab_nand::PlaneId(p);
+                let p = PlaneId(p);
                 if x.bucket_head(p, v) != y.bucket_head(p, v) {
                     return Some(format!("plane {p}: head of bucket {v}"));
                 }

@@ -30,7 +30,6 @@
 //! the GC threshold (so the replay would neither skip a write nor try a GC). Elsewhere it
 //! replays the fill, taking the planes from the pattern.
 
-use std::cmp::Reverse;
 use std::sync::Arc;
 
 use ssdlab_nand::{Geometry, Lpn, PlaneId, Ppn};
@@ -317,11 +316,11 @@ impl BlockManager {
             for k in 0..full {
                 let b = first + k;
                 let blk = &mut self.blocks[b as usize];
-                debug_assert_eq!(blk.state, BlockState::Free, "filling block {b}");
-                blk.state = BlockState::Full;
-                blk.write_ptr = ppb;
-                blk.valid = ppb;
-                blk.last_write = fill.stamp_at(p as u32, k * ppb + ppb - 1);
+                debug_assert_eq!(blk.state(), BlockState::Free, "filling block {b}");
+                blk.set_state(BlockState::Full);
+                blk.write_ptr = ppb as u16; // a validated geometry: ppb fits
+                blk.valid = ppb as u16;
+                blk.set_last_write(fill.stamp_at(p as u32, k * ppb + ppb - 1));
                 // `link` pushes at the head: the last block filled heads the bucket.
                 blk.next = if k == 0 { NONE } else { b - 1 };
                 blk.prev = if k + 1 == full { NONE } else { b + 1 };
@@ -335,15 +334,12 @@ impl BlockManager {
                 let b = first + full;
                 pm.host_frontier = b;
                 let blk = &mut self.blocks[b as usize];
-                blk.state = BlockState::HostOpen;
-                blk.write_ptr = part;
-                blk.valid = part;
-                blk.last_write = fill.stamp_at(p as u32, n - 1);
+                blk.set_state(BlockState::HostOpen);
+                blk.write_ptr = part as u16; // below ppb
+                blk.valid = part as u16;
+                blk.set_last_write(fill.stamp_at(p as u32, n - 1));
             }
-            // Every erase count is 0: the free key is the block, in both key forms.
-            pm.free = (first + opened..first + self.bpp)
-                .map(|b| Reverse(u64::from(b)))
-                .collect();
+            pm.fresh = self.bpp - opened;
         }
     }
 }

@@ -43,6 +43,7 @@ mod ftl;
 mod gc;
 mod invariants;
 mod mapping;
+mod meta;
 mod order;
 mod precondition;
 mod similarity;
