@@ -11,7 +11,7 @@ use ssdlab_ftl::{
 use ssdlab_nand::{Geometry, Lpn, PlaneId};
 
 use crate::driver::{Driver, Op};
-use crate::protocol::op;
+use crate::protocol::{geom as small, op};
 
 /// How the fill is laid out.
 #[derive(Clone, Debug)]
@@ -173,19 +173,6 @@ proptest! {
     }
 }
 
-/// 4 planes of 8 blocks × 4 pages.
-fn small() -> Geometry {
-    Geometry {
-        channels: 2,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 2,
-        blocks_per_plane: 8,
-        pages_per_block: 4,
-        page_size_bytes: 4096,
-    }
-}
-
 fn full_fill() -> PreconditionConfig {
     PreconditionConfig {
         enabled: true,
@@ -215,14 +202,19 @@ fn both_ways(cfg: &FtlConfig, n: u32, layout: &FillPattern, want_implicit: bool)
     implicit
 }
 
+/// LPNs `0 .. n` striped over the 4 planes of [`small`].
+fn striped(n: u32) -> FillPattern {
+    let mut p = FillPattern::new(4);
+    p.push(0, n, &[PlaneId(0), PlaneId(1), PlaneId(2), PlaneId(3)]);
+    p
+}
+
 #[test]
 fn the_formula_is_used_where_it_is_exact_and_the_replay_elsewhere() {
     let g = small();
     let cfg = small_cfg();
     let n = cfg.logical_pages(&g);
-    let stripe: Vec<PlaneId> = (0..4).map(PlaneId).collect();
-    let mut even = FillPattern::new(4);
-    even.push(0, n, &stripe);
+    let even = striped(n);
     let f = both_ways(&cfg, n, &even, true);
     assert_eq!(f.lookup(Lpn(5)), Some(ssdlab_nand::Ppn(32 + 1)));
 
@@ -266,10 +258,7 @@ fn pages_the_run_touches_leave_the_formula_and_erased_blocks_forget_it() {
     let g = small();
     let cfg = small_cfg();
     let n = cfg.logical_pages(&g);
-    let stripe: Vec<PlaneId> = (0..4).map(PlaneId).collect();
-    let mut even = FillPattern::new(4);
-    even.push(0, n, &stripe);
-    let mut f = both_ways(&cfg, n, &even, true);
+    let mut f = both_ways(&cfg, n, &striped(n), true);
     let old = f.lookup(Lpn(0)).unwrap();
     let token = f.token(old);
     assert_eq!(token, ssdlab_ftl::token_for(Lpn(0), 1));
@@ -296,7 +285,7 @@ fn pages_the_run_touches_leave_the_formula_and_erased_blocks_forget_it() {
     // (0 included) over it.
     let custom = FillPattern::new(4);
     let mut custom = custom.with_content(std::sync::Arc::new(|l: Lpn| u64::from(l.0) * 3));
-    custom.push(0, n, &stripe);
+    custom.push(0, n, &[PlaneId(0), PlaneId(1), PlaneId(2), PlaneId(3)]);
     let mut f = Ftl::new(&cfg, &g, n, SimRng::new(1)).unwrap();
     let r = f.precondition(
         &full_fill(),

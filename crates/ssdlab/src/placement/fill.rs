@@ -198,12 +198,12 @@ mod tests {
         }
     }
 
-    /// A policy that claims a period its answers do not have.
-    struct Liar;
+    /// A policy claiming `runs` whose `fill_plane` answers `answer`.
+    struct Claim(Vec<FillRun>, fn(Lpn) -> PlaneId);
 
-    impl PlacementPolicy for Liar {
+    impl PlacementPolicy for Claim {
         fn name(&self) -> &'static str {
-            "liar"
+            "claim"
         }
         fn place(
             &mut self,
@@ -213,13 +213,10 @@ mod tests {
             PlaneId(0)
         }
         fn fill_plane(&mut self, lpn: Lpn, _: &Geometry, _: Option<&RaidMap>) -> PlaneId {
-            PlaneId(u32::from(lpn.0 == 70_000))
+            (self.1)(lpn)
         }
         fn fill_period(&self, _: &Geometry, _: Option<&RaidMap>) -> Option<Vec<FillRun>> {
-            Some(vec![FillRun {
-                start: 0,
-                period: 1,
-            }])
+            Some(self.0.clone())
         }
     }
 
@@ -227,30 +224,16 @@ mod tests {
     #[should_panic(expected = "fill_period claims period 1")]
     fn a_false_period_is_caught() {
         let g = config(&[]).geometry;
-        fill_pattern(&mut Liar, &g, None, 100_000);
+        let run = vec![FillRun {
+            start: 0,
+            period: 1,
+        }];
+        let liar = |l: Lpn| PlaneId(u32::from(l.0 == 70_000));
+        fill_pattern(&mut Claim(run, liar), &g, None, 100_000);
     }
 
     #[test]
     fn no_claim_or_a_malformed_one_gives_no_pattern() {
-        struct Runs(Vec<FillRun>);
-        impl PlacementPolicy for Runs {
-            fn name(&self) -> &'static str {
-                "runs"
-            }
-            fn place(
-                &mut self,
-                _: &super::super::PageToPlace,
-                _: &crate::device::DeviceView,
-            ) -> PlaneId {
-                PlaneId(0)
-            }
-            fn fill_plane(&mut self, _: Lpn, _: &Geometry, _: Option<&RaidMap>) -> PlaneId {
-                panic!("a malformed claim is refused before any question")
-            }
-            fn fill_period(&self, _: &Geometry, _: Option<&RaidMap>) -> Option<Vec<FillRun>> {
-                Some(self.0.clone())
-            }
-        }
         let g = config(&[]).geometry;
         let run = |start, period| FillRun { start, period };
         for runs in [
@@ -260,7 +243,8 @@ mod tests {
             vec![run(0, 4), run(0, 4)],
             vec![run(0, MAX_PERIOD + 1)],
         ] {
-            assert!(fill_pattern(&mut Runs(runs), &g, None, 100).is_none());
+            let never = |_| panic!("a malformed claim is refused before any question");
+            assert!(fill_pattern(&mut Claim(runs, never), &g, None, 100).is_none());
         }
         let cfg = config(&[]);
         assert!(fill_pattern(&mut *build(&cfg), &g, None, 0).is_none());
