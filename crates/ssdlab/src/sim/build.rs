@@ -280,6 +280,10 @@ mod tests {
                 "ftl.gc.victim=\"cost-benefit\"",
             ],
             &["ftl.allocation=\"dynamic\""],
+            &[
+                "ftl.allocation=\"dynamic\"",
+                "ftl.precondition.warmup=\"trace\"",
+            ],
             &["raid.level=5", "raid.group_size=4", "raid.layout=\"lci\""],
             &[
                 "raid.level=5",
