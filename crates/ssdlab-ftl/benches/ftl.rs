@@ -45,7 +45,7 @@ impl Bench {
             overwrite_ratio: 0.5,
             ..PreconditionConfig::default()
         };
-        let r = ftl.precondition(&pre, &mut |l| stripe.plane_of(l), &mut SimRng::new(2));
+        let r = ftl.precondition(&pre, None, &mut |l| stripe.plane_of(l), &mut SimRng::new(2));
         Bench {
             ftl,
             stripe,

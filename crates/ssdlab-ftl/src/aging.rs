@@ -46,15 +46,15 @@ struct Sample {
 }
 
 impl Ftl {
-    /// [`Ftl::precondition`] for a device filled by static allocation (`map`): with
-    /// `cfg.aging = "sampled"` and overwrites to do, the sampled aging of the module docs;
-    /// otherwise, or when it does not apply, the page-by-page replay.
-    pub fn precondition_striped(
+    /// [`Ftl::precondition`] for a device filled by static allocation (`map`) with
+    /// `cfg.aging = "sampled"`: the sampled aging of the module docs, or `None` (and
+    /// nothing done) where it does not apply, for the caller to precondition as usual.
+    pub fn precondition_sampled(
         &mut self,
         cfg: &PreconditionConfig,
         map: &StripeMap,
         rng: &mut SimRng,
-    ) -> PreconditionReport {
+    ) -> Option<PreconditionReport> {
         let (fill, overwrites) = self.precondition_amounts(cfg);
         let applies = cfg.enabled
             && cfg.aging == Aging::Sampled
@@ -63,10 +63,7 @@ impl Ftl {
             && self.slots == 0
             && self.content.is_none()
             && self.is_fresh();
-        if !applies {
-            return self.precondition(cfg, &mut |l| map.plane_of(l), rng);
-        }
-        self.age_sampled(fill, overwrites, cfg.sample_planes, map, rng)
+        applies.then(|| self.age_sampled(fill, overwrites, cfg.sample_planes, map, rng))
     }
 
     /// No page written and no block erased yet.
@@ -195,7 +192,7 @@ impl Ftl {
                             let report = ftl.age_by_replay(
                                 fills,
                                 overwrites,
-                                &mut |_| PlaneId(0),
+                                &mut |_, _| PlaneId(0),
                                 raw_version,
                             );
                             Sample {
@@ -249,7 +246,7 @@ impl Ftl {
             let mut m = src.blocks[b as usize];
             m.prev = shift(m.prev);
             m.next = shift(m.next);
-            m.last_write *= scale;
+            m.set_last_write(m.last_write() * scale);
             self.blocks.blocks[(block0 + b) as usize] = m;
         }
         let mut pm = src.planes[0].clone();
@@ -396,7 +393,11 @@ mod tests {
             ..PreconditionConfig::default()
         };
         let map = AllocOrder::CWDP.stripe_map(g);
-        let r = f.precondition_striped(&pre, &map, &mut SimRng::new(seed));
+        let mut rng = SimRng::new(seed);
+        let r = match f.precondition_sampled(&pre, &map, &mut rng) {
+            Some(r) => r,
+            None => f.precondition(&pre, None, &mut |l| map.plane_of(l), &mut rng),
+        };
         assert_eq!(r.filled, u64::from(f.map_entries()));
         assert_eq!(r.valid_pages, u64::from(f.map_entries()), "{r:?}");
         f
@@ -409,8 +410,8 @@ mod tests {
             .blocks
             .blocks
             .iter()
-            .filter(|m| m.state == crate::BlockState::Full)
-            .map(|m| m.valid)
+            .filter(|m| m.state() == crate::BlockState::Full)
+            .map(|m| u32::from(m.valid))
             .collect();
         let mut h = vec![0.0; bins as usize];
         for v in &full {
@@ -531,7 +532,9 @@ mod tests {
             ..PreconditionConfig::default()
         };
         let map = AllocOrder::CWDP.stripe_map(&g);
-        let r = f.precondition_striped(&pre, &map, &mut SimRng::new(4));
+        let r = f
+            .precondition_sampled(&pre, &map, &mut SimRng::new(4))
+            .unwrap();
         assert!(r.gc_runs > 0, "{r:?}");
         for l in 0..f.map_entries() {
             assert_eq!(f.lookup(Lpn(l)), replay.lookup(Lpn(l)), "LPN {l}");
@@ -550,9 +553,10 @@ mod tests {
             .zip(&replay.blocks.blocks)
             .enumerate()
         {
-            let strip = |m: &crate::block::BlockMeta| crate::block::BlockMeta {
-                last_write: 0,
-                ..*m
+            let strip = |m: &crate::meta::BlockMeta| {
+                let mut m = *m;
+                m.set_last_write(0);
+                m
             };
             assert_eq!(
                 format!("{:?}", strip(x)),

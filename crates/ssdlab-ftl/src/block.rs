@@ -22,23 +22,11 @@ use std::collections::BinaryHeap;
 
 use ssdlab_nand::{Geometry, PlaneId, Ppn};
 
+pub(crate) use crate::meta::BlockMeta;
+pub use crate::meta::BlockState;
+
 /// "No block" in `u32` block links and frontier slots.
 pub(crate) const NONE: u32 = u32::MAX;
-
-/// Where a block is in its life cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockState {
-    /// Erased, in the plane's free pool.
-    Free,
-    /// The plane's host write frontier.
-    HostOpen,
-    /// The plane's GC write frontier (destination of page moves).
-    GcOpen,
-    /// Every page allocated; a victim candidate.
-    Full,
-    /// Chosen as GC victim; waiting for its pages to move and its erase.
-    UnderGc,
-}
 
 /// Which frontier a page is allocated from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,35 +37,16 @@ pub(crate) enum Stream {
     Gc,
 }
 
-/// Metadata of one block (48 bytes).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct BlockMeta {
-    /// Stamp of the last page allocated in the block (cost-benefit age).
-    pub last_write: u64,
-    /// Pages holding data of an LPN (mapped, or a GC copy in flight).
-    pub valid: u32,
-    /// Pages allocated since the last erase; the next page to allocate.
-    pub write_ptr: u32,
-    /// Erases so far.
-    pub erase_count: u32,
-    /// Outstanding reads on its pages.
-    pub pins: u32,
-    /// Outstanding programs into it.
-    pub pending: u32,
-    /// GC moves out of it begun and not yet finished.
-    pub moving_out: u32,
-    /// Bucket list links (meaningful while `Full`).
-    pub prev: u32,
-    pub next: u32,
-    pub state: BlockState,
-}
-
 /// Per-plane state.
 #[derive(Clone, Debug)]
 pub(crate) struct PlaneMeta {
-    /// Free blocks, smallest key first: `(erase_count << 32) | block` with dynamic wear
-    /// leveling, `block` without.
+    /// Free blocks erased at least once, smallest key first: `(erase_count << 32) |
+    /// block` with dynamic wear leveling, `block` without.
     pub free: BinaryHeap<Reverse<u64>>,
+    /// The plane's last `fresh` blocks are free and were never allocated. They are free
+    /// blocks like those in `free` (their key is their index: erase count 0), kept as a
+    /// count so that a fresh device's pools cost nothing per block.
+    pub fresh: u32,
     pub host_frontier: u32,
     pub gc_frontier: u32,
     /// The block under GC, or `NONE`: at most one GC runs per plane.
@@ -93,6 +62,14 @@ pub(crate) struct PlaneMeta {
     pub erase_min: u32,
     pub erase_min_blocks: u32,
     pub erase_max: u32,
+}
+
+impl PlaneMeta {
+    /// Free blocks, fresh or erased.
+    #[inline]
+    pub fn free_blocks(&self) -> u32 {
+        self.free.len() as u32 + self.fresh
+    }
 }
 
 /// All blocks of the device.
@@ -111,36 +88,25 @@ impl BlockManager {
     /// Every block free and never erased.
     pub fn new(geom: &Geometry, wl_dynamic: bool) -> BlockManager {
         let (ppb, bpp) = (geom.pages_per_block, geom.blocks_per_plane);
-        let meta = BlockMeta {
-            last_write: 0,
-            valid: 0,
-            write_ptr: 0,
-            erase_count: 0,
-            pins: 0,
-            pending: 0,
-            moving_out: 0,
-            prev: NONE,
-            next: NONE,
-            state: BlockState::Free,
-        };
+        debug_assert!(
+            ppb <= ssdlab_nand::MAX_PAGES_PER_BLOCK,
+            "validated geometry"
+        );
+        let meta = BlockMeta::FRESH;
         let planes = (0..geom.planes())
-            .map(|p| {
-                let first = p * bpp;
-                PlaneMeta {
-                    free: (first..first + bpp)
-                        .map(|b| Reverse(u64::from(b)))
-                        .collect(),
-                    host_frontier: NONE,
-                    gc_frontier: NONE,
-                    victim: NONE,
-                    last_victim_wl: false,
-                    victim_moved: false,
-                    min_bucket: ppb,
-                    full_blocks: 0,
-                    erase_min: 0,
-                    erase_min_blocks: bpp,
-                    erase_max: 0,
-                }
+            .map(|_| PlaneMeta {
+                free: BinaryHeap::new(),
+                fresh: bpp,
+                host_frontier: NONE,
+                gc_frontier: NONE,
+                victim: NONE,
+                last_victim_wl: false,
+                victim_moved: false,
+                min_bucket: ppb,
+                full_blocks: 0,
+                erase_min: 0,
+                erase_min_blocks: bpp,
+                erase_max: 0,
             })
             .collect();
         BlockManager {
@@ -175,7 +141,13 @@ impl BlockManager {
 
     #[inline]
     pub fn free_blocks(&self, plane: PlaneId) -> u32 {
-        self.planes[plane.idx()].free.len() as u32
+        self.planes[plane.idx()].free_blocks()
+    }
+
+    /// The free blocks of `plane` that were never allocated.
+    pub fn fresh_blocks(&self, plane: PlaneId) -> std::ops::Range<u32> {
+        let end = (plane.0 + 1) * self.bpp;
+        end - self.planes[plane.idx()].fresh..end
     }
 
     #[inline]
@@ -206,32 +178,49 @@ impl BlockManager {
         let b = if *slot != NONE {
             *slot
         } else {
-            if pm.free.len() as u32 <= reserve {
+            if pm.free.len() as u32 + pm.fresh <= reserve {
                 return None;
             }
-            let Reverse(key) = pm.free.pop()?;
-            let b = key as u32; // the low 32 bits are the block
+            // The smallest key of the pool: a fresh block's key is its index.
+            let fresh = (plane.0 + 1) * self.bpp - pm.fresh;
+            let b = match pm.free.peek() {
+                Some(&Reverse(key)) if pm.fresh == 0 || key < u64::from(fresh) => {
+                    pm.free.pop();
+                    key as u32 // the low 32 bits are the block
+                }
+                _ if pm.fresh > 0 => {
+                    pm.fresh -= 1;
+                    fresh
+                }
+                _ => return None,
+            };
             *slot = b;
             let blk = &mut self.blocks[b as usize];
-            debug_assert_eq!(blk.state, BlockState::Free, "opening block {b}");
+            debug_assert_eq!(blk.state(), BlockState::Free, "opening block {b}");
             debug_assert_eq!(blk.write_ptr, 0, "opening block {b}");
-            blk.state = match stream {
+            blk.set_state(match stream {
                 Stream::Host => BlockState::HostOpen,
                 Stream::Gc => BlockState::GcOpen,
-            };
+            });
             b
         };
         let blk = &mut self.blocks[b as usize];
-        debug_assert!(blk.write_ptr < self.ppb, "frontier block {b} is full");
-        let ppn = b * self.ppb + blk.write_ptr;
+        debug_assert!(
+            u32::from(blk.write_ptr) < self.ppb,
+            "frontier block {b} is full"
+        );
+        let ppn = b * self.ppb + u32::from(blk.write_ptr);
         blk.write_ptr += 1;
         blk.valid += 1;
         blk.pending += 1;
-        blk.last_write = stamp;
-        debug_assert!(blk.valid <= self.ppb, "block {b} valid > pages_per_block");
+        blk.set_last_write(stamp);
+        debug_assert!(
+            u32::from(blk.valid) <= self.ppb,
+            "block {b} valid > pages_per_block"
+        );
         debug_assert!(blk.valid <= blk.write_ptr, "block {b} valid > written");
-        if blk.write_ptr == self.ppb {
-            blk.state = BlockState::Full;
+        if u32::from(blk.write_ptr) == self.ppb {
+            blk.set_state(BlockState::Full);
             let pm = &mut self.planes[plane.idx()];
             match stream {
                 Stream::Host => pm.host_frontier = NONE,
@@ -247,7 +236,7 @@ impl BlockManager {
     pub fn host_frontier_room(&self, plane: PlaneId) -> u32 {
         match self.planes[plane.idx()].host_frontier {
             NONE => 0,
-            b => self.ppb - self.blocks[b as usize].write_ptr,
+            b => self.ppb - u32::from(self.blocks[b as usize].write_ptr),
         }
     }
 
@@ -260,8 +249,8 @@ impl BlockManager {
             "invalidating a page of block {b} with no valid page"
         );
         blk.valid -= 1;
-        if blk.state == BlockState::Full {
-            let old = blk.valid + 1;
+        if blk.state() == BlockState::Full {
+            let old = u32::from(blk.valid) + 1;
             self.unlink(b, old);
             self.link(b);
         }
@@ -285,7 +274,7 @@ impl BlockManager {
 
     /// Pushes full block `b` on the bucket of its valid count.
     fn link(&mut self, b: u32) {
-        let valid = self.blocks[b as usize].valid;
+        let valid = u32::from(self.blocks[b as usize].valid);
         let at = self.bucket(b, valid);
         let head = self.heads[at];
         if head != NONE {
@@ -323,7 +312,7 @@ impl BlockManager {
     /// flight into it, as copies exist only while their plane's GC is active.
     #[inline]
     pub fn is_candidate(&self, b: u32) -> bool {
-        self.blocks[b as usize].state == BlockState::Full
+        self.blocks[b as usize].state() == BlockState::Full
     }
 
     /// The full block of `plane` with the fewest valid pages, if it has fewer than
@@ -353,14 +342,14 @@ impl BlockManager {
     pub fn mark_victim(&mut self, b: u32, wl: bool) {
         let blk = self.blocks[b as usize];
         assert_eq!(
-            blk.state,
+            blk.state(),
             BlockState::Full,
             "victim {b} is not a full block"
         );
         let pm = self.plane_of(b);
         assert_eq!(self.planes[pm].victim, NONE, "plane {pm} already runs a GC");
-        self.unlink(b, blk.valid);
-        self.blocks[b as usize].state = BlockState::UnderGc;
+        self.unlink(b, u32::from(blk.valid));
+        self.blocks[b as usize].set_state(BlockState::UnderGc);
         self.planes[pm].victim = b;
         self.planes[pm].last_victim_wl = wl;
         self.planes[pm].victim_moved = false;
@@ -369,7 +358,7 @@ impl BlockManager {
     /// Gives victim `b` back as a full block.
     pub fn abandon(&mut self, b: u32) {
         assert_eq!(
-            self.blocks[b as usize].state,
+            self.blocks[b as usize].state(),
             BlockState::UnderGc,
             "abandoning block {b}"
         );
@@ -378,7 +367,7 @@ impl BlockManager {
             !self.planes[pm].victim_moved,
             "abandoning block {b} after moves out of it began: finish its GC instead"
         );
-        self.blocks[b as usize].state = BlockState::Full;
+        self.blocks[b as usize].set_state(BlockState::Full);
         self.link(b);
         self.planes[pm].victim = NONE;
     }
@@ -386,7 +375,7 @@ impl BlockManager {
     /// Whether victim `b` may be erased now.
     pub fn erasable(&self, b: u32) -> bool {
         let blk = &self.blocks[b as usize];
-        blk.state == BlockState::UnderGc
+        blk.state() == BlockState::UnderGc
             && blk.valid == 0
             && blk.pins == 0
             && blk.pending == 0
@@ -399,7 +388,7 @@ impl BlockManager {
         let old = blk.erase_count;
         blk.erase_count += 1;
         blk.write_ptr = 0;
-        blk.state = BlockState::Free;
+        blk.set_state(BlockState::Free);
         let key = self.free_key(b);
         let plane = self.plane_of(b);
         let pm = &mut self.planes[plane];
@@ -471,6 +460,19 @@ mod tests {
     }
 
     #[test]
+    fn block_meta_is_32_bytes_and_keeps_state_and_stamp_apart() {
+        assert_eq!(std::mem::size_of::<BlockMeta>(), 32);
+        let mut bm = BlockManager::new(&one_plane(), false);
+        let m = &mut bm.blocks[0];
+        assert_eq!((m.state(), m.last_write()), (BlockState::Free, 0));
+        m.set_last_write((1 << 56) - 1);
+        m.set_state(BlockState::UnderGc);
+        assert_eq!(m.last_write(), (1 << 56) - 1);
+        m.set_last_write(7);
+        assert_eq!((m.state(), m.last_write()), (BlockState::UnderGc, 7));
+    }
+
+    #[test]
     fn frontier_fills_then_joins_its_bucket() {
         let g = one_plane();
         let mut bm = BlockManager::new(&g, true);
@@ -478,7 +480,7 @@ mod tests {
         assert_eq!(bm.free_blocks(p), 8);
         let b = fill_block(&mut bm, p);
         assert_eq!(b, 0, "lowest index among equally worn blocks");
-        assert_eq!(bm.blocks[0].state, BlockState::Full);
+        assert_eq!(bm.blocks[0].state(), BlockState::Full);
         assert_eq!(bm.planes[0].host_frontier, NONE);
         assert_eq!(bm.bucket_head(p, 4), 0);
         bm.invalidate(0);
@@ -500,7 +502,7 @@ mod tests {
         assert_eq!(bm.alloc(p, Stream::Host, 2, 1), None);
         assert!(bm.alloc(p, Stream::Gc, 0, 1).is_some());
         assert_eq!(bm.free_blocks(p), 1);
-        assert_eq!(bm.blocks[6].state, BlockState::GcOpen);
+        assert_eq!(bm.blocks[6].state(), BlockState::GcOpen);
     }
 
     #[test]

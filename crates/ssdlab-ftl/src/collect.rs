@@ -26,7 +26,7 @@ impl Ftl {
     #[inline]
     pub fn gc_needed(&self, plane: PlaneId) -> bool {
         let pm = &self.blocks.planes[plane.idx()];
-        pm.victim == NONE && (pm.free.len() as u32) < self.gc_threshold_blocks
+        pm.victim == NONE && pm.free_blocks() < self.gc_threshold_blocks
     }
 
     /// Background GC would help `plane`: enabled, fewer free blocks than the background
@@ -34,7 +34,7 @@ impl Ftl {
     #[inline]
     pub fn bg_gc_wanted(&self, plane: PlaneId) -> bool {
         let pm = &self.blocks.planes[plane.idx()];
-        self.background && pm.victim == NONE && (pm.free.len() as u32) < self.bg_threshold_blocks
+        self.background && pm.victim == NONE && pm.free_blocks() < self.bg_threshold_blocks
     }
 
     /// Whether a GC is running in `plane`, and on which block.
@@ -98,7 +98,7 @@ impl Ftl {
     pub fn victim_valid_pages(&self, block: BlockId, out: &mut Vec<(Ppn, Lpn)>) {
         out.clear();
         let first = self.geom.page_of_block(block, 0).0;
-        let written = self.blocks.blocks[block.idx()].write_ptr;
+        let written = u32::from(self.blocks.blocks[block.idx()].write_ptr);
         for ppn in (first..first + written).map(Ppn) {
             if let PageOwner::Lpn(lpn) = self.map.owner(ppn) {
                 if self.map.lookup(lpn) == Some(ppn) {
@@ -117,7 +117,7 @@ impl Ftl {
     /// (the reserve guarantees one).
     pub fn gc_begin_move(&mut self, src: Ppn) -> Option<Ppn> {
         let b = self.geom.block_of_page(src);
-        let state = self.blocks.blocks[b.idx()].state;
+        let state = self.blocks.blocks[b.idx()].state();
         assert_eq!(
             state,
             BlockState::UnderGc,
@@ -196,7 +196,7 @@ impl Ftl {
     pub fn erase_done(&mut self, block: BlockId) {
         let m = self.blocks.blocks[block.idx()];
         assert_eq!(
-            m.state,
+            m.state(),
             BlockState::UnderGc,
             "erase_done({block}): not under GC"
         );

@@ -354,7 +354,7 @@ impl Ftl {
 
     /// The life-cycle state of `block`.
     pub fn block_state(&self, block: BlockId) -> BlockState {
-        self.blocks.blocks[block.idx()].state
+        self.blocks.blocks[block.idx()].state()
     }
 
     /// Erases of `block` so far.
@@ -364,7 +364,7 @@ impl Ftl {
 
     /// Pages of `block` holding LPN data (GC copies in flight included).
     pub fn valid_pages(&self, block: BlockId) -> u32 {
-        self.blocks.blocks[block.idx()].valid
+        u32::from(self.blocks.blocks[block.idx()].valid)
     }
 
     /// Event counters.
@@ -388,7 +388,7 @@ impl Ftl {
             let m = &self.blocks.blocks[b as usize];
             s.valid_pages += u64::from(m.valid);
             s.invalid_pages += u64::from(m.write_ptr - m.valid);
-            s.free_pages += u64::from(self.geom.pages_per_block - m.write_ptr);
+            s.free_pages += u64::from(self.geom.pages_per_block - u32::from(m.write_ptr));
         }
         s
     }

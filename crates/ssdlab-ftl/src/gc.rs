@@ -62,11 +62,11 @@ impl GcVictimPolicy for CostBenefit {
         let mut best: Option<(f64, u32)> = None;
         for b in blocks.blocks_of(plane) {
             let m = &blocks.blocks[b as usize];
-            if !blocks.is_candidate(b) || m.valid == blocks.ppb {
+            if !blocks.is_candidate(b) || u32::from(m.valid) == blocks.ppb {
                 continue;
             }
             let u = f64::from(m.valid) / ppb;
-            let age = (now - m.last_write + 1) as f64;
+            let age = (now - m.last_write() + 1) as f64;
             let score = (1.0 - u) / (1.0 + u) * age;
             match best {
                 Some((s, _)) if s >= score => {}
@@ -90,7 +90,8 @@ impl GcVictimPolicy for Random {
     }
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, _now: u64) -> Option<u32> {
         let ppb = blocks.ppb;
-        let eligible = |b: &u32| blocks.is_candidate(*b) && blocks.blocks[*b as usize].valid < ppb;
+        let eligible =
+            |b: &u32| blocks.is_candidate(*b) && u32::from(blocks.blocks[*b as usize].valid) < ppb;
         let n = blocks.blocks_of(plane).filter(eligible).count() as u64;
         if n == 0 {
             return None;
@@ -154,7 +155,7 @@ mod tests {
         assert_eq!(CostBenefit.pick(&mut bm, PlaneId(0), 1000), Some(1));
         // … but once block 1 is young (hot) and block 0 old (cold), block 0 wins:
         // 1/3 × 2000 > 3/5 × 201, although greedy still takes block 1.
-        bm.blocks[1].last_write = 1800;
+        bm.blocks[1].set_last_write(1800);
         assert_eq!(CostBenefit.pick(&mut bm, PlaneId(0), 2000), Some(0));
         assert_eq!(Greedy.pick(&mut bm, PlaneId(0), 2000), Some(1));
     }
@@ -162,7 +163,7 @@ mod tests {
     #[test]
     fn cost_benefit_skips_fully_valid_blocks() {
         let mut bm = setup(&[0, 1]);
-        bm.blocks[1].last_write = 100_000;
+        bm.blocks[1].set_last_write(100_000);
         assert_eq!(CostBenefit.pick(&mut bm, PlaneId(0), 100_001), Some(1));
         let mut full = setup(&[0]);
         assert_eq!(CostBenefit.pick(&mut full, PlaneId(0), 100), None);

@@ -74,7 +74,7 @@ impl Ftl {
             let b = self.geom.block_of_page(ppn);
             let m = &self.blocks.blocks[b.idx()];
             assert!(
-                self.geom.page_in_block(ppn) < m.write_ptr,
+                self.geom.page_in_block(ppn) < u32::from(m.write_ptr),
                 "lpn {l} maps to {ppn}, beyond block {b}'s write pointer {}",
                 m.write_ptr
             );
@@ -85,13 +85,14 @@ impl Ftl {
     fn check_block(&self, b: u32) -> u64 {
         let ppb = self.geom.pages_per_block;
         let m = &self.blocks.blocks[b as usize];
+        let (write_ptr, m_valid) = (u32::from(m.write_ptr), u32::from(m.valid));
         assert!(
-            m.write_ptr <= ppb,
+            write_ptr <= ppb,
             "block {b}: write pointer {} > {ppb}",
             m.write_ptr
         );
         assert!(
-            m.valid <= ppb,
+            m_valid <= ppb,
             "block {b}: valid {} > pages_per_block",
             m.valid
         );
@@ -107,7 +108,7 @@ impl Ftl {
             let owner = self.map.owner(ppn);
             let is_pending = self.map.is_pending(ppn);
             pending += u32::from(is_pending);
-            if i >= m.write_ptr {
+            if i >= write_ptr {
                 assert_eq!(
                     owner,
                     PageOwner::Free,
@@ -136,7 +137,7 @@ impl Ftl {
                 }
             }
         }
-        assert_eq!(valid, m.valid, "block {b}: valid count vs pages");
+        assert_eq!(valid, m_valid, "block {b}: valid count vs pages");
         let pm = &self.blocks.planes[self.blocks.plane_of(b)];
         if copies > 0 {
             assert_ne!(
@@ -146,12 +147,16 @@ impl Ftl {
         }
         if m.moving_out > 0 {
             assert_eq!(
-                m.state,
+                m.state(),
                 BlockState::UnderGc,
                 "block {b} has moves out but is no victim"
             );
         }
-        assert_eq!(pending, m.pending, "block {b}: pending count vs pages");
+        assert_eq!(
+            pending,
+            u32::from(m.pending),
+            "block {b}: pending count vs pages"
+        );
         self.check_block_state(b);
         copies
     }
@@ -159,7 +164,7 @@ impl Ftl {
     fn check_block_state(&self, b: u32) {
         let (ppb, m) = (self.geom.pages_per_block, &self.blocks.blocks[b as usize]);
         let pm = &self.blocks.planes[self.blocks.plane_of(b)];
-        match m.state {
+        match m.state() {
             BlockState::Free => {
                 assert_eq!(m.write_ptr, 0, "free block {b} is written");
                 assert_eq!(m.pins, 0, "free block {b} has pinned reads");
@@ -170,17 +175,22 @@ impl Ftl {
                     pm.host_frontier, b,
                     "block {b} host-open but not the frontier"
                 );
-                assert!(m.write_ptr < ppb, "host frontier {b} is full");
+                assert!(u32::from(m.write_ptr) < ppb, "host frontier {b} is full");
             }
             BlockState::GcOpen => {
                 assert_eq!(pm.gc_frontier, b, "block {b} GC-open but not the frontier");
-                assert!(m.write_ptr < ppb, "GC frontier {b} is full");
+                assert!(u32::from(m.write_ptr) < ppb, "GC frontier {b} is full");
             }
             BlockState::Full | BlockState::UnderGc => {
-                assert_eq!(m.write_ptr, ppb, "block {b} is {:?} but not full", m.state);
+                assert_eq!(
+                    u32::from(m.write_ptr),
+                    ppb,
+                    "block {b} is {:?} but not full",
+                    m.state()
+                );
             }
         }
-        if m.state == BlockState::UnderGc {
+        if m.state() == BlockState::UnderGc {
             assert_eq!(
                 pm.victim, b,
                 "block {b} under GC but not its plane's victim"
@@ -193,7 +203,7 @@ impl Ftl {
         let pm = &bm.planes[plane.idx()];
         let mut counts = [0u32; 5];
         for b in bm.blocks_of(plane) {
-            counts[bm.blocks[b as usize].state as usize] += 1;
+            counts[bm.blocks[b as usize].state() as usize] += 1;
         }
         let [free, host_open, gc_open, full, under_gc] = counts;
         assert_eq!(
@@ -202,10 +212,15 @@ impl Ftl {
             "plane {plane}: block total"
         );
         assert_eq!(
-            pm.free.len() as u32,
+            pm.free_blocks(),
             free,
             "plane {plane}: free pool vs free blocks"
         );
+        for b in bm.fresh_blocks(plane) {
+            let m = &bm.blocks[b as usize];
+            assert_eq!(m.state(), BlockState::Free, "fresh block {b} not free");
+            assert_eq!(m.erase_count, 0, "fresh block {b} was erased");
+        }
         for &std::cmp::Reverse(key) in pm.free.iter() {
             let b = key as u32;
             assert_eq!(
@@ -214,7 +229,7 @@ impl Ftl {
                 "plane {plane}: foreign block {b} in pool"
             );
             assert_eq!(
-                bm.blocks[b as usize].state,
+                bm.blocks[b as usize].state(),
                 BlockState::Free,
                 "pooled block {b} not free"
             );
@@ -259,11 +274,16 @@ impl Ftl {
             while b != NONE {
                 let m = &bm.blocks[b as usize];
                 assert_eq!(
-                    m.state,
+                    m.state(),
                     BlockState::Full,
                     "bucket {v} of plane {plane} holds {b}"
                 );
-                assert_eq!(m.valid, v, "block {b} in bucket {v} has {} valid", m.valid);
+                assert_eq!(
+                    u32::from(m.valid),
+                    v,
+                    "block {b} in bucket {v} has {} valid",
+                    m.valid
+                );
                 assert_eq!(m.prev, prev, "block {b}: broken back link");
                 assert!(v >= pm.min_bucket, "plane {plane}: bucket {v} below hint");
                 assert!(listed < full, "plane {plane}: bucket lists loop");

@@ -26,6 +26,10 @@
 //!   1-to-n map from a content token to every valid page holding it, with a fingerprint
 //!   table (exact or a Bloom filter) per channel or chip; and the per-plane
 //!   duplicate-content rate ([`Ftl::plane_duplicate_rates`]).
+//! * [`FillPattern`]: the preconditioning fill's layout as a formula, which
+//!   [`Ftl::precondition`] lays out without writing page by page where that is exact (the
+//!   implicit fill: untouched pages cost no table entry); [`Ftl::diff_state`] compares two
+//!   FTLs field by field.
 //! * [`FtlCounters`], [`EraseSummary`], [`PlaneSummary`], [`PreconditionReport`]: what it
 //!   reports.
 //!
@@ -38,10 +42,13 @@ mod bloom;
 mod collect;
 mod config;
 mod content;
+mod diff;
+mod fill;
 mod ftl;
 mod gc;
 mod invariants;
 mod mapping;
+mod meta;
 mod order;
 mod precondition;
 mod similarity;
@@ -57,6 +64,7 @@ pub use config::{
     WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
+pub use fill::{FillContent, FillPattern};
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;
 pub use order::{AllocOrder, Dim, StripeMap};

@@ -3,21 +3,31 @@
 //!
 //! Every table starts all-zero, so `vec![0; n]` gets lazily committed pages from the OS:
 //! a 67-million-page device costs nothing until pages are written. The encodings are
-//! chosen for that:
+//! chosen for that, and a zero entry means "what the implicit fill left" when
+//! preconditioning laid the device out by formula ([`crate::fill`]; without one, the
+//! fill "left" nothing):
 //!
-//! | table    | entry | 0                 | other values                          |
-//! |----------|-------|-------------------|---------------------------------------|
-//! | `l2p`    | `u32` | unmapped          | `ppn + 1`                             |
-//! | `p2l`    | `u32` | free (unwritten)  | `lpn + 1`; `u32::MAX` = invalid       |
-//! | `tokens` | `u64` | never written     | the content token                     |
-//! | pending  | 1 bit | not pending       | program issued, not yet done          |
+//! | table    | entry | 0                                   | other values                          |
+//! |----------|-------|-------------------------------------|---------------------------------------|
+//! | `l2p`    | `u32` | the fill's page if `lpn < fill`, else unmapped | `ppn + 1`; `u32::MAX` = unmapped |
+//! | `p2l`    | `u32` | the fill's LPN if the fill wrote the page and its block was not erased since, else free | `lpn + 1`; `u32::MAX` = invalid |
+//! | `tokens` | `u64` | the fill's token on a page the fill wrote (as for `p2l`), else never written | the token, XOR the fill's token on a page the fill wrote |
+//! | pending  | 1 bit | not pending                         | program issued, not yet done          |
+//!
+//! One more bit per block says whether the block was erased since the fill. Pages the run
+//! never touches keep zero entries, so memory follows the pages the trace, GC and aging
+//! touch, not the device. Every access goes through the accessors below.
 
 use ssdlab_nand::{Lpn, Ppn};
 
-/// `p2l` value of a page that holds no data since its last erase.
+use crate::fill::ImplicitFill;
+
+/// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
 /// `p2l` value of a page whose data is stale.
 const P2L_INVALID: u32 = u32::MAX;
+/// `l2p` value of an unmapped LPN (0 is "the fill's page, or unmapped").
+const L2P_UNMAPPED: u32 = u32::MAX;
 
 /// Who a physical page belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +49,10 @@ pub(crate) struct Mapping {
     p2l: Vec<u32>,
     tokens: Vec<u64>,
     pending: Vec<u64>,
+    /// The implicit fill, when preconditioning laid one out.
+    fill: Option<Box<ImplicitFill>>,
+    /// One bit per block: erased since the implicit fill (empty without one).
+    erased: Vec<u64>,
 }
 
 impl Mapping {
@@ -49,6 +63,41 @@ impl Mapping {
             p2l: vec![P2L_FREE; pages as usize],
             tokens: vec![0; pages as usize],
             pending: vec![0; (pages as usize).div_ceil(64)],
+            fill: None,
+            erased: Vec::new(),
+        }
+    }
+
+    /// Whether an implicit fill is laid out.
+    pub fn has_fill(&self) -> bool {
+        self.fill.is_some()
+    }
+
+    /// Lays out `fill` over the untouched tables of a device of `blocks` blocks.
+    pub fn set_fill(&mut self, fill: ImplicitFill, blocks: u32) {
+        debug_assert!(self.fill.is_none(), "a second implicit fill");
+        self.erased = vec![0; (blocks as usize).div_ceil(64)];
+        self.fill = Some(Box::new(fill));
+    }
+
+    /// The LPN the implicit fill left in `ppn`, if the page still holds what the fill
+    /// wrote (its block was not erased since).
+    #[inline]
+    fn filled_lpn(&self, ppn: Ppn) -> Option<Lpn> {
+        let f = self.fill.as_deref()?;
+        let b = (ppn.0 / f.ppb()) as usize;
+        if self.erased[b / 64] >> (b % 64) & 1 == 1 {
+            return None;
+        }
+        f.lpn_at(ppn)
+    }
+
+    /// The fill's token in `ppn` (0 where the fill left nothing).
+    #[inline]
+    fn filled_token(&self, ppn: Ppn) -> u64 {
+        match self.filled_lpn(ppn) {
+            Some(l) => self.fill.as_deref().map_or(0, |f| f.token(l)),
+            None => 0,
         }
     }
 
@@ -63,14 +112,20 @@ impl Mapping {
         (self.l2p.capacity() * 4
             + self.p2l.capacity() * 4
             + self.tokens.capacity() * 8
-            + self.pending.capacity() * 8) as u64
+            + self.pending.capacity() * 8
+            + self.erased.capacity() * 8) as u64
+            + self.fill.as_ref().map_or(0, |f| f.heap_bytes())
     }
 
     /// Where `lpn` lives, if it is mapped.
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         match self.l2p[lpn.idx()] {
-            0 => None,
+            0 => match self.fill.as_deref() {
+                Some(f) if lpn.0 < f.fill() => Some(f.ppn_of(lpn)),
+                _ => None,
+            },
+            L2P_UNMAPPED => None,
             v => Some(Ppn(v - 1)),
         }
     }
@@ -84,14 +139,17 @@ impl Mapping {
     /// Unmaps `lpn`.
     #[inline]
     pub fn unmap(&mut self, lpn: Lpn) {
-        self.l2p[lpn.idx()] = 0;
+        self.l2p[lpn.idx()] = L2P_UNMAPPED;
     }
 
     /// The owner of `ppn`.
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> PageOwner {
         match self.p2l[ppn.idx()] {
-            P2L_FREE => PageOwner::Free,
+            P2L_FREE => match self.filled_lpn(ppn) {
+                Some(l) => PageOwner::Lpn(l),
+                None => PageOwner::Free,
+            },
             P2L_INVALID => PageOwner::Invalid,
             v => PageOwner::Lpn(Lpn(v - 1)),
         }
@@ -101,7 +159,7 @@ impl Mapping {
     #[inline]
     pub fn is_mapped_here(&self, ppn: Ppn) -> bool {
         match self.owner(ppn) {
-            PageOwner::Lpn(l) => self.l2p[l.idx()] == ppn.0 + 1,
+            PageOwner::Lpn(l) => self.lookup(l) == Some(ppn),
             _ => false,
         }
     }
@@ -156,12 +214,20 @@ impl Mapping {
         }
         self.p2l[range.clone()].fill(P2L_FREE);
         self.tokens[range].fill(0);
+        if let Some(f) = self.fill.as_deref() {
+            let b = (first.0 / f.ppb()) as usize;
+            self.erased[b / 64] |= 1 << (b % 64);
+        }
     }
 
     /// The content token of `ppn` (0 = never written since the last erase).
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {
-        self.tokens[ppn.idx()]
+        let t = self.tokens[ppn.idx()];
+        if self.fill.is_none() {
+            return t;
+        }
+        t ^ self.filled_token(ppn)
     }
 
     /// Replaces the content token of a written page.
@@ -170,7 +236,7 @@ impl Mapping {
             matches!(self.owner(ppn), PageOwner::Lpn(_)),
             "set_token on unwritten {ppn}"
         );
-        self.tokens[ppn.idx()] = token;
+        self.tokens[ppn.idx()] = token ^ self.filled_token(ppn);
     }
 
     /// True while a program into `ppn` is outstanding.
@@ -221,6 +287,7 @@ impl Mapping {
     /// The tables as slices (see [`RawTables`]). Only for a device with nothing pending.
     pub(crate) fn raw_mut(&mut self) -> RawTables<'_> {
         debug_assert!(self.pending.iter().all(|&w| w == 0), "pages pending");
+        debug_assert!(self.fill.is_none(), "raw tables under an implicit fill");
         RawTables {
             l2p: &mut self.l2p,
             p2l: &mut self.p2l,

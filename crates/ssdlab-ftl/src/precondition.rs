@@ -11,12 +11,19 @@
 //! at once; GC runs instantly inside the plane whenever [`Ftl::gc_needed`] says so, with
 //! the configured victim policy and wear leveling. Block erase counts keep the aging; the
 //! event counters are reset afterwards so that the replay's statistics start from zero.
+//!
+//! When the caller gives the fill's layout as a [`FillPattern`], the fill takes its planes
+//! from it, and where the pattern makes the result a formula (see [`crate::fill`]) the
+//! fill is laid out implicitly instead of written page by page: same state, no time, and
+//! no table entry for a page until something touches it. The random overwrites always
+//! run page by page, on top.
 
 use serde::Serialize;
 use ssdlab_engine::SimRng;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
 use crate::config::PreconditionConfig;
+use crate::fill::FillPattern;
 use crate::ftl::{Ftl, NoSpace};
 use crate::stats::FtlCounters;
 use crate::token_for;
@@ -33,6 +40,9 @@ pub(crate) fn overwrite_version(fill: u32, i: u64) -> u32 {
 pub struct PreconditionReport {
     /// Whether it ran (`enabled` was set).
     pub ran: bool,
+    /// Whether the sequential fill was laid out by formula (see [`FillPattern`]) rather
+    /// than written page by page; the state is the same either way.
+    pub implicit: bool,
     /// LPNs written by the sequential fill.
     pub filled: u64,
     /// Random overwrites performed.
@@ -58,9 +68,14 @@ impl Ftl {
     /// Fills and ages the device in zero simulated time (see the module docs). Does
     /// nothing unless `cfg.enabled`. Must run on an idle FTL (no GC running, no program
     /// outstanding in the planes it writes to).
+    ///
+    /// `pattern`, when given, is where the sequential fill puts LPNs `0 ..`
+    /// [`Ftl::fill_count`] (it must cover them, and agree with `place`, which then places
+    /// only the overwrites); without it `place` places every write.
     pub fn precondition(
         &mut self,
         cfg: &PreconditionConfig,
+        pattern: Option<&FillPattern>,
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
     ) -> PreconditionReport {
@@ -68,12 +83,26 @@ impl Ftl {
             return PreconditionReport::default();
         }
         let (fill, overwrites) = self.precondition_amounts(cfg);
-        let fills = (0..fill).map(|l| (Lpn(l), l.wrapping_add(1)));
+        if let Some(p) = pattern {
+            assert!(p.end() >= fill, "the fill pattern ends before the fill");
+        }
+        let implicit = pattern.is_some_and(|p| self.fill_implicitly(p, fill));
+        let fills = (0..if implicit { 0 } else { fill }).map(|l| (Lpn(l), l.wrapping_add(1)));
         let draws = (0..if fill > 0 { overwrites } else { 0 }).map(|i| {
             let l = Lpn(rng.below(u64::from(fill)) as u32);
             (l, overwrite_version(fill, i))
         });
-        let mut report = self.age_by_replay(fills, draws, place, token_for);
+        // The fill's planes come from the pattern when there is one; `place` then places
+        // only the overwrites (a stateful policy has been moved past the fill).
+        let mut at = |l: Lpn, filling: bool| match pattern {
+            Some(p) if filling => p.plane_of(l),
+            _ => place(l),
+        };
+        let mut report = self.age_by_replay(fills, draws, &mut at, token_for);
+        if implicit {
+            report.implicit = true;
+            report.filled = u64::from(fill);
+        }
         report.last_version = if fill > 0 {
             overwrite_version(fill, overwrites).wrapping_sub(1)
         } else {
@@ -85,18 +114,19 @@ impl Ftl {
     /// LPNs the sequential fill writes (`0 .. fill`) and the random overwrites after it.
     pub(crate) fn precondition_amounts(&self, cfg: &PreconditionConfig) -> (u32, u64) {
         let n = self.counted_entries();
-        let fill = ((cfg.fill_ratio * f64::from(n)).floor() as u32).min(n);
+        let fill = self.fill_count(cfg);
         let overwrites = (cfg.overwrite_ratio * f64::from(n)).round() as u64;
         (fill, overwrites)
     }
 
     /// The writes `fills` then `overwrites`, each `(lpn, version)`, completed at once with
-    /// instant GC; the write of version `v` of LPN `l` carries `token(l, v)`.
+    /// instant GC, each in the plane `at(lpn, filling)` gives; the write of version `v` of
+    /// LPN `l` carries `token(l, v)`.
     pub(crate) fn age_by_replay(
         &mut self,
         fills: impl Iterator<Item = (Lpn, u32)>,
         overwrites: impl Iterator<Item = (Lpn, u32)>,
-        place: &mut dyn FnMut(Lpn) -> PlaneId,
+        at: &mut dyn FnMut(Lpn, bool) -> PlaneId,
         token: fn(Lpn, u32) -> u64,
     ) -> PreconditionReport {
         let mut report = PreconditionReport {
@@ -105,11 +135,11 @@ impl Ftl {
         };
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);
         for (l, v) in fills {
-            self.pre_write(l, token(l, v), place, &mut buf, &mut report);
+            self.pre_write(l, token(l, v), at(l, true), &mut buf, &mut report);
             report.filled += 1;
         }
         for (l, v) in overwrites {
-            self.pre_write(l, token(l, v), place, &mut buf, &mut report);
+            self.pre_write(l, token(l, v), at(l, false), &mut buf, &mut report);
             report.overwrites += 1;
         }
         let s = self.device_state();
@@ -127,11 +157,10 @@ impl Ftl {
         &mut self,
         lpn: Lpn,
         token: u64,
-        place: &mut dyn FnMut(Lpn) -> PlaneId,
+        plane: PlaneId,
         buf: &mut Vec<(Ppn, Lpn)>,
         report: &mut PreconditionReport,
     ) {
-        let plane = place(lpn);
         if self.write_with_gc(lpn, plane, token, buf).is_err() {
             report.unplaced += 1;
         }
@@ -207,7 +236,7 @@ mod tests {
             overwrite_ratio: overwrite,
             ..PreconditionConfig::default()
         };
-        let r = f.precondition(&pre, &mut |l| m.plane_of(l), &mut SimRng::new(4));
+        let r = f.precondition(&pre, None, &mut |l| m.plane_of(l), &mut SimRng::new(4));
         (f, r)
     }
 
@@ -263,6 +292,7 @@ mod tests {
         let mut f = Ftl::new(&cfg, &g, 10, SimRng::new(3)).unwrap();
         let r = f.precondition(
             &PreconditionConfig::default(),
+            None,
             &mut |_| PlaneId(0),
             &mut SimRng::new(1),
         );
@@ -281,7 +311,7 @@ mod tests {
             overwrite_ratio: 0.0,
             ..PreconditionConfig::default()
         };
-        let r = f.precondition(&pre, &mut |_| PlaneId(0), &mut SimRng::new(1));
+        let r = f.precondition(&pre, None, &mut |_| PlaneId(0), &mut SimRng::new(1));
         assert_eq!(
             r.unplaced,
             100 - 24,

@@ -17,7 +17,7 @@ impl Ftl {
     pub fn enable_content_index(&mut self, cfg: &ContentIndexConfig) {
         let mut ix = ContentIndex::new(&self.geom, cfg);
         for b in 0..self.geom.blocks() {
-            let written = self.blocks.blocks[b as usize].write_ptr;
+            let written = u32::from(self.blocks.blocks[b as usize].write_ptr);
             let first = self.geom.page_of_block(ssdlab_nand::BlockId(b), 0).0;
             for p in (first..first + written).map(Ppn) {
                 if self.is_valid(p) {
@@ -126,7 +126,7 @@ impl Ftl {
                 tokens.clear();
                 for b in self.blocks.blocks_of(PlaneId(p)) {
                     let first = self.geom.page_of_block(ssdlab_nand::BlockId(b), 0).0;
-                    let written = self.blocks.blocks[b as usize].write_ptr;
+                    let written = u32::from(self.blocks.blocks[b as usize].write_ptr);
                     tokens.extend(
                         (first..first + written)
                             .map(Ppn)

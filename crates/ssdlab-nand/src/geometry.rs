@@ -19,6 +19,14 @@ pub enum GeometryError {
         /// The offending value.
         value: u32,
     },
+    /// A block has more pages than the FTL's 16-bit page counts hold.
+    #[error("geometry.pages_per_block is {value}; at most {max} are supported")]
+    BlockTooLarge {
+        /// The offending value.
+        value: u32,
+        /// The supported maximum.
+        max: u32,
+    },
     /// The device has more pages than 32-bit page numbers can address.
     #[error("geometry has {pages} physical pages; at most {max} are supported (reduce geometry.blocks_per_plane or geometry.pages_per_block)")]
     TooLarge {
@@ -72,6 +80,10 @@ impl Default for Geometry {
 /// The largest number of physical pages (`Ppn` is a `u32`; `u32::MAX` is a sentinel).
 pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
 
+/// The most pages a block may hold: the FTL counts a block's pages in 16 bits (real NAND
+/// blocks hold a few hundred to a few thousand).
+pub const MAX_PAGES_PER_BLOCK: u32 = u16::MAX as u32;
+
 impl Geometry {
     /// Checks every field; returns all problems, each naming its key.
     pub fn validate(&self) -> Vec<GeometryError> {
@@ -95,6 +107,12 @@ impl Geometry {
         {
             errs.push(GeometryError::PageSize {
                 value: self.page_size_bytes,
+            });
+        }
+        if self.pages_per_block > MAX_PAGES_PER_BLOCK {
+            errs.push(GeometryError::BlockTooLarge {
+                value: self.pages_per_block,
+                max: MAX_PAGES_PER_BLOCK,
             });
         }
         if errs.is_empty() && self.total_pages_u64() > MAX_PAGES {
@@ -329,6 +347,26 @@ mod tests {
             ..tiny()
         };
         assert!(matches!(huge.validate()[0], GeometryError::TooLarge { .. }));
+        let tall = Geometry {
+            blocks_per_plane: 1,
+            pages_per_block: MAX_PAGES_PER_BLOCK + 1,
+            ..tiny()
+        };
+        assert_eq!(
+            tall.validate(),
+            [GeometryError::BlockTooLarge {
+                value: 65_536,
+                max: 65_535
+            }]
+        );
+        assert!(tall.validate()[0]
+            .to_string()
+            .contains("geometry.pages_per_block"));
+        let most = Geometry {
+            pages_per_block: MAX_PAGES_PER_BLOCK,
+            ..tall
+        };
+        assert!(most.validate().is_empty());
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod ids;
 mod op;
 mod timing;
 
-pub use geometry::{Geometry, GeometryError};
+pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
 pub use timing::{NandTiming, TimingError, WriteAck};

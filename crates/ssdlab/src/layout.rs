@@ -123,6 +123,52 @@ impl RaidMap {
         self.home_plane(g, &self.chunk_of(lpn))
     }
 
+    /// Rows after which the static layout repeats: a chunk's plane depends on its row only
+    /// through `row mod row_period` (RAID-5's parity rotation over the `G` rows, the
+    /// rotation of rows over a chip's planes, and in the channel domain the static way).
+    pub fn row_period(&self, g: &Geometry) -> u64 {
+        let per_chip = u64::from(g.dies_per_chip * g.planes_per_die);
+        let parity = match self.level {
+            RaidLevel::Raid5 => u64::from(self.layout.group_size()),
+            _ => 1,
+        };
+        let rows = match self.domain {
+            Domain::Chip => per_chip,
+            Domain::Channel => u64::from(self.data_ways) * per_chip,
+        };
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        parity / gcd(parity, rows) * rows
+    }
+
+    /// The content preconditioning leaves in FTL page `lpn` once the redundancy is fixed
+    /// after a sequential fill that covers it (and no overwrite): a host page holds the
+    /// fill's token `token_for(L, L + 1)`, a parity page the XOR of its stripe's, a
+    /// RAID-1 copy its primary's.
+    pub fn filled_token(&self, lpn: Lpn) -> u64 {
+        let fill = |x: u64| ssdlab_ftl::token_for(Lpn(x as u32), x as u32 + 1);
+        let x = u64::from(lpn.0);
+        if x < self.host_pages {
+            return fill(x);
+        }
+        let i = x - self.host_pages;
+        match self.level {
+            RaidLevel::Raid1 => fill(i),
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                let groups = u64::from(self.layout.groups());
+                let (row, group) = (i / groups, (i % groups) as u32);
+                (0..self.layout.group_size())
+                    .filter_map(|pos| self.layout.lpn_at(row, group, pos))
+                    .fold(0, |acc, x| acc ^ fill(x))
+            }
+            RaidLevel::Raid0 | RaidLevel::None => fill(x),
+        }
+    }
+
     /// The plane of `chip` that row `row_in_chip` uses: rows rotate over the dies, then
     /// the planes, of a chip.
     #[inline]

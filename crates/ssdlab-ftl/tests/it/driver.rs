@@ -38,7 +38,8 @@ struct GcRun {
 /// The controller stand-in.
 pub struct Driver {
     pub ftl: Ftl,
-    stripe: StripeMap,
+    /// The plane of each LPN's writes.
+    place: Box<dyn Fn(Lpn) -> PlaneId>,
     lpns: u32,
     /// Token last written to each LPN (None: never written or trimmed).
     pub expected: Vec<Option<u64>>,
@@ -52,6 +53,8 @@ pub struct Driver {
     pub moves_begun: u64,
     /// Distinct contents writes draw from (0: every write unique).
     contents: u32,
+    /// Erases before the driver began (preconditioning).
+    erases_before: u64,
 }
 
 impl Driver {
@@ -60,7 +63,10 @@ impl Driver {
         let ftl = Ftl::new(cfg, geom, lpns, SimRng::new(seed)).expect("valid test config");
         Driver {
             ftl,
-            stripe: cfg.static_order.stripe_map(geom),
+            place: {
+                let m: StripeMap = cfg.static_order.stripe_map(geom);
+                Box::new(move |l| m.plane_of(l))
+            },
             lpns,
             expected: vec![None; lpns as usize],
             version: 0,
@@ -70,6 +76,35 @@ impl Driver {
             moves: Vec::new(),
             moves_begun: 0,
             contents: 0,
+            erases_before: 0,
+        }
+    }
+
+    /// A driver over `ftl` as it stands (e.g. preconditioned), writing with versions
+    /// after `version` and placing by `place`: every mapped LPN is expected to keep the
+    /// token it holds now.
+    pub fn on(ftl: Ftl, place: Box<dyn Fn(Lpn) -> PlaneId>, version: u32) -> Driver {
+        let lpns = ftl.map_entries();
+        let planes = ftl.geometry().planes();
+        let erases_before = (0..ftl.geometry().blocks())
+            .map(|b| u64::from(ftl.erase_count(BlockId(b))))
+            .sum();
+        let expected = (0..lpns)
+            .map(|l| ftl.lookup(Lpn(l)).map(|p| ftl.token(p)))
+            .collect();
+        Driver {
+            ftl,
+            place,
+            lpns,
+            expected,
+            version,
+            programs: Vec::new(),
+            reads: Vec::new(),
+            gc: (0..planes).map(|_| None).collect(),
+            moves: Vec::new(),
+            moves_begun: 0,
+            contents: 0,
+            erases_before,
         }
     }
 
@@ -121,7 +156,7 @@ impl Driver {
             0 => token_for(lpn, self.version),
             n => 1 + u64::from(self.version.wrapping_mul(2_654_435_761) % n),
         };
-        let plane = self.stripe.plane_of(lpn);
+        let plane = (self.place)(lpn);
         for _ in 0..4 * self.ftl.geometry().blocks_per_plane {
             match self.ftl.host_write(lpn, plane, token) {
                 Ok(ppn) => {
@@ -294,7 +329,11 @@ impl Driver {
         let erases: u64 = (0..f.geometry().blocks())
             .map(|b| u64::from(f.erase_count(BlockId(b))))
             .sum();
-        assert_eq!(erases, c.erases, "erase counts vs erases");
+        assert_eq!(
+            erases - self.erases_before,
+            c.erases,
+            "erase counts vs erases"
+        );
         assert_eq!(
             c.gc_pages_moved + c.gc_moves_dropped,
             self.moves_begun,

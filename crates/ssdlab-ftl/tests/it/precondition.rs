@@ -36,6 +36,7 @@ fn fill_and_half_overwrite_leaves_a_steady_state_device() {
     let m = cfg.static_order.stripe_map(&g);
     let r = f.precondition(
         &cfg.precondition,
+        None,
         &mut |l| m.plane_of(l),
         &mut SimRng::new(2),
     );

@@ -8,7 +8,7 @@ use ssdlab_nand::Geometry;
 use crate::driver::{Driver, Op};
 
 /// 2 channels × 1 chip × 1 die × 2 planes × 8 blocks × 4 pages: 4 planes, 128 pages.
-fn geom() -> Geometry {
+pub fn geom() -> Geometry {
     Geometry {
         channels: 2,
         chips_per_channel: 1,
@@ -20,7 +20,7 @@ fn geom() -> Geometry {
     }
 }
 
-fn op() -> impl Strategy<Value = Op> {
+pub fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         40 => any::<u32>().prop_map(Op::Write),
         4 => any::<u32>().prop_map(Op::Trim),

@@ -19,7 +19,7 @@
 //! the write invalidates the LPN's old page, so a rewrite of identical content finds its
 //! own old copy and moves away from it (`dsftl.self_copy_counts`).
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::config::{OnSaturated, RrStart, SimConfig};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
@@ -194,6 +194,14 @@ impl PlacementPolicy for ContentAware {
 
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId {
         self.base.fill_plane(lpn, geom, raid)
+    }
+
+    fn fill_period(&self, geom: &Geometry, raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        self.base.fill_period(geom, raid)
+    }
+
+    fn skip_fill(&mut self, n: u32) {
+        self.base.skip_fill(n);
     }
 
     fn counters(&self) -> Vec<(Counter, u64)> {

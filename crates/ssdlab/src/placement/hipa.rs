@@ -18,7 +18,7 @@
 //! read materializes (data that was on the device before the run), keep the static
 //! order.
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_ftl::{AllocOrder, HipaConfig, HipaLevel, HipaLoad, HipaTrigger, StripeMap};
@@ -197,6 +197,10 @@ impl PlacementPolicy for Hipa {
 
     fn fill_map(&self) -> Option<StripeMap> {
         Some(self.map)
+    }
+
+    fn fill_period(&self, geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        Some(super::order::striped(geom))
     }
 
     fn counters(&self) -> Vec<(Counter, u64)> {

@@ -16,7 +16,8 @@
 //! [`DeviceView`] (outstanding work per chip, queued reads, dead chips, free pages per
 //! plane, each plane's GC, the RAID map). The FTL then takes the next free page of that
 //! plane. Preconditioning asks [`PlacementPolicy::fill_plane`] (it runs before any device
-//! state exists). GC moves are not placement decisions: a move stays in its victim's plane
+//! state exists), or, for a policy whose fill layout is periodic
+//! ([`PlacementPolicy::fill_period`]), takes it as a formula ([`fill_pattern`]). GC moves are not placement decisions: a move stays in its victim's plane
 //! (§5), so a static LPN→chip map survives GC.
 //!
 //! With `placement.bind = "dispatch"` ([`crate::config::Bind`]) the plane a policy
@@ -27,6 +28,7 @@
 //! with the policy and one line in [`build`] naming the configuration that selects it.
 
 mod content;
+mod fill;
 mod hipa;
 mod order;
 mod raid;
@@ -35,6 +37,7 @@ mod sda;
 mod testutil;
 
 pub use content::ContentAware;
+pub use fill::{fill_pattern, FillRun};
 pub use hipa::Hipa;
 pub use order::{LeastBusy, RoundRobin, StaticOrder};
 pub use raid::RaidLayoutPolicy;
@@ -110,6 +113,18 @@ pub trait PlacementPolicy: Send {
     fn fill_map(&self) -> Option<ssdlab_ftl::StripeMap> {
         None
     }
+    /// The sequential fill's layout as a formula, if there is one: runs of LPNs in which
+    /// the planes [`PlacementPolicy::fill_plane`] gives for LPNs `0, 1, 2, …`, asked in that
+    /// order from the policy's present state, repeat with a period ([`FillRun`]). `None`
+    /// (the default): no formula; the fill asks page by page. [`fill_pattern`] checks the
+    /// claim against the policy's answers.
+    fn fill_period(&self, _geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        None
+    }
+    /// The fill placed the next `n` LPNs by the formula without asking
+    /// [`PlacementPolicy::fill_plane`]: the policy moves any state it keeps on as if it had
+    /// been asked for each, in order (nothing by default: `fill_plane` keeps no state).
+    fn skip_fill(&mut self, _n: u32) {}
     /// The policy's own counters for the report (none by default).
     fn counters(&self) -> Vec<(ssdlab_stats::Counter, u64)> {
         Vec::new()

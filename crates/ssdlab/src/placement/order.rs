@@ -13,7 +13,7 @@
 //! or (dynamic policies) with the order applied to its own write counter, as at run
 //! time. A page recorded on a dead chip ([`Role::Degraded`]) goes to its static plane.
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_ftl::{AllocOrder, StripeMap};
@@ -51,6 +51,18 @@ impl PlacementPolicy for StaticOrder {
     fn fill_map(&self) -> Option<StripeMap> {
         Some(self.map)
     }
+
+    fn fill_period(&self, geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        Some(striped(geom))
+    }
+}
+
+/// An order over every plane repeats after one LPN per plane.
+pub(super) fn striped(geom: &Geometry) -> Vec<FillRun> {
+    vec![FillRun {
+        start: 0,
+        period: geom.planes(),
+    }]
 }
 
 /// The state both dynamic policies share: the order, the run-time write counter and
@@ -81,6 +93,11 @@ impl Counters {
     fn fill(&mut self, geom: &Geometry) -> PlaneId {
         self.precondition = self.precondition.wrapping_add(1);
         self.map.plane_of(Lpn(self.precondition % geom.planes()))
+    }
+
+    /// From a fresh counter, the fill repeats after one write per plane.
+    fn fill_period(&self, geom: &Geometry) -> Option<Vec<FillRun>> {
+        (self.precondition == 0).then(|| striped(geom))
     }
 }
 
@@ -123,6 +140,14 @@ impl PlacementPolicy for RoundRobin {
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
         self.c.fill(geom)
+    }
+
+    fn fill_period(&self, geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        self.c.fill_period(geom)
+    }
+
+    fn skip_fill(&mut self, n: u32) {
+        self.c.precondition = self.c.precondition.wrapping_add(n);
     }
 }
 
@@ -181,6 +206,14 @@ impl PlacementPolicy for LeastBusy {
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
         self.c.fill(geom)
+    }
+
+    fn fill_period(&self, geom: &Geometry, _raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        self.c.fill_period(geom)
+    }
+
+    fn skip_fill(&mut self, n: u32) {
+        self.c.precondition = self.c.precondition.wrapping_add(n);
     }
 }
 

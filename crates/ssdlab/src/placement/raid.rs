@@ -12,7 +12,7 @@
 //! recorded on dead chips, and preconditioning with its redundancy fix (zero time) —
 //! uses the static layout, so that it agrees with the audit.
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_nand::{ChannelId, Geometry, Lpn, PlaneId};
@@ -60,6 +60,29 @@ impl PlacementPolicy for RaidLayoutPolicy {
         raid.expect("RAID placement runs with a RAID map")
             .static_plane(geom, lpn)
     }
+
+    fn fill_period(&self, geom: &Geometry, raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        static_fill_runs(raid?, geom)
+    }
+}
+
+/// The static layout's fill runs: host pages, then redundancy pages, each periodic over
+/// [`RaidMap::row_period`] rows (`None` if a period overflows).
+pub(super) fn static_fill_runs(map: &RaidMap, geom: &Geometry) -> Option<Vec<FillRun>> {
+    let rows = map.row_period(geom);
+    let host = u32::try_from(rows.checked_mul(u64::from(map.layout.data_per_row()))?).ok()?;
+    let mut runs = vec![FillRun {
+        start: 0,
+        period: host,
+    }];
+    let red = map.layout.redundancy_per_row();
+    if red > 0 {
+        runs.push(FillRun {
+            start: u32::try_from(map.host_pages).ok()?,
+            period: u32::try_from(rows.checked_mul(red)?).ok()?,
+        });
+    }
+    Some(runs)
 }
 
 #[cfg(test)]

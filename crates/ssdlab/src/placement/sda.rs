@@ -26,7 +26,7 @@
 //! chosen the same way. Rebuild, materialized and degraded pages take the static layout,
 //! as with [`super::RaidLayoutPolicy`].
 
-use super::{PageToPlace, PlacementPolicy, Role};
+use super::{FillRun, PageToPlace, PlacementPolicy, Role};
 use crate::device::DeviceView;
 use crate::layout::RaidMap;
 use ssdlab_nand::{ChannelId, ChipId, Geometry, Lpn, PlaneId};
@@ -216,6 +216,10 @@ impl PlacementPolicy for Sda {
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId {
         raid.expect("SDA runs with a RAID map")
             .static_plane(geom, lpn)
+    }
+
+    fn fill_period(&self, geom: &Geometry, raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
+        super::raid::static_fill_runs(raid?, geom)
     }
 
     fn settle(&mut self) {

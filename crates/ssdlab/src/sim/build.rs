@@ -19,6 +19,7 @@ use ssdlab_raid::MirrorReadChoice;
 use ssdlab_stats::{Recorder, RunMeta, Shape};
 use ssdlab_trace::{RequestStream, TraceError};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// The read-choice policy: CR5M's mirror-read rule when the device has mirror chips,
 /// else the shortest queue.
@@ -28,6 +29,21 @@ fn read_choice(cfg: &SimConfig) -> Box<dyn ReadChoice> {
     } else {
         Box::new(ShortestQueue)
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests that build the preconditioning fill page by page, as if no placement
+    /// had a formula for it.
+    static REPLAY_FILL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the fill must be replayed page by page (tests compare both ways).
+fn replay_forced() -> bool {
+    #[cfg(test)]
+    return REPLAY_FILL.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 impl Simulation {
@@ -64,17 +80,34 @@ impl Simulation {
             .filter(|r| r.map.mirror)
             .map(|r| Box::new(Cr5m::new(&cfg.raid, r, map_entries, slots, &geom)));
         let mut placement = placement::build(&cfg);
+        // LPNs whose content preconditioning already left final (see raid_fix_redundancy).
+        let mut settled = 0;
         if cfg.ftl.precondition.enabled {
-            let mut prng = rng.fork("precondition");
             let pre = &cfg.ftl.precondition;
-            match placement.fill_map().filter(|_| raid.is_none()) {
-                Some(stripes) => {
-                    ftl.precondition_striped(pre, &stripes, &mut prng);
+            let mut prng = rng.fork("precondition");
+            // Sampled aging where the fill is a stripe map (ftl.precondition.aging).
+            let sampled = match placement.fill_map().filter(|_| raid.is_none()) {
+                Some(stripes) => ftl.precondition_sampled(pre, &stripes, &mut prng),
+                None => None,
+            };
+            if sampled.is_none() {
+                let map = raid.as_ref().map(|r| &r.map);
+                let fill = ftl.fill_count(pre);
+                let mut pattern = match replay_forced() {
+                    false => placement::fill_pattern(&mut *placement, &geom, map, fill),
+                    true => None,
+                };
+                // Without overwrites, the redundancy fix gives every page of the fill a
+                // known content: the implicit fill takes it at once.
+                let known = pre.overwrite_ratio == 0.0;
+                if let (Some(m), true) = (map.filter(|m| m.level.is_redundant()), known) {
+                    let m = m.clone();
+                    pattern = pattern.map(|p| p.with_content(Arc::new(move |l| m.filled_token(l))));
                 }
-                None => {
-                    let map = raid.as_ref().map(|r| &r.map);
-                    let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
-                    ftl.precondition(pre, &mut place, &mut prng);
+                let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
+                let report = ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng);
+                if report.implicit && known && report.overwrites == 0 {
+                    settled = fill;
                 }
             }
         }
@@ -170,7 +203,7 @@ impl Simulation {
             cfg,
         };
         if sim.cfg.ftl.precondition.enabled {
-            sim.raid_fix_redundancy()?;
+            sim.raid_fix_redundancy(settled)?;
         }
         sim.init_failures()?;
         sim.seed_shadow_from_ftl();
@@ -202,5 +235,111 @@ impl Simulation {
             sim.set_trace_requests(n);
         }
         Ok(sim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::VecStream;
+    use ssdlab_trace::{IoRequest, Op};
+
+    /// Reads and writes over the first `pages` host pages.
+    fn requests(pages: u64) -> Vec<IoRequest> {
+        (0..400u64)
+            .map(|i| IoRequest {
+                arrival_ns: i * 40_000,
+                op: if i % 3 == 0 { Op::Read } else { Op::Write },
+                offset_bytes: (i * 7919 % pages) * 4096,
+                size_bytes: 4096 * (1 + i % 3),
+                content: None,
+            })
+            .collect()
+    }
+
+    fn build(sets: &[&str], replay: bool) -> Simulation {
+        let text = "verify = true\n[geometry]\nchannels = 4\nchips_per_channel = 2\n\
+                    dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
+                    pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n\
+                    [ftl.precondition]\nenabled = true\noverwrite_ratio = 0.0\n";
+        let mut b = ConfigBuilder::new().text(text, "fill").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        let cfg = b.build().unwrap();
+        let reqs = requests(u64::from(cfg.ftl.logical_pages(&cfg.geometry)) / 2);
+        REPLAY_FILL.with(|r| r.set(replay));
+        let sim = Simulation::on_trace(cfg, || Ok(Box::new(VecStream::new(reqs.clone()))), "-");
+        REPLAY_FILL.with(|r| r.set(false));
+        sim.unwrap()
+    }
+
+    /// The fill laid out by formula and the fill written page by page give the same
+    /// device after set-up (redundancy fixed, warm-up done) and the same run.
+    #[test]
+    fn the_formula_and_the_replayed_fill_build_the_same_device() {
+        let cases: &[&[&str]] = &[
+            &[],
+            &["ftl.precondition.fill_ratio=0.6"],
+            &[
+                "ftl.precondition.overwrite_ratio=0.4",
+                "ftl.gc.victim=\"cost-benefit\"",
+            ],
+            &["ftl.allocation=\"dynamic\""],
+            &[
+                "ftl.allocation=\"dynamic\"",
+                "ftl.precondition.warmup=\"trace\"",
+            ],
+            &["raid.level=5", "raid.group_size=4", "raid.layout=\"lci\""],
+            &[
+                "raid.level=5",
+                "raid.group_size=4",
+                "ftl.precondition.overwrite_ratio=0.3",
+            ],
+            &[
+                "raid.level=5",
+                "raid.group_size=4",
+                "ftl.precondition.fill_ratio=0.9",
+            ],
+            &[
+                "raid.level=5",
+                "raid.group_size=4",
+                "ftl.precondition.warmup=\"trace\"",
+            ],
+            &["raid.level=1", "raid.group_size=2"],
+            &[
+                "raid.level=4",
+                "raid.group_size=4",
+                "raid.domain=\"channel\"",
+            ],
+            &[
+                "raid.level=5",
+                "raid.group_size=4",
+                "raid.domain=\"channel\"",
+                "raid.chip_in_channel=\"sda\"",
+            ],
+            &[
+                "raid.level=5",
+                "raid.group_size=2",
+                "raid.domain=\"channel\"",
+                "raid.mirror_chips=true",
+                "raid.buffer_new_writes=false",
+                "ftl.over_provisioning=0.4",
+            ],
+        ];
+        for sets in cases {
+            let mut a = build(sets, false);
+            let mut b = build(sets, true);
+            assert_eq!(a.ftl.diff_state(&b.ftl), None, "{sets:?}: after set-up");
+            a.check_invariants();
+            a.audit().unwrap();
+            a.run_to_end().unwrap();
+            b.run_to_end().unwrap();
+            assert_eq!(a.ftl.diff_state(&b.ftl), None, "{sets:?}: after the run");
+            a.audit().unwrap();
+            let json = |s: Simulation| serde_json::to_string(&s.into_report().unwrap()).unwrap();
+            assert_eq!(json(a), json(b), "{sets:?}: reports");
+        }
     }
 }

@@ -72,7 +72,7 @@ impl Simulation {
             }
         }
         if self.raid.is_some() {
-            self.raid_fix_redundancy()?;
+            self.raid_fix_redundancy(0)?;
         }
         self.seed_shadow_from_ftl();
         self.warmed_up = true;

@@ -12,20 +12,24 @@ impl Simulation {
     /// (the XOR of its stripe, or its primary's content) so that the array starts
     /// consistent. A redundancy page not written by the preconditioning itself (with a
     /// fill ratio below 1 the redundancy part of the map is not filled) is written now,
-    /// with instant GC in its plane.
+    /// with instant GC in its plane. Redundancy pages below FTL page `settled` already
+    /// hold their content (an implicit fill laid it out:
+    /// [`crate::layout::RaidMap::filled_token`]) and
+    /// are left alone.
     ///
     /// # Errors
     /// [`SimError::Config`] naming `ftl.precondition` if a redundancy page finds no room
     /// in its plane even after GC: the preconditioned layout does not fit the device.
-    pub(in crate::sim) fn raid_fix_redundancy(&mut self) -> Result<(), SimError> {
+    pub(in crate::sim) fn raid_fix_redundancy(&mut self, settled: u32) -> Result<(), SimError> {
         let Some(r) = self.raid.as_ref() else {
             return Ok(());
         };
         let level = r.map.level;
         let host = r.map.host_pages;
+        let first = u64::from(settled).saturating_sub(host);
         match level {
             RaidLevel::Raid1 => {
-                for x in 0..host {
+                for x in first..host {
                     let lpn = Lpn(x as u32);
                     let token = self.ftl.lookup(lpn).map(|p| self.ftl.token(p));
                     self.set_redundancy(self.raid().map.red_lpn(x), token.unwrap_or(0))?;
@@ -35,18 +39,18 @@ impl Simulation {
                 let groups = u64::from(self.raid().map.layout.groups());
                 let rows = host / u64::from(self.raid().map.layout.data_per_row());
                 let mut lpns = Vec::new();
-                for row in 0..rows {
-                    for group in 0..groups as u32 {
-                        self.raid().map.layout.stripe_lpns(row, group, &mut lpns);
-                        let xor = lpns.iter().fold(0u64, |acc, &x| {
-                            acc ^ self
-                                .ftl
-                                .lookup(Lpn(x as u32))
-                                .map_or(0, |p| self.ftl.token(p))
-                        });
-                        let i = self.raid().map.layout.parity_index(row, group);
-                        self.set_redundancy(self.raid().map.red_lpn(i), xor)?;
-                    }
+                // Stripes in parity order (row by row), from the first one not settled.
+                for i in first..rows * groups {
+                    let (row, group) = (i / groups, (i % groups) as u32);
+                    self.raid().map.layout.stripe_lpns(row, group, &mut lpns);
+                    let xor = lpns.iter().fold(0u64, |acc, &x| {
+                        acc ^ self
+                            .ftl
+                            .lookup(Lpn(x as u32))
+                            .map_or(0, |p| self.ftl.token(p))
+                    });
+                    debug_assert_eq!(i, self.raid().map.layout.parity_index(row, group));
+                    self.set_redundancy(self.raid().map.red_lpn(i), xor)?;
                 }
             }
             RaidLevel::Raid0 | RaidLevel::None => {}
