@@ -146,9 +146,10 @@ pub struct TraceArgs {
     pub synthetic_config: Option<PathBuf>,
 }
 
-/// `run` and `bench` arguments.
+/// A replay's arguments: the device, the workload and the JSON report (`run`, `verify`
+/// and `bench`).
 #[derive(Args, Debug)]
-pub struct RunArgs {
+pub struct ReplayArgs {
     /// Device.
     #[command(flatten)]
     pub device: DeviceArgs,
@@ -158,6 +159,14 @@ pub struct RunArgs {
     /// Write the report as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+/// `run` and `verify` arguments.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Device, workload and report.
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// Write one CSV line per completed request.
     #[arg(long, value_name = "FILE")]
     pub per_request_csv: Option<PathBuf>,
@@ -166,15 +175,9 @@ pub struct RunArgs {
 /// `bench` arguments.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Device.
+    /// Device, workload and report.
     #[command(flatten)]
-    pub device: DeviceArgs,
-    /// Workload.
-    #[command(flatten)]
-    pub trace: TraceArgs,
-    /// Write the report as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    pub replay: ReplayArgs,
     /// Append the speed figures as one JSON line to FILE (a series of runs is one file;
     /// `scripts/bench.sh` collects them).
     #[arg(long, value_name = "FILE")]

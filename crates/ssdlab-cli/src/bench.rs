@@ -89,11 +89,12 @@ struct BenchLine {
 
 /// Runs the workload once and prints speed figures.
 pub fn cmd_bench(a: &BenchArgs) -> Result<(), Failure> {
-    let cfg = build_config(&a.device, &[])?;
+    let cfg = build_config(&a.replay.device, &[])?;
     let device_pages = u64::from(cfg.geometry.pages());
     let config_hash = cfg.hash_hex();
-    let src = trace_source(&a.trace)?;
+    let src = trace_source(&a.replay.trace)?;
     let json = a
+        .replay
         .json
         .as_ref()
         .map(|p| create_output("--json", p).map(|f| (f, p)))

@@ -188,9 +188,10 @@ fn print(text: &str) -> Result<(), Failure> {
 }
 
 fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
-    let cfg = build_config(&a.device, &[])?;
-    let src = trace_source(&a.trace)?;
+    let cfg = build_config(&a.replay.device, &[])?;
+    let src = trace_source(&a.replay.trace)?;
     let json = a
+        .replay
         .json
         .as_ref()
         .map(|p| create_output("--json", p).map(|f| (f, p)))
@@ -198,7 +199,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     let report = simulate(
         cfg,
         &src,
-        a.device.preset.as_deref(),
+        a.replay.device.preset.as_deref(),
         a.per_request_csv.as_deref(),
         true,
     )?;
@@ -214,10 +215,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
 /// `ssdlab verify`: a run with every read checked, failures injected, and a full audit
 /// of data and redundancy at the end; one `name: value` line per figure.
 fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
-    let mut cfg = build_config(&a.device, &[])?;
+    let mut cfg = build_config(&a.replay.device, &[])?;
     cfg.verify = true;
-    let src = trace_source(&a.trace)?;
-    let (mut sim, bar) = prepare(cfg, &src, a.device.preset.as_deref(), None, true)?;
+    let src = trace_source(&a.replay.trace)?;
+    let (mut sim, bar) = prepare(cfg, &src, a.replay.device.preset.as_deref(), None, true)?;
     let run = sim.run_to_end();
     if let Some(bar) = bar {
         bar.finish();
@@ -265,7 +266,7 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
         }
     }
     print(&s)?;
-    if let Some(p) = &a.json {
+    if let Some(p) = &a.replay.json {
         write_json(create_output("--json", p)?, p, &report)?;
     }
     Ok(())
