@@ -137,7 +137,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `now + delay` (never in the past).
-    #[inline]
+    #[inline(always)]
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         let at = self.now + delay;
         debug_assert!(at.0 < EMPTY, "event at the end of time");
