@@ -9,10 +9,12 @@
 //! and moves them into the per-chip queues through [`SchedCtx::push`]. The simulator
 //! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are registered in one
 //! list below, one line each, from which [`SchedulerKind`] (the `scheduler.name` values)
-//! and [`build`] are derived: a new policy is one file plus one line.
+//! and [`build`] are derived: a new policy is one file plus one line, and its type one
+//! variant of [`Scheduler`] (the enum the simulator calls directly).
 
 mod brr;
 mod config;
+mod dispatch;
 mod fifo;
 mod merge;
 mod overflow;
@@ -29,6 +31,7 @@ pub use config::{
     BatchOrder, BlockOn, BrrConfig, NextArrival, PaqConfig, PaqOrder, PiqConfig, SchedulerConfig,
     VaqConfig, WritePath,
 };
+pub use dispatch::Scheduler;
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use merge::{MergeCompletion, MergeConfig, MergeReads};
 pub use paq::Paq;

@@ -102,7 +102,7 @@ impl Simulation {
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
         let direct = self.lazy_gc_pick(die, &mut group);
         if !direct {
-            self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+            sched!(self, |s, ctx| s.pick(die, ctx, &mut group));
             if self.bind.is_some() {
                 self.bind_picked(die, &mut group);
             }
@@ -140,7 +140,7 @@ impl Simulation {
         }
         self.group = group;
         self.set_die_busy(die, true);
-        self.sched.on_chip_room(chip, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
         let uses_bus = self.uses_bus(head);
         let op = self.txns[head].op;
         let d = &mut self.dies[die.idx()];
@@ -342,7 +342,7 @@ impl Simulation {
         d.phase = Phase::Idle;
         d.head = NONE;
         self.set_die_busy(die, false);
-        self.sched.on_die_free(die, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.on_die_free(die, ctx));
         self.try_start(die);
     }
 
