@@ -127,15 +127,21 @@ impl SchedCtx<'_> {
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
     #[inline]
     pub fn push(&mut self, t: TxnId) {
-        let end = self.queues.chip[self.chip_of(t).idx()].len();
-        self.insert(t, end);
+        let chip = self.chip_of(t);
+        let end = self.queues.chip[chip.idx()].len();
+        self.insert_on(chip, t, end);
     }
 
     /// Puts `t` at `pos` in its chip's queue (the caller checked [`Queues::has_room`]),
     /// for policies that order the queue themselves (PIQ's batches).
     #[inline]
     pub fn insert(&mut self, t: TxnId, pos: usize) {
-        let chip = self.chip_of(t);
+        self.insert_on(self.chip_of(t), t, pos);
+    }
+
+    /// [`SchedCtx::insert`] of `t`, whose chip is `chip`.
+    #[inline]
+    fn insert_on(&mut self, chip: ChipId, t: TxnId, pos: usize) {
         self.queues.insert(chip, pos, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
