@@ -4,7 +4,7 @@
 //! paths inline, and a hook a policy does not use costs nothing); any other
 //! [`IoScheduler`] runs boxed, as [`Scheduler::Other`].
 
-use super::{AsyncFifo, IoScheduler, Paq, Piq, SchedCtx, SyncFifo, Vaq};
+use super::{AsyncFifo, IoScheduler, Paq, Piq, Queues, SchedCtx, SyncFifo, Vaq};
 use crate::plans::ReadPlans;
 use crate::sim::txn::{ReqId, TxnId};
 use ssdlab_nand::{ChipId, DieId, FlashOp};
@@ -23,6 +23,19 @@ pub enum Scheduler {
     Paq(Paq),
     /// A policy that is not built in.
     Other(Box<dyn IoScheduler>),
+}
+
+impl Scheduler {
+    /// False when [`IoScheduler::pick`] would certainly find nothing for idle `die`:
+    /// the FIFO policies take only from the chip queues, so a die with nothing queued
+    /// gets nothing. True for every other policy (it may hold work of its own).
+    #[inline]
+    pub fn may_pick(&self, die: DieId, queues: &Queues) -> bool {
+        match self {
+            Scheduler::SyncFifo(_) | Scheduler::AsyncFifo(_) => queues.queued_for_die(die) > 0,
+            _ => true,
+        }
+    }
 }
 
 /// A policy that is not one of the built-in types runs boxed.

@@ -93,15 +93,20 @@ impl Simulation {
     }
 
     /// Starts the next operation on `die` if it is idle and has work.
+    #[inline]
     pub(super) fn try_start(&mut self, die: DieId) {
-        if self.dies[die.idx()].phase != Phase::Idle {
-            return;
+        if self.dies[die.idx()].phase == Phase::Idle {
+            self.start_idle(die);
         }
+    }
+
+    /// [`Simulation::try_start`] of an idle die.
+    fn start_idle(&mut self, die: DieId) {
         let mut group = std::mem::take(&mut self.group);
         group.clear();
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
         let direct = self.lazy_gc_pick(die, &mut group);
-        if !direct {
+        if !direct && self.sched.may_pick(die, &self.queues) {
             sched!(self, |s, ctx| s.pick(die, ctx, &mut group));
             if self.bind.is_some() {
                 self.bind_picked(die, &mut group);

@@ -307,7 +307,14 @@ impl Simulation {
     }
 
     /// Starts idle dies of chips whose queue received work.
+    #[inline]
     pub(crate) fn wake_touched(&mut self) {
+        if !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
+            self.wake_touched_chips();
+        }
+    }
+
+    fn wake_touched_chips(&mut self) {
         // Starting a die can make a policy redirect reads or queue more work: keep
         // going until neither is left.
         while !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
