@@ -101,7 +101,7 @@ impl SchedCtx<'_> {
     }
 
     /// The chip that executes `t`.
-    #[inline]
+    #[inline(always)]
     pub fn chip_of(&self, t: TxnId) -> ChipId {
         self.geom.chip_of_die(self.txns[t].die)
     }
@@ -125,7 +125,7 @@ impl SchedCtx<'_> {
     }
 
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, t: TxnId) {
         let chip = self.chip_of(t);
         let end = self.queues.chip[chip.idx()].len();
@@ -140,7 +140,7 @@ impl SchedCtx<'_> {
     }
 
     /// [`SchedCtx::insert`] of `t`, whose chip is `chip`.
-    #[inline]
+    #[inline(always)]
     fn insert_on(&mut self, chip: ChipId, t: TxnId, pos: usize) {
         self.queues.insert(chip, pos, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
@@ -155,14 +155,26 @@ impl SchedCtx<'_> {
     /// also the later queued transactions of the same die that can join it in one
     /// multi-plane operation (same op, distinct planes, same page offset), linked
     /// through `group_next`. The caller links them (it owns the slab mutably).
+    #[inline(always)]
     pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
         group.clear();
         let chip = self.geom.chip_of_die(die);
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
             group.extend(self.queues.remove(chip, 0, self.txns));
-            return;
+        } else {
+            self.take_for_die_of(chip, die, multi_plane, group);
         }
+    }
+
+    /// [`SchedCtx::take_for_die`] on a chip of several dies, or with packing.
+    fn take_for_die_of(
+        &mut self,
+        chip: ChipId,
+        die: DieId,
+        multi_plane: bool,
+        group: &mut Vec<TxnId>,
+    ) {
         if self.queues.queued_for_die(die) == 0 {
             return;
         }

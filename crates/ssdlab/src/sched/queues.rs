@@ -146,7 +146,7 @@ impl Queues {
     }
 
     /// Puts `t` (whose record is `txn`) at `pos` in `chip`'s queue and counts it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, chip: ChipId, pos: usize, t: TxnId, txn: &Txn) {
         debug_assert!(self.has_room(chip));
         debug_assert_eq!(self.chip_of_die(txn.die), chip);
@@ -182,7 +182,7 @@ impl Queues {
 
     /// Removes the transaction at `pos` of `chip`'s queue; its die count follows. Its
     /// read or program count follows when it starts ([`Queues::txn_started`]).
-    #[inline]
+    #[inline(always)]
     pub(super) fn remove(&mut self, chip: ChipId, pos: usize, txns: &TxnSlab) -> Option<TxnId> {
         let q = &mut self.chip[chip.idx()];
         let t = if pos == 0 {
