@@ -228,9 +228,16 @@ impl Queues {
     /// longer counts among the chip's queued reads or programs.
     #[inline]
     pub(crate) fn txn_started(&mut self, txn: &Txn) {
-        self.die_last_op[txn.die.idx()] = txn.op;
-        let chip = self.chip_of_die(txn.die).idx();
-        match txn.op {
+        self.txn_started_on(self.chip_of_die(txn.die), txn.die, txn.op);
+    }
+
+    /// [`Queues::txn_started`] of an `op` on `die` of `chip`.
+    #[inline]
+    pub(crate) fn txn_started_on(&mut self, chip: ChipId, die: DieId, op: FlashOp) {
+        debug_assert_eq!(self.chip_of_die(die), chip);
+        self.die_last_op[die.idx()] = op;
+        let chip = chip.idx();
+        match op {
             FlashOp::Read => self.queued_reads[chip] -= 1,
             FlashOp::Program => self.queued_writes[chip] -= 1,
             FlashOp::Erase => {}
