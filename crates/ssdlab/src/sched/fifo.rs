@@ -49,22 +49,26 @@ impl IoScheduler for AsyncFifo {
         "async-fifo"
     }
 
+    #[inline(always)]
     fn submit_request(&mut self, _req: ReqId, txns: &[TxnId], ctx: &mut SchedCtx) {
         for &t in txns {
             self.overflow.enqueue(t, ctx);
         }
     }
 
+    #[inline(always)]
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
         self.overflow.enqueue(txn, ctx);
     }
 
+    #[inline(always)]
     fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
         self.overflow.drain(chip, ctx);
     }
 
     fn on_txn_done(&mut self, _chip: ChipId, _ctx: &mut SchedCtx) {}
 
+    #[inline(always)]
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
         if !self.wbr.pick(die, ctx, group) {
             ctx.take_for_die(die, self.multi_plane, group);

@@ -9,10 +9,12 @@
 //! and moves them into the per-chip queues through [`SchedCtx::push`]. The simulator
 //! calls [`IoScheduler::pick`] whenever a die falls idle. Policies are registered in one
 //! list below, one line each, from which [`SchedulerKind`] (the `scheduler.name` values)
-//! and [`build`] are derived: a new policy is one file plus one line.
+//! and [`build`] are derived: a new policy is one file plus one line, and its type one
+//! variant of [`Scheduler`] (the enum the simulator calls directly).
 
 mod brr;
 mod config;
+mod dispatch;
 mod fifo;
 mod merge;
 mod overflow;
@@ -29,6 +31,7 @@ pub use config::{
     BatchOrder, BlockOn, BrrConfig, NextArrival, PaqConfig, PaqOrder, PiqConfig, SchedulerConfig,
     VaqConfig, WritePath,
 };
+pub use dispatch::Scheduler;
 pub use fifo::{AsyncFifo, SyncFifo};
 pub use merge::{MergeCompletion, MergeConfig, MergeReads};
 pub use paq::Paq;
@@ -98,7 +101,7 @@ impl SchedCtx<'_> {
     }
 
     /// The chip that executes `t`.
-    #[inline]
+    #[inline(always)]
     pub fn chip_of(&self, t: TxnId) -> ChipId {
         self.geom.chip_of_die(self.txns[t].die)
     }
@@ -122,17 +125,23 @@ impl SchedCtx<'_> {
     }
 
     /// Appends `t` to its chip's queue (the caller checked [`Queues::has_room`]).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, t: TxnId) {
-        let end = self.queues.chip[self.chip_of(t).idx()].len();
-        self.insert(t, end);
+        let chip = self.chip_of(t);
+        let end = self.queues.chip[chip.idx()].len();
+        self.insert_on(chip, t, end);
     }
 
     /// Puts `t` at `pos` in its chip's queue (the caller checked [`Queues::has_room`]),
     /// for policies that order the queue themselves (PIQ's batches).
     #[inline]
     pub fn insert(&mut self, t: TxnId, pos: usize) {
-        let chip = self.chip_of(t);
+        self.insert_on(self.chip_of(t), t, pos);
+    }
+
+    /// [`SchedCtx::insert`] of `t`, whose chip is `chip`.
+    #[inline(always)]
+    fn insert_on(&mut self, chip: ChipId, t: TxnId, pos: usize) {
         self.queues.insert(chip, pos, t, &self.txns[t]);
         // Any die of the chip may be idle (dies share the queue), so the chip is woken
         // on every push; the flag keeps each chip once in the list.
@@ -146,14 +155,26 @@ impl SchedCtx<'_> {
     /// also the later queued transactions of the same die that can join it in one
     /// multi-plane operation (same op, distinct planes, same page offset), linked
     /// through `group_next`. The caller links them (it owns the slab mutably).
+    #[inline(always)]
     pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
         group.clear();
         let chip = self.geom.chip_of_die(die);
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
             group.extend(self.queues.remove(chip, 0, self.txns));
-            return;
+        } else {
+            self.take_for_die_of(chip, die, multi_plane, group);
         }
+    }
+
+    /// [`SchedCtx::take_for_die`] on a chip of several dies, or with packing.
+    fn take_for_die_of(
+        &mut self,
+        chip: ChipId,
+        die: DieId,
+        multi_plane: bool,
+        group: &mut Vec<TxnId>,
+    ) {
         if self.queues.queued_for_die(die) == 0 {
             return;
         }

@@ -23,7 +23,7 @@ impl ChipOverflow {
     }
 
     /// Queues `t` on its chip, or holds it behind the chip's earlier overflow.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn enqueue(&mut self, t: TxnId, ctx: &mut SchedCtx) {
         let chip = ctx.chip_of(t);
         if self.waiting[chip.idx()].is_empty() && ctx.queues.has_room(chip) {
@@ -35,7 +35,7 @@ impl ChipOverflow {
     }
 
     /// Moves `chip`'s overflow into its queue while the queue has room.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn drain(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
         let q = &mut self.waiting[chip.idx()];
         while ctx.queues.has_room(chip) {

@@ -15,6 +15,9 @@ use crate::sim::txn::{Txn, TxnId, TxnSlab, UNBOUND};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry};
 use std::collections::VecDeque;
 
+/// Index of the all-operations count in a die's [`Queues::die_queued`] entry.
+const ALL: usize = 3;
+
 /// One channel bus as a policy sees it (PAQ's bus contention).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BusStatus {
@@ -45,11 +48,9 @@ pub struct Queues {
     /// Host reads a policy chose to serve by another plan (reconstruction or another
     /// copy), with that plan's kind (see [`super::SchedCtx::redirect`]).
     pub redirected: Vec<(TxnId, PlanKind)>,
-    /// Transactions in its chip's queue for each die.
-    die_queued: Vec<u32>,
-    /// Reads and programs among them.
-    die_queued_reads: Vec<u32>,
-    die_queued_programs: Vec<u32>,
+    /// Per die, the transactions in its chip's queue: reads, programs, erases (indexed
+    /// by [`FlashOp`]) and, last, all of them.
+    die_queued: Vec<[u32; 4]>,
     /// The operation each die started last (its current one while it is busy).
     die_last_op: Vec<FlashOp>,
     dies_per_chip: u32,
@@ -78,9 +79,7 @@ impl Queues {
             queued_reads: vec![0; chips],
             queued_writes: vec![0; chips],
             redirected: Vec::new(),
-            die_queued: vec![0; geom.dies() as usize],
-            die_queued_reads: vec![0; geom.dies() as usize],
-            die_queued_programs: vec![0; geom.dies() as usize],
+            die_queued: vec![[0; 4]; geom.dies() as usize],
             die_last_op: vec![FlashOp::Read; geom.dies() as usize],
             dies_per_chip: geom.dies_per_chip,
             bus: vec![BusStatus::default(); geom.channels as usize],
@@ -118,17 +117,14 @@ impl Queues {
     /// Transactions waiting for `die` in its chip's queue.
     #[inline]
     pub fn queued_for_die(&self, die: DieId) -> u32 {
-        self.die_queued[die.idx()]
+        self.die_queued[die.idx()][ALL]
     }
 
     /// Reads, programs and erases waiting for `die` in its chip's queue (HIPA's load).
     #[inline]
     pub fn queued_ops_for_die(&self, die: DieId) -> (u32, u32, u32) {
-        let (r, p) = (
-            self.die_queued_reads[die.idx()],
-            self.die_queued_programs[die.idx()],
-        );
-        (r, p, self.die_queued[die.idx()] - r - p)
+        let [r, p, e, _] = self.die_queued[die.idx()];
+        (r, p, e)
     }
 
     /// The operation `die` is running, if it is busy.
@@ -150,19 +146,25 @@ impl Queues {
     }
 
     /// Puts `t` (whose record is `txn`) at `pos` in `chip`'s queue and counts it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert(&mut self, chip: ChipId, pos: usize, t: TxnId, txn: &Txn) {
         debug_assert!(self.has_room(chip));
         debug_assert_eq!(self.chip_of_die(txn.die), chip);
-        self.chip[chip.idx()].insert(pos, t);
+        let q = &mut self.chip[chip.idx()];
+        if pos == q.len() {
+            q.push_back(t);
+        } else {
+            q.insert(pos, t);
+        }
         self.pushes += 1;
         let i = t as usize;
         if i >= self.push_no.len() {
             self.push_no.resize(i + 1, 0);
         }
         self.push_no[i] = self.pushes;
-        self.die_queued[txn.die.idx()] += 1;
-        self.count_die_op(txn, 1);
+        let counts = &mut self.die_queued[txn.die.idx()];
+        counts[txn.op as usize] += 1;
+        counts[ALL] += 1;
         match txn.op {
             FlashOp::Read => self.queued_reads[chip.idx()] += 1,
             FlashOp::Program => self.queued_writes[chip.idx()] += 1,
@@ -180,31 +182,21 @@ impl Queues {
 
     /// Removes the transaction at `pos` of `chip`'s queue; its die count follows. Its
     /// read or program count follows when it starts ([`Queues::txn_started`]).
-    #[inline]
+    #[inline(always)]
     pub(super) fn remove(&mut self, chip: ChipId, pos: usize, txns: &TxnSlab) -> Option<TxnId> {
-        let t = self.chip[chip.idx()].remove(pos)?;
-        let die = txns[t].die;
-        debug_assert!(
-            self.die_queued[die.idx()] > 0,
-            "die {die} has nothing queued"
-        );
-        self.die_queued[die.idx()] -= 1;
-        self.count_die_op(&txns[t], u32::wrapping_neg(1));
+        let q = &mut self.chip[chip.idx()];
+        let t = if pos == 0 {
+            q.pop_front()
+        } else {
+            q.remove(pos)
+        }?;
+        let txn = &txns[t];
+        let counts = &mut self.die_queued[txn.die.idx()];
+        debug_assert!(counts[ALL] > 0, "die {} has nothing queued", txn.die);
+        counts[txn.op as usize] -= 1;
+        counts[ALL] -= 1;
         self.debug_check_chip(chip);
         Some(t)
-    }
-
-    /// Adds `delta` (1 or −1 as a wrapping `u32`) to the per-die count of `txn`'s
-    /// operation.
-    #[inline]
-    fn count_die_op(&mut self, txn: &Txn, delta: u32) {
-        let counts = match txn.op {
-            FlashOp::Read => &mut self.die_queued_reads,
-            FlashOp::Program => &mut self.die_queued_programs,
-            FlashOp::Erase => return,
-        };
-        let c = &mut counts[txn.die.idx()];
-        *c = c.wrapping_add(delta);
     }
 
     /// Moves programs queued for `die` whose page is not chosen yet ([`UNBOUND`]) into
@@ -219,7 +211,7 @@ impl Queues {
     ) {
         let chip = self.chip_of_die(die);
         let mut i = 0;
-        while out.len() < max && self.die_queued[die.idx()] > 0 {
+        while out.len() < max && self.die_queued[die.idx()][ALL] > 0 {
             let Some(&t) = self.chip[chip.idx()].get(i) else {
                 break;
             };
@@ -236,9 +228,16 @@ impl Queues {
     /// longer counts among the chip's queued reads or programs.
     #[inline]
     pub(crate) fn txn_started(&mut self, txn: &Txn) {
-        self.die_last_op[txn.die.idx()] = txn.op;
-        let chip = self.chip_of_die(txn.die).idx();
-        match txn.op {
+        self.txn_started_on(self.chip_of_die(txn.die), txn.die, txn.op);
+    }
+
+    /// [`Queues::txn_started`] of an `op` on `die` of `chip`.
+    #[inline]
+    pub(crate) fn txn_started_on(&mut self, chip: ChipId, die: DieId, op: FlashOp) {
+        debug_assert_eq!(self.chip_of_die(die), chip);
+        self.die_last_op[die.idx()] = op;
+        let chip = chip.idx();
+        match op {
             FlashOp::Read => self.queued_reads[chip] -= 1,
             FlashOp::Program => self.queued_writes[chip] -= 1,
             FlashOp::Erase => {}
@@ -292,7 +291,10 @@ impl Queues {
     #[inline]
     fn debug_check_chip(&self, chip: ChipId) {
         if cfg!(debug_assertions) {
-            let counted: u32 = self.die_queued[self.dies_of_chip(chip)].iter().sum();
+            let counted: u32 = self.die_queued[self.dies_of_chip(chip)]
+                .iter()
+                .map(|c| c[ALL])
+                .sum();
             debug_assert_eq!(
                 counted as usize,
                 self.chip[chip.idx()].len(),
@@ -304,8 +306,7 @@ impl Queues {
     /// Recounts every counter from the queues' contents (slow; for tests). Valid between
     /// events, when every transaction taken from a queue has started.
     pub fn check_invariants(&self, txns: &TxnSlab) {
-        let mut per_die = vec![0u32; self.die_queued.len()];
-        let mut per_die_ops = vec![(0u32, 0u32); self.die_queued.len()];
+        let mut per_die = vec![[0u32; 4]; self.die_queued.len()];
         for (c, q) in self.chip.iter().enumerate() {
             let chip = ChipId(c as u32);
             assert!(q.len() <= self.depth, "chip {chip} queue over depth");
@@ -317,15 +318,19 @@ impl Queues {
                     chip,
                     "txn {t} in a foreign queue"
                 );
-                per_die[txn.die.idx()] += 1;
-                let ops = &mut per_die_ops[txn.die.idx()];
+                let counts = &mut per_die[txn.die.idx()];
+                counts[txn.op as usize] += 1;
+                counts[ALL] += 1;
                 match txn.op {
-                    FlashOp::Read => (reads, ops.0) = (reads + 1, ops.0 + 1),
-                    FlashOp::Program => (programs, ops.1) = (programs + 1, ops.1 + 1),
+                    FlashOp::Read => reads += 1,
+                    FlashOp::Program => programs += 1,
                     FlashOp::Erase => {}
                 }
             }
-            let counted: u32 = self.die_queued[self.dies_of_chip(chip)].iter().sum();
+            let counted: u32 = self.die_queued[self.dies_of_chip(chip)]
+                .iter()
+                .map(|c| c[ALL])
+                .sum();
             assert_eq!(counted as usize, q.len(), "per-die counts of chip {chip}");
             assert_eq!(self.queued_reads[c], reads, "queued reads of chip {chip}");
             assert_eq!(
@@ -334,10 +339,6 @@ impl Queues {
             );
         }
         assert_eq!(per_die, self.die_queued, "per-die counts");
-        for (d, &(r, p)) in per_die_ops.iter().enumerate() {
-            assert_eq!(self.die_queued_reads[d], r, "queued reads of die {d}");
-            assert_eq!(self.die_queued_programs[d], p, "queued programs of die {d}");
-        }
         for (ch, b) in self.bus.iter().enumerate() {
             assert!(b.busy || b.waiting == 0, "free bus {ch} with waiters");
         }

@@ -1,11 +1,12 @@
 //! The macro behind the one list of schedulers in [`super`]: from one line per policy
 //! (variant, config name, constructor, with the variant's doc comment above it) it
 //! derives the [`super::SchedulerKind`] enum with its serde names, `ALL`, `NAMES` and
-//! `name()`, and the [`super::build`] dispatch. Adding a policy is its file plus one line.
+//! `name()`, and the [`super::build`] dispatch. Adding a policy is its file plus one line
+//! (and a variant of [`super::Scheduler`] for a new type).
 
 /// `schedulers! { /// doc … \n Variant = "config-name" => constructor, … }`, where each
 /// constructor is a `fn(&SchedulerConfig, &Geometry, &NandTiming) -> P` with
-/// `P: IoScheduler + 'static`.
+/// `P: IoScheduler` and `Scheduler: From<P>` (a variant of [`super::Scheduler`]).
 macro_rules! schedulers {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal => $ctor:path, )+) => {
         /// Scheduler names accepted by `scheduler.name` and `--scheduler`.
@@ -35,9 +36,9 @@ macro_rules! schedulers {
             cfg: &SchedulerConfig,
             geom: &Geometry,
             timing: &NandTiming,
-        ) -> Box<dyn IoScheduler> {
+        ) -> Scheduler {
             match cfg.name {
-                $(SchedulerKind::$variant => Box::new($ctor(cfg, geom, timing)),)+
+                $(SchedulerKind::$variant => Scheduler::from($ctor(cfg, geom, timing)),)+
             }
         }
     };
@@ -48,7 +49,7 @@ pub(super) use schedulers;
 #[cfg(test)]
 mod tests {
     use crate::config::{SchedulerConfig, SchedulerKind};
-    use crate::sched::build;
+    use crate::sched::{build, IoScheduler};
     use ssdlab_nand::{Geometry, NandTiming};
 
     #[test]

@@ -33,10 +33,13 @@ impl WriteBehindRead {
     /// With the rule on and `die`'s next queued transaction a program: takes into
     /// `group` the first read of `die` queued before that program reached the head, and
     /// returns true. Otherwise leaves `group` alone and returns false.
+    #[inline]
     pub(crate) fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) -> bool {
-        if !self.on {
-            return false;
-        }
+        self.on && self.pick_read(die, ctx, group)
+    }
+
+    /// [`WriteBehindRead::pick`] with the rule on.
+    fn pick_read(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) -> bool {
         let chip = ctx.geom.chip_of_die(die);
         let q = &ctx.queues.chip[chip.idx()];
         let Some(head) = q.iter().position(|&t| ctx.txns[t].die == die) else {

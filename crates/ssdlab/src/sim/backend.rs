@@ -12,7 +12,7 @@
 
 use super::txn::{TxnId, NONE};
 use super::{Event, Simulation};
-use ssdlab_nand::{ChannelId, DieId, FlashOp, TxnReason, WriteAck};
+use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
 /// What a die is doing.
@@ -93,16 +93,21 @@ impl Simulation {
     }
 
     /// Starts the next operation on `die` if it is idle and has work.
+    #[inline]
     pub(super) fn try_start(&mut self, die: DieId) {
-        if self.dies[die.idx()].phase != Phase::Idle {
-            return;
+        if self.dies[die.idx()].phase == Phase::Idle {
+            self.start_idle(die);
         }
+    }
+
+    /// [`Simulation::try_start`] of an idle die.
+    fn start_idle(&mut self, die: DieId) {
         let mut group = std::mem::take(&mut self.group);
         group.clear();
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
         let direct = self.lazy_gc_pick(die, &mut group);
-        if !direct {
-            self.sched.pick(die, &mut sched_ctx!(self), &mut group);
+        if !direct && self.sched.may_pick(die, &self.queues) {
+            sched!(self, |s, ctx| s.pick(die, ctx, &mut group));
             if self.bind.is_some() {
                 self.bind_picked(die, &mut group);
             }
@@ -123,10 +128,10 @@ impl Simulation {
             if self.merge.is_some() {
                 self.forget_waiting_read(t);
             }
-            if !direct {
-                self.queues.txn_started(&self.txns[t]);
-            }
             let txn = &mut self.txns[t];
+            if !direct {
+                self.queues.txn_started_on(chip, txn.die, txn.op);
+            }
             txn.started_ns = now;
             let queued = now - txn.enqueued_ns;
             txn.gc_mark_ns = gc_total.saturating_sub(txn.gc_mark_ns).min(queued);
@@ -139,10 +144,11 @@ impl Simulation {
             self.counters.multi_plane_pages += u64::from(n);
         }
         self.group = group;
-        self.set_die_busy(die, true);
-        self.sched.on_chip_room(chip, &mut sched_ctx!(self));
+        self.set_die_busy(die, chip, true);
+        sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
         let uses_bus = self.uses_bus(head);
         let op = self.txns[head].op;
+        let ch = self.geom.channel_of_chip(chip);
         let d = &mut self.dies[die.idx()];
         d.head = head;
         match op {
@@ -153,7 +159,7 @@ impl Simulation {
             FlashOp::Program if uses_bus => {
                 d.phase = Phase::ProgXfer;
                 d.xfers_left = n;
-                self.for_group(head, |sim, t| sim.request_bus(t));
+                self.for_group(head, |sim, t| sim.request_bus(t, die, chip, ch));
             }
             FlashOp::Program => {
                 d.phase = Phase::ProgArray;
@@ -217,7 +223,9 @@ impl Simulation {
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
                     dm.xfers_left = n;
-                    self.for_group(d.head, |sim, t| sim.request_bus(t));
+                    let chip = self.geom.chip_of_die(die);
+                    let ch = self.geom.channel_of_chip(chip);
+                    self.for_group(d.head, |sim, t| sim.request_bus(t, die, chip, ch));
                 } else {
                     self.for_group(d.head, |sim, t| sim.complete_txn(t));
                     self.release_die(die);
@@ -251,12 +259,11 @@ impl Simulation {
     /// part is known when it joins the queue: what is left of the holder's transfer if
     /// the holder is another die of the chip, plus one transfer for every waiter ahead
     /// that is.
-    fn request_bus(&mut self, t: TxnId) {
+    /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
+    fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
         let now = self.now().as_ns();
         self.txns[t].bus_req_ns = now;
-        let die = self.txns[t].die;
-        let chip = self.geom.chip_of_die(die);
-        let ch = self.geom.channel_of_chip(chip);
+        debug_assert_eq!(self.txns[t].die, die);
         let holder = self.channels[ch.idx()].holder;
         if holder == NONE {
             self.grant_bus(ch, t);
@@ -341,30 +348,32 @@ impl Simulation {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
         d.head = NONE;
-        self.set_die_busy(die, false);
-        self.sched.on_die_free(die, &mut sched_ctx!(self));
+        self.set_die_busy(die, self.geom.chip_of_die(die), false);
+        sched!(self, |s, ctx| s.on_die_free(die, ctx));
         self.try_start(die);
     }
 
-    /// Busy-time accounting for the die, its chip and BRR's busy-chip count.
-    fn set_die_busy(&mut self, die: DieId, busy: bool) {
+    /// Busy-time accounting for `die`, its chip `chip` and BRR's busy-chip count.
+    #[inline]
+    fn set_die_busy(&mut self, die: DieId, chip: ChipId, busy: bool) {
         let now = self.now().as_ns();
-        let chip = self.geom.chip_of_die(die).idx();
+        let c = chip.idx();
         self.queues.die_busy[die.idx()] = busy;
         let d = &mut self.dies[die.idx()];
+        let busy_dies = &mut self.chip_busy_dies[c];
         if busy {
             d.busy_since = now;
-            if self.chip_busy_dies[chip] == 0 {
+            if *busy_dies == 0 {
                 self.busy_chips += 1;
-                self.chip_busy_since[chip] = now;
+                self.chip_busy_since[c] = now;
             }
-            self.chip_busy_dies[chip] += 1;
+            *busy_dies += 1;
         } else {
             d.busy_ns += now - d.busy_since;
-            self.chip_busy_dies[chip] -= 1;
-            if self.chip_busy_dies[chip] == 0 {
+            *busy_dies -= 1;
+            if *busy_dies == 0 {
                 self.busy_chips -= 1;
-                self.chip_busy_ns[chip] += now - self.chip_busy_since[chip];
+                self.chip_busy_ns[c] += now - self.chip_busy_since[c];
             }
         }
     }

@@ -105,7 +105,7 @@ impl Simulation {
             if !group.is_empty() {
                 break;
             }
-            self.sched.pick(die, &mut sched_ctx!(self), group);
+            sched!(self, |s, ctx| s.pick(die, ctx, group));
         }
     }
 
@@ -232,10 +232,10 @@ impl Simulation {
         let chip = self.geom.chip_of_die(die);
         self.queues.load[chip.idx()] -= 1;
         self.reqs[txn.req].flash_txns -= 1;
-        self.sched.on_chip_room(chip, &mut sched_ctx!(self));
-        self.sched.on_txn_done(chip, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
+        sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
         if picked {
-            self.sched.on_die_free(die, &mut sched_ctx!(self));
+            sched!(self, |s, ctx| s.on_die_free(die, ctx));
         }
     }
 

@@ -90,7 +90,7 @@ impl Simulation {
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
         if !self.gc_direct(id) {
-            self.sched.submit_background(id, &mut sched_ctx!(self));
+            sched!(self, |s, ctx| s.submit_background(id, ctx));
         }
         id
     }
@@ -260,8 +260,7 @@ impl Simulation {
         let chip = self.geom.chip_of_die(self.txns[t].die);
         self.queues.load[chip.idx()] += 1;
         self.reqs[p.req].flash_txns += 1;
-        self.sched
-            .submit_request(p.req, &[t], &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.submit_request(p.req, &[t], ctx));
         true
     }
 

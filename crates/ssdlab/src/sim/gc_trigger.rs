@@ -165,7 +165,7 @@ impl Simulation {
             Some(t) => {
                 group.push(t);
                 let op = self.txns[t].op;
-                self.sched.on_direct_start(die, op, &mut sched_ctx!(self));
+                sched!(self, |s, ctx| s.on_direct_start(die, op, ctx));
                 true
             }
             None => false,

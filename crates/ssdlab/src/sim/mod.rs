@@ -22,6 +22,43 @@ macro_rules! sched_ctx {
     };
 }
 
+/// Calls the scheduler: `sched!(self, |s, ctx| s.pick(die, ctx, group))` runs the body
+/// with `s` bound to the policy, as its own type for the built-in ones (so the call is
+/// direct and may inline), and `ctx` to a [`crate::sched::SchedCtx`] built in that arm
+/// only (a hook the policy leaves empty builds none).
+macro_rules! sched {
+    ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::sched::IoScheduler as _;
+        match &mut $s.sched {
+            $crate::sched::Scheduler::SyncFifo($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+            $crate::sched::Scheduler::AsyncFifo($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+            $crate::sched::Scheduler::Piq($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+            $crate::sched::Scheduler::Vaq($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+            $crate::sched::Scheduler::Paq($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+            $crate::sched::Scheduler::Other($p) => {
+                let $ctx = &mut sched_ctx!($s);
+                $body
+            }
+        }
+    }};
+}
+
 mod backend;
 mod bind;
 mod build;
@@ -47,7 +84,7 @@ use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
 use crate::placement::PlacementPolicy;
 use crate::plans::{ReadChoice, ReadPlans};
-use crate::sched::{IoScheduler, Queues};
+use crate::sched::{Queues, Scheduler};
 use backend::{ChannelState, DieState};
 use gc::Parked;
 use host::ReqSlab;
@@ -116,7 +153,7 @@ pub struct Simulation {
     pub(crate) read_choice: Box<dyn ReadChoice>,
     /// Scratch: the plans of the read being admitted.
     pub(crate) read_plans: ReadPlans,
-    pub(crate) sched: Box<dyn IoScheduler>,
+    pub(crate) sched: Scheduler,
     pub(crate) queues: Queues,
     pub(crate) txns: TxnSlab,
     // timing, precomputed
@@ -270,7 +307,14 @@ impl Simulation {
     }
 
     /// Starts idle dies of chips whose queue received work.
+    #[inline]
     pub(crate) fn wake_touched(&mut self) {
+        if !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
+            self.wake_touched_chips();
+        }
+    }
+
+    fn wake_touched_chips(&mut self) {
         // Starting a die can make a policy redirect reads or queue more work: keep
         // going until neither is left.
         while !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
@@ -410,7 +454,7 @@ impl Simulation {
             r if r.is_gc() => self.gc_txn_done(t),
             _ => self.raid_txn_done(t),
         }
-        self.sched.on_txn_done(chip, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
         self.txns.remove(t);
     }
 }

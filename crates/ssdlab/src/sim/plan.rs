@@ -143,7 +143,7 @@ impl Simulation {
             };
             if !served {
                 // The plan is gone since the policy asked: read directly after all.
-                self.sched.submit_background(t, &mut sched_ctx!(self));
+                sched!(self, |s, ctx| s.submit_background(t, ctx));
             }
         }
         let mut list = list;
@@ -197,7 +197,7 @@ impl Simulation {
             _ => {}
         }
         self.note_waiting_read(t, ppn);
-        self.sched.submit_background(t, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.submit_background(t, ctx));
         true
     }
 }
@@ -426,11 +426,12 @@ mod tests {
         reqs.extend((0..8).map(|l| page(10_000_000, Op::Read, l)));
         let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "t").unwrap();
         let geom: Geometry = sim.geom;
-        sim.sched = Box::new(MirrorFirst {
+        let mirror_first: Box<dyn IoScheduler> = Box::new(MirrorFirst {
             inner: AsyncFifo::new(&geom, false),
             when,
             alts: ReadPlans::new(),
         });
+        sim.sched = mirror_first.into();
         sim.run_to_end().unwrap();
         sim.check_invariants();
         sim.audit().unwrap();

@@ -4,6 +4,7 @@
 use super::dgc::DgcState;
 use super::Simulation;
 use crate::error::SimError;
+use crate::sched::IoScheduler;
 use ssdlab_nand::Lpn;
 use ssdlab_stats::{Counter, EndState, Report};
 use std::collections::VecDeque;

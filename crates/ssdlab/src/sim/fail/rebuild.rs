@@ -130,7 +130,7 @@ impl Simulation {
         let chip = self.geom.chip_of_die(die);
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
-        self.sched.submit_background(id, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.submit_background(id, ctx));
         id
     }
 

@@ -282,7 +282,7 @@ impl Simulation {
                 self.queues.load[chip.idx()] += 1;
                 self.dgc_arrival(chip);
             }
-            self.sched.submit_request(id, &txns, &mut sched_ctx!(self));
+            sched!(self, |s, ctx| s.submit_request(id, &txns, ctx));
         }
         self.placement.settle();
         self.scratch = txns;

@@ -5,6 +5,7 @@ use super::ReadOutcome;
 use crate::config::UnwrittenReads;
 use crate::placement::{PageToPlace, Role};
 use crate::plans::{PlanKind, ReadPlan, ReadPlans};
+use crate::sched::IoScheduler;
 use crate::sim::gc_trigger::GcCause;
 use crate::sim::plan::Enumerated;
 use crate::sim::txn::ReqId;

@@ -265,7 +265,7 @@ impl Simulation {
         let id = self.txns.insert(t);
         self.queues.load[chip.idx()] += 1;
         self.dgc_arrival(chip);
-        self.sched.submit_background(id, &mut sched_ctx!(self));
+        sched!(self, |s, ctx| s.submit_background(id, ctx));
         id
     }
 
