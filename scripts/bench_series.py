@@ -24,7 +24,10 @@ import time
 SHARED = "../shared"
 FIN = f"{SHARED}/traces/spc-derived/financial1-50k.disksim.gz"
 SYNTH = "target/bench-1m.trace"
-BRR = ["--preset", "brr", "--scheduler", "async-fifo", "--trace", FIN, "--repeat", "20"]
+# The brr preset on the 8 x 8 shared-bus layout its earlier builds had, so that builds from
+# before and after the preset moved to private links simulate the same device.
+BRR = ["--preset", "brr", "--scheduler", "async-fifo", "--trace", FIN, "--repeat", "20",
+       "--set", "geometry.channels=8", "--set", "geometry.chips_per_channel=8"]
 CASES = {
     # the synthetic million-request trace on the geometries other simulators were timed on
     "synth-64g": ["--config", f"{SHARED}/bench/geometry-8x8-64GiB.toml", "--trace", SYNTH],
