@@ -15,6 +15,12 @@ use super::{Event, Simulation};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
+/// The event-queue lanes of the back end's fixed delays (see `EventQueue::schedule_in_lane`).
+const READ_LANE: usize = 0;
+const PROGRAM_LANE: usize = 1;
+const ERASE_LANE: usize = 2;
+const BUS_LANE: usize = 3;
+
 /// What a die is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -154,7 +160,8 @@ impl Simulation {
         match op {
             FlashOp::Read => {
                 d.phase = Phase::ReadArray;
-                self.events.schedule_in(self.t_read, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));
             }
             FlashOp::Program if uses_bus => {
                 d.phase = Phase::ProgXfer;
@@ -163,11 +170,13 @@ impl Simulation {
             }
             FlashOp::Program => {
                 d.phase = Phase::ProgArray;
-                self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
             }
             FlashOp::Erase => {
                 d.phase = Phase::Erase;
-                self.events.schedule_in(self.t_erase, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(ERASE_LANE, self.t_erase, Event::ArrayDone(die));
             }
         }
         if self.bind.is_some() {
@@ -294,7 +303,8 @@ impl Simulation {
         txn.bus_ns = self.xfer.as_ns();
         self.channels[ch.idx()].holder = t;
         self.queues.bus_granted(ch);
-        self.events.schedule_in(self.xfer, Event::BusDone(ch));
+        self.events
+            .schedule_in_lane(BUS_LANE, self.xfer, Event::BusDone(ch));
     }
 
     /// The scheduler's view of channel `ch`'s bus agrees with the bus.
@@ -334,7 +344,8 @@ impl Simulation {
             Phase::ProgXfer => {
                 if last {
                     d.phase = Phase::ProgArray;
-                    self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                    self.events
+                        .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
                 }
                 if self.cfg.timing.write_ack == WriteAck::Transfer {
                     self.ack_transferred(t);
