@@ -128,7 +128,7 @@ impl Simulation {
             self.txns[w[0]].group_next = w[1];
         }
         let gc_total = self.die_gc_ns[die.idx()];
-        let chip = self.geom.chip_of_die(die);
+        let (chip, ch) = self.queues.home(die);
         self.chip_running[chip.idx()] += group.len() as u32;
         for &t in &group {
             if self.merge.is_some() {
@@ -154,7 +154,6 @@ impl Simulation {
         sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
         let uses_bus = self.uses_bus(head);
         let op = self.txns[head].op;
-        let ch = self.geom.channel_of_chip(chip);
         let d = &mut self.dies[die.idx()];
         d.head = head;
         match op {
@@ -232,8 +231,7 @@ impl Simulation {
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
                     dm.xfers_left = n;
-                    let chip = self.geom.chip_of_die(die);
-                    let ch = self.geom.channel_of_chip(chip);
+                    let (chip, ch) = self.queues.home(die);
                     self.for_group(d.head, |sim, t| sim.request_bus(t, die, chip, ch));
                 } else {
                     self.for_group(d.head, |sim, t| sim.complete_txn(t));
@@ -278,7 +276,7 @@ impl Simulation {
             self.grant_bus(ch, t);
         } else {
             let xfer = self.xfer.as_ns();
-            let other_die = |d: DieId| d != die && self.geom.chip_of_die(d) == chip;
+            let other_die = |d: DieId| d != die && self.queues.home(d).0 == chip;
             let h = &self.txns[holder];
             let mut behind = 0;
             if other_die(h.die) {
@@ -359,7 +357,7 @@ impl Simulation {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
         d.head = NONE;
-        self.set_die_busy(die, self.geom.chip_of_die(die), false);
+        self.set_die_busy(die, self.queues.home(die).0, false);
         sched!(self, |s, ctx| s.on_die_free(die, ctx));
         self.try_start(die);
     }
