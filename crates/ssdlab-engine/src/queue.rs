@@ -4,15 +4,16 @@
 //! A simulator schedules most events a fixed delay after the current time (an array
 //! operation, a bus transfer). Because the clock never runs backwards, the events
 //! scheduled with one delay come due in the order they were scheduled: a FIFO per delay
-//! is already sorted. [`EventQueue::schedule_in`] appends to the lane of its delay (a
-//! lane is bound to a delay while it holds events) and falls back to the heap when every
-//! lane holds events of other delays; [`EventQueue::schedule`] (an absolute time) uses
-//! the heap. A pop takes the smallest `(time, sequence)` among the lane heads and the
-//! heap top, so the order is exactly that of one heap over every event.
+//! is already sorted. [`EventQueue::schedule_in_lane`] appends to the lane the caller
+//! names for that delay (a lane holds one delay at a time; an event whose lane holds
+//! another delay goes to the heap); [`EventQueue::schedule`] and
+//! [`EventQueue::schedule_in`] use the heap. A pop takes the smallest
+//! `(time, sequence)` among the lane heads and the heap top, so the order is exactly that
+//! of one heap over every event.
 
 use crate::time::{SimDuration, SimTime};
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Returned when an event is scheduled before the queue's current time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -47,12 +48,71 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// Lanes per queue: enough for the fixed delays of a flash device (read, program, erase,
-/// transfer) with one to spare for occasional other delays.
-const LANES: usize = 5;
+/// Lanes per queue: the fixed delays of a flash device (read, program, erase, transfer).
+pub const LANES: usize = 4;
 
 /// The head time of an empty lane: later than any event.
 const EMPTY: u64 = u64::MAX;
+
+/// One lane: a ring buffer of entries in key order (capacity a power of two).
+struct Lane<E> {
+    slots: Vec<Option<Entry<E>>>,
+    head: usize,
+    len: usize,
+    /// The delay of its events while it holds any.
+    delay: u64,
+}
+
+impl<E> Lane<E> {
+    fn new() -> Self {
+        Lane {
+            slots: (0..64).map(|_| None).collect(),
+            head: 0,
+            len: 0,
+            delay: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, entry: Entry<E>) {
+        if self.len == self.slots.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & (self.slots.len() - 1);
+        self.slots[i] = Some(entry);
+        self.len += 1;
+    }
+
+    /// Takes the first entry (the lane is not empty) and returns it with the new first
+    /// entry's time and sequence.
+    #[inline]
+    fn pop(&mut self) -> (Option<Entry<E>>, (u64, u64)) {
+        let mask = self.slots.len() - 1;
+        let entry = self.slots[self.head].take();
+        self.head = (self.head + 1) & mask;
+        self.len -= 1;
+        let next = if self.len == 0 {
+            (EMPTY, EMPTY)
+        } else {
+            self.slots[self.head]
+                .as_ref()
+                .map_or((EMPTY, EMPTY), |e| ((e.key >> 64) as u64, e.key as u64))
+        };
+        (entry, next)
+    }
+
+    /// Doubles the capacity, keeping the order.
+    #[cold]
+    fn grow(&mut self) {
+        let cap = self.slots.len();
+        let mut slots: Vec<Option<Entry<E>>> = (0..cap * 2).map(|_| None).collect();
+        for (k, slot) in slots.iter_mut().take(self.len).enumerate() {
+            *slot = self.slots[(self.head + k) & (cap - 1)].take();
+        }
+        self.slots = slots;
+        self.head = 0;
+    }
+}
 
 /// A deterministic discrete-event queue.
 ///
@@ -60,10 +120,8 @@ const EMPTY: u64 = u64::MAX;
 /// pushed. Popping advances [`EventQueue::now`]. The queue never runs backwards:
 /// scheduling before `now` is an error.
 pub struct EventQueue<E> {
-    /// Per lane: its events in key order, the delay it is bound to while it holds
-    /// events, and its first event's time ([`EMPTY`] when it holds none) and sequence.
-    lanes: [VecDeque<Entry<E>>; LANES],
-    lane_delay: [u64; LANES],
+    lanes: [Lane<E>; LANES],
+    /// Per lane: its first event's time ([`EMPTY`] when it holds none) and sequence.
     lane_time: [u64; LANES],
     lane_seq: [u64; LANES],
     heap: BinaryHeap<Entry<E>>,
@@ -82,8 +140,7 @@ impl<E> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
         EventQueue {
-            lanes: std::array::from_fn(|_| VecDeque::with_capacity(256)),
-            lane_delay: [0; LANES],
+            lanes: std::array::from_fn(|_| Lane::new()),
             lane_time: [EMPTY; LANES],
             lane_seq: [EMPTY; LANES],
             heap: BinaryHeap::with_capacity(1024),
@@ -102,7 +159,7 @@ impl<E> EventQueue<E> {
     /// Number of events waiting.
     #[inline]
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(|l| l.len).sum::<usize>()
     }
 
     /// True when no event waits.
@@ -137,31 +194,32 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `now + delay` (never in the past).
-    #[inline(always)]
+    #[inline]
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
+        let key = self.next_key(self.now + delay);
+        self.heap.push(Entry { key, event });
+    }
+
+    /// Schedules `event` at `now + delay` in lane `lane` (below [`LANES`]), which the
+    /// caller keeps for this one delay; if the lane holds events of another delay, the
+    /// event goes to the heap. Either way it pops at its time, in push order.
+    #[inline(always)]
+    pub fn schedule_in_lane(&mut self, lane: usize, delay: SimDuration, event: E) {
         let at = self.now + delay;
         debug_assert!(at.0 < EMPTY, "event at the end of time");
         let key = self.next_key(at);
-        // The lane of this delay, else an empty lane; every event already in a lane of
-        // this delay was scheduled at an earlier or equal `now`, so it is due no later.
-        let mut free = None;
-        for i in 0..LANES {
-            if self.lane_time[i] == EMPTY {
-                free = free.or(Some(i));
-            } else if self.lane_delay[i] == delay.0 {
-                self.lanes[i].push_back(Entry { key, event });
-                return;
-            }
+        // Every event already in the lane was scheduled with this delay at an earlier
+        // or equal `now`, so it is due no later.
+        let l = &mut self.lanes[lane];
+        if self.lane_time[lane] == EMPTY {
+            l.delay = delay.0;
+            self.lane_time[lane] = at.0;
+            self.lane_seq[lane] = key as u64;
+        } else if l.delay != delay.0 {
+            self.heap.push(Entry { key, event });
+            return;
         }
-        match free {
-            Some(i) => {
-                self.lane_delay[i] = delay.0;
-                self.lane_time[i] = at.0;
-                self.lane_seq[i] = key as u64;
-                self.lanes[i].push_back(Entry { key, event });
-            }
-            None => self.heap.push(Entry { key, event }),
-        }
+        l.push(Entry { key, event });
     }
 
     #[inline]
@@ -201,12 +259,9 @@ impl<E> EventQueue<E> {
         let entry = if lane == LANES {
             self.heap.pop()?
         } else {
-            let q = &mut self.lanes[lane];
-            let entry = q.pop_front()?;
-            (self.lane_time[lane], self.lane_seq[lane]) = q
-                .front()
-                .map_or((EMPTY, EMPTY), |e| ((e.key >> 64) as u64, e.key as u64));
-            entry
+            let (entry, (time, seq)) = self.lanes[lane].pop();
+            (self.lane_time[lane], self.lane_seq[lane]) = (time, seq);
+            entry?
         };
         let at = SimTime((entry.key >> 64) as u64);
         debug_assert!(at >= self.now);
@@ -260,8 +315,8 @@ mod tests {
 
     #[test]
     fn lanes_and_heap_pop_in_time_then_push_order() {
-        // Many delays (more than there are lanes), absolute times and ties: the pops
-        // follow (time, push order) exactly, as one sorted list would.
+        // Lanes, lanes asked for a second delay, the heap, absolute times and ties: the
+        // pops follow (time, push order) exactly, as one sorted list would.
         let mut rng = crate::SimRng::new(11);
         let mut q = EventQueue::new();
         let mut pending: Vec<(u64, u64)> = Vec::new();
@@ -275,14 +330,19 @@ mod tests {
                     q.schedule(SimTime(at), pushed).unwrap();
                     at
                 } else {
-                    let delay = [5, 10, 10, 25, 40, 7, 3, 0][rng.below(8) as usize];
-                    let delay = if round % 97 == 0 {
-                        rng.below(30)
+                    // Each lane mostly keeps one delay (lane 3 alternates two, so its
+                    // events of the other go to the heap), and now and then an event
+                    // with a delay of its own goes to the heap.
+                    let lane = rng.below(LANES as u64) as usize;
+                    if round % 97 == 0 {
+                        let delay = rng.below(30);
+                        q.schedule_in(SimDuration(delay), pushed);
+                        now + delay
                     } else {
-                        delay
-                    };
-                    q.schedule_in(SimDuration(delay), pushed);
-                    now + delay
+                        let delay = [5, 10, 25, if round % 2 == 0 { 7 } else { 3 }][lane];
+                        q.schedule_in_lane(lane, SimDuration(delay), pushed);
+                        now + delay
+                    }
                 };
                 pending.push((at, pushed));
                 pushed += 1;

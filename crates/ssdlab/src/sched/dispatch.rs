@@ -9,7 +9,8 @@ use crate::plans::ReadPlans;
 use crate::sim::txn::{ReqId, TxnId};
 use ssdlab_nand::{ChipId, DieId, FlashOp};
 
-/// The scheduling policy of a run.
+/// The scheduling policy of a run. (`repr(u8)`: a one-byte tag, which each call tests.)
+#[repr(u8)]
 pub enum Scheduler {
     /// `sync-fifo`.
     SyncFifo(SyncFifo),

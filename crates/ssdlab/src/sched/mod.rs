@@ -103,13 +103,13 @@ impl SchedCtx<'_> {
     /// The chip that executes `t`.
     #[inline(always)]
     pub fn chip_of(&self, t: TxnId) -> ChipId {
-        self.geom.chip_of_die(self.txns[t].die)
+        self.queues.home(self.txns[t].die).0
     }
 
     /// The channel whose bus `t`'s page crosses.
     #[inline]
     pub fn channel_of(&self, t: TxnId) -> ChannelId {
-        self.geom.channel_of_chip(self.chip_of(t))
+        self.queues.home(self.txns[t].die).1
     }
 
     /// Transactions waiting for `die` in its chip's queue (O(1)).
@@ -158,7 +158,7 @@ impl SchedCtx<'_> {
     #[inline(always)]
     pub fn take_for_die(&mut self, die: DieId, multi_plane: bool, group: &mut Vec<TxnId>) {
         group.clear();
-        let chip = self.geom.chip_of_die(die);
+        let chip = self.queues.home(die).0;
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
             group.extend(self.queues.remove(chip, 0, self.txns));

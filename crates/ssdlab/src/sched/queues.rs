@@ -53,6 +53,9 @@ pub struct Queues {
     die_queued: Vec<[u32; 4]>,
     /// The operation each die started last (its current one while it is busy).
     die_last_op: Vec<FlashOp>,
+    /// Each die's chip and that chip's channel (a table, so that the hot paths divide
+    /// nothing).
+    homes: Vec<(ChipId, ChannelId)>,
     dies_per_chip: u32,
     /// Each channel's bus, kept by the back end.
     bus: Vec<BusStatus>,
@@ -81,6 +84,12 @@ impl Queues {
             redirected: Vec::new(),
             die_queued: vec![[0; 4]; geom.dies() as usize],
             die_last_op: vec![FlashOp::Read; geom.dies() as usize],
+            homes: (0..geom.dies())
+                .map(|d| {
+                    let chip = geom.chip_of_die(DieId(d));
+                    (chip, geom.channel_of_chip(chip))
+                })
+                .collect(),
             dies_per_chip: geom.dies_per_chip,
             bus: vec![BusStatus::default(); geom.channels as usize],
             pushes: 0,
@@ -276,9 +285,15 @@ impl Queues {
         b.busy = false;
     }
 
-    #[inline]
+    /// The chip of `die` and the channel of that chip.
+    #[inline(always)]
+    pub fn home(&self, die: DieId) -> (ChipId, ChannelId) {
+        self.homes[die.idx()]
+    }
+
+    #[inline(always)]
     fn chip_of_die(&self, die: DieId) -> ChipId {
-        ChipId(die.0 / self.dies_per_chip)
+        self.home(die).0
     }
 
     #[inline]

@@ -15,6 +15,12 @@ use super::{Event, Simulation};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
+/// The event-queue lanes of the back end's fixed delays (see `EventQueue::schedule_in_lane`).
+const READ_LANE: usize = 0;
+const PROGRAM_LANE: usize = 1;
+const ERASE_LANE: usize = 2;
+const BUS_LANE: usize = 3;
+
 /// What a die is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -122,7 +128,7 @@ impl Simulation {
             self.txns[w[0]].group_next = w[1];
         }
         let gc_total = self.die_gc_ns[die.idx()];
-        let chip = self.geom.chip_of_die(die);
+        let (chip, ch) = self.queues.home(die);
         self.chip_running[chip.idx()] += group.len() as u32;
         for &t in &group {
             if self.merge.is_some() {
@@ -148,13 +154,13 @@ impl Simulation {
         sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
         let uses_bus = self.uses_bus(head);
         let op = self.txns[head].op;
-        let ch = self.geom.channel_of_chip(chip);
         let d = &mut self.dies[die.idx()];
         d.head = head;
         match op {
             FlashOp::Read => {
                 d.phase = Phase::ReadArray;
-                self.events.schedule_in(self.t_read, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));
             }
             FlashOp::Program if uses_bus => {
                 d.phase = Phase::ProgXfer;
@@ -163,11 +169,13 @@ impl Simulation {
             }
             FlashOp::Program => {
                 d.phase = Phase::ProgArray;
-                self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
             }
             FlashOp::Erase => {
                 d.phase = Phase::Erase;
-                self.events.schedule_in(self.t_erase, Event::ArrayDone(die));
+                self.events
+                    .schedule_in_lane(ERASE_LANE, self.t_erase, Event::ArrayDone(die));
             }
         }
         if self.bind.is_some() {
@@ -223,8 +231,7 @@ impl Simulation {
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
                     dm.xfers_left = n;
-                    let chip = self.geom.chip_of_die(die);
-                    let ch = self.geom.channel_of_chip(chip);
+                    let (chip, ch) = self.queues.home(die);
                     self.for_group(d.head, |sim, t| sim.request_bus(t, die, chip, ch));
                 } else {
                     self.for_group(d.head, |sim, t| sim.complete_txn(t));
@@ -269,7 +276,7 @@ impl Simulation {
             self.grant_bus(ch, t);
         } else {
             let xfer = self.xfer.as_ns();
-            let other_die = |d: DieId| d != die && self.geom.chip_of_die(d) == chip;
+            let other_die = |d: DieId| d != die && self.queues.home(d).0 == chip;
             let h = &self.txns[holder];
             let mut behind = 0;
             if other_die(h.die) {
@@ -294,7 +301,8 @@ impl Simulation {
         txn.bus_ns = self.xfer.as_ns();
         self.channels[ch.idx()].holder = t;
         self.queues.bus_granted(ch);
-        self.events.schedule_in(self.xfer, Event::BusDone(ch));
+        self.events
+            .schedule_in_lane(BUS_LANE, self.xfer, Event::BusDone(ch));
     }
 
     /// The scheduler's view of channel `ch`'s bus agrees with the bus.
@@ -334,7 +342,8 @@ impl Simulation {
             Phase::ProgXfer => {
                 if last {
                     d.phase = Phase::ProgArray;
-                    self.events.schedule_in(self.t_prog, Event::ArrayDone(die));
+                    self.events
+                        .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
                 }
                 if self.cfg.timing.write_ack == WriteAck::Transfer {
                     self.ack_transferred(t);
@@ -348,7 +357,7 @@ impl Simulation {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
         d.head = NONE;
-        self.set_die_busy(die, self.geom.chip_of_die(die), false);
+        self.set_die_busy(die, self.queues.home(die).0, false);
         sched!(self, |s, ctx| s.on_die_free(die, ctx));
         self.try_start(die);
     }

@@ -431,8 +431,7 @@ impl Simulation {
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];
-        let chip = self.geom.chip_of_die(txn.die);
-        let channel = self.geom.channel_of_chip(chip);
+        let (chip, channel) = self.queues.home(txn.die);
         self.rec.txn_done_at(
             channel,
             chip,

@@ -278,7 +278,7 @@ impl Simulation {
         self.reqs[id].flash_txns += n;
         if n > 0 {
             for &t in &txns {
-                let chip = self.geom.chip_of_die(self.txns[t].die);
+                let chip = self.queues.home(self.txns[t].die).0;
                 self.queues.load[chip.idx()] += 1;
                 self.dgc_arrival(chip);
             }
