@@ -307,7 +307,7 @@ impl Simulation {
     }
 
     /// Starts idle dies of chips whose queue received work.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn wake_touched(&mut self) {
         if !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
             self.wake_touched_chips();
