@@ -338,6 +338,12 @@ impl Simulation {
     /// # Errors
     /// A trace error, a verification mismatch, or an impossible device state.
     pub fn step(&mut self) -> Result<bool, SimError> {
+        self.step_inline()
+    }
+
+    /// [`Simulation::step`], inlined into the run loop.
+    #[inline(always)]
+    fn step_inline(&mut self) -> Result<bool, SimError> {
         if !self.primed {
             if self.needs_warm_up() {
                 return Err(SimError::config(
@@ -372,8 +378,8 @@ impl Simulation {
         self.last_event_ns = at.as_ns();
         self.wake_touched();
         self.placement.settle();
-        if let Some(e) = self.error.take() {
-            return Err(e);
+        if self.error.is_some() {
+            return Err(self.error.take().expect("an error"));
         }
         Ok(true)
     }
@@ -392,7 +398,7 @@ impl Simulation {
     /// # Errors
     /// See [`Simulation::run`].
     pub fn run_to_end(&mut self) -> Result<(), SimError> {
-        while self.step()? {}
+        while self.step_inline()? {}
         Ok(())
     }
 }
