@@ -27,34 +27,17 @@ macro_rules! sched_ctx {
 /// direct and may inline), and `ctx` to a [`crate::sched::SchedCtx`] built in that arm
 /// only (a hook the policy leaves empty builds none).
 macro_rules! sched {
-    ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {{
+    ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {
+        sched!(@arms $s, $p, $ctx, $body, SyncFifo AsyncFifo Piq Vaq Paq Other)
+    };
+    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr, $($variant:ident)+) => {{
         #[allow(unused_imports)]
         use $crate::sched::IoScheduler as _;
         match &mut $s.sched {
-            $crate::sched::Scheduler::SyncFifo($p) => {
+            $($crate::sched::Scheduler::$variant($p) => {
                 let $ctx = &mut sched_ctx!($s);
                 $body
-            }
-            $crate::sched::Scheduler::AsyncFifo($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Piq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Vaq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Paq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Other($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
+            })+
         }
     }};
 }
