@@ -161,7 +161,9 @@ impl SchedCtx<'_> {
         let chip = self.queues.home(die).0;
         if self.geom.dies_per_chip == 1 && (!multi_plane || self.geom.planes_per_die == 1) {
             // One die per chip and no packing: the die serves its queue's head.
-            group.extend(self.queues.remove(chip, 0, self.txns));
+            if let Some(t) = self.queues.remove(chip, 0, self.txns) {
+                group.push(t);
+            }
         } else {
             self.take_for_die_of(chip, die, multi_plane, group);
         }

@@ -270,7 +270,9 @@ impl Simulation {
         if self.queues.load[chip.idx()] > 0 {
             return;
         }
-        self.dgc_on_idle(chip);
+        if self.dgc.is_some() {
+            self.dgc_on_idle(chip);
+        }
         if !self.cfg.ftl.gc.background {
             return;
         }
@@ -286,7 +288,11 @@ impl Simulation {
     pub(super) fn run_gc_checks(&mut self) {
         let mut planes = std::mem::take(&mut self.gc_check);
         for &plane in &planes {
-            self.maybe_start_gc(plane, false);
+            // A plane that does not need GC starts none (the test maybe_start_gc
+            // makes last, made first).
+            if self.ftl.gc_needed(plane) {
+                self.maybe_start_gc(plane, false);
+            }
         }
         planes.clear();
         self.gc_check = planes;

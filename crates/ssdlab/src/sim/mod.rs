@@ -27,34 +27,17 @@ macro_rules! sched_ctx {
 /// direct and may inline), and `ctx` to a [`crate::sched::SchedCtx`] built in that arm
 /// only (a hook the policy leaves empty builds none).
 macro_rules! sched {
-    ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {{
+    ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {
+        sched!(@arms $s, $p, $ctx, $body, SyncFifo AsyncFifo Piq Vaq Paq Other)
+    };
+    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr, $($variant:ident)+) => {{
         #[allow(unused_imports)]
         use $crate::sched::IoScheduler as _;
         match &mut $s.sched {
-            $crate::sched::Scheduler::SyncFifo($p) => {
+            $($crate::sched::Scheduler::$variant($p) => {
                 let $ctx = &mut sched_ctx!($s);
                 $body
-            }
-            $crate::sched::Scheduler::AsyncFifo($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Piq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Vaq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Paq($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
-            $crate::sched::Scheduler::Other($p) => {
-                let $ctx = &mut sched_ctx!($s);
-                $body
-            }
+            })+
         }
     }};
 }
@@ -307,7 +290,7 @@ impl Simulation {
     }
 
     /// Starts idle dies of chips whose queue received work.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn wake_touched(&mut self) {
         if !self.queues.touched.is_empty() || !self.queues.redirected.is_empty() {
             self.wake_touched_chips();
@@ -338,6 +321,12 @@ impl Simulation {
     /// # Errors
     /// A trace error, a verification mismatch, or an impossible device state.
     pub fn step(&mut self) -> Result<bool, SimError> {
+        self.step_inline()
+    }
+
+    /// [`Simulation::step`], inlined into the run loop.
+    #[inline(always)]
+    fn step_inline(&mut self) -> Result<bool, SimError> {
         if !self.primed {
             if self.needs_warm_up() {
                 return Err(SimError::config(
@@ -372,8 +361,8 @@ impl Simulation {
         self.last_event_ns = at.as_ns();
         self.wake_touched();
         self.placement.settle();
-        if let Some(e) = self.error.take() {
-            return Err(e);
+        if self.error.is_some() {
+            return Err(self.error.take().expect("an error"));
         }
         Ok(true)
     }
@@ -392,7 +381,7 @@ impl Simulation {
     /// # Errors
     /// See [`Simulation::run`].
     pub fn run_to_end(&mut self) -> Result<(), SimError> {
-        while self.step()? {}
+        while self.step_inline()? {}
         Ok(())
     }
 }

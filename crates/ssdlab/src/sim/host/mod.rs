@@ -297,30 +297,33 @@ impl Simulation {
 
     /// A host transaction finished (the FTL and verify bookkeeping is done by the caller).
     pub(in crate::sim) fn host_txn_done(&mut self, t: TxnId) {
-        let txn = self.txns[t];
-        debug_assert_ne!(txn.req, NONE);
-        match txn.reason {
+        let txn = &self.txns[t];
+        let (reason, ppn, req, acked) = (txn.reason, txn.ppn, txn.req, txn.acked);
+        let (service_ns, gc_wait_ns) = (txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+        debug_assert_ne!(req, NONE);
+        match reason {
             TxnReason::HostRead => {
-                let found = self.ftl.token(txn.ppn);
-                self.ftl.unpin(txn.ppn);
+                let found = self.ftl.token(ppn);
+                self.ftl.unpin(ppn);
                 if self.verify.is_some() {
+                    let txn = &self.txns[t];
                     self.check_token(txn.lpn, txn.expect, found);
                 }
                 if self.merge.is_some() {
-                    self.finish_followers(t, found, txn.bus_ns + txn.array_ns);
+                    self.finish_followers(t, found, service_ns);
                 }
-                self.gc_page_released(txn.ppn);
+                self.gc_page_released(ppn);
             }
             TxnReason::HostWrite => {
-                self.ftl.program_done(txn.ppn);
-                self.gc_page_released(txn.ppn);
-                if txn.acked {
+                self.ftl.program_done(ppn);
+                self.gc_page_released(ppn);
+                if acked {
                     return; // its request counted it when its data crossed the bus
                 }
             }
             r => unreachable!("{r:?} is not host traffic"),
         }
-        self.sub_done(txn.req, txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
+        self.sub_done(req, service_ns, gc_wait_ns);
     }
 
     /// One page of request `id` is done; `service_ns` is its bus + array time and
