@@ -2,6 +2,7 @@
 
 use crate::error::{TraceError, TraceErrorKind};
 use crate::options::TraceOptions;
+use crate::prefetch::Prefetch;
 use crate::reader::TraceReader;
 use crate::request::IoRequest;
 use crate::synthetic::{SyntheticConfig, SyntheticGen};
@@ -89,8 +90,15 @@ pub enum TraceSource {
 }
 
 impl TraceSource {
-    /// Opens the stream (validating a synthetic configuration first).
+    /// Opens the stream (validating a synthetic configuration first). It is read ahead
+    /// on its own thread ([`Prefetch`]); [`TraceSource::open_inline`] reads it on the
+    /// caller's.
     pub fn open(&self) -> Result<Box<dyn RequestStream>, TraceError> {
+        Ok(Box::new(Prefetch::new(self.open_inline()?)))
+    }
+
+    /// Opens the stream to be read on the caller's thread.
+    pub fn open_inline(&self) -> Result<Box<dyn RequestStream>, TraceError> {
         match self {
             TraceSource::File { path, options } => Ok(Box::new(TraceReader::open(path, options)?)),
             TraceSource::Synthetic(cfg) => {
