@@ -82,6 +82,9 @@ impl Simulation {
         let mut placement = placement::build(&cfg);
         // LPNs whose content preconditioning already left final (see raid_fix_redundancy).
         let mut settled = 0;
+        // The last write sequence number preconditioning used: the run's writes carry on
+        // from it, so that no trace write gets the token of a page's preconditioned data.
+        let mut write_seq = 0;
         if cfg.ftl.precondition.enabled {
             let pre = &cfg.ftl.precondition;
             let mut prng = rng.fork("precondition");
@@ -90,7 +93,9 @@ impl Simulation {
                 Some(stripes) => ftl.precondition_sampled(pre, &stripes, &mut prng),
                 None => None,
             };
-            if sampled.is_none() {
+            if let Some(report) = &sampled {
+                write_seq = report.last_version;
+            } else {
                 let map = raid.as_ref().map(|r| &r.map);
                 let fill = ftl.fill_count(pre);
                 let mut pattern = match replay_forced() {
@@ -106,6 +111,7 @@ impl Simulation {
                 }
                 let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
                 let report = ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng);
+                write_seq = report.last_version;
                 if report.implicit && known && report.overwrites == 0 {
                     settled = fill;
                 }
@@ -143,7 +149,7 @@ impl Simulation {
             last_completion_ns: 0,
             last_event_ns: 0,
             logical_pages: u64::from(logical_pages),
-            write_seq: 0,
+            write_seq,
             verify: cfg.verify.then(|| Verifier::new(u64::from(logical_pages))),
             dies: vec![DieState::idle(); geom.dies() as usize],
             channels: vec![ChannelState::free(); geom.channels as usize],
@@ -273,6 +279,25 @@ mod tests {
         let sim = Simulation::on_trace(cfg, || Ok(Box::new(VecStream::new(reqs.clone()))), "-");
         REPLAY_FILL.with(|r| r.set(false));
         sim.unwrap()
+    }
+
+    /// A trace that writes the device in order after preconditioning (the first write
+    /// to LPN 0, the second to LPN 1, …) gives every page a token other than the one
+    /// preconditioning left there, also after aging: the run's write numbers carry on.
+    #[test]
+    fn trace_writes_never_reuse_a_preconditioned_token() {
+        for sets in [&[][..], &["ftl.precondition.overwrite_ratio=0.4"][..]] {
+            let mut sim = build(sets, false);
+            assert!(sim.write_seq > 0, "{sets:?}");
+            for l in 0..sim.logical_pages as u32 {
+                let lpn = Lpn(l);
+                let Some(ppn) = sim.ftl.lookup(lpn) else {
+                    continue;
+                };
+                let old = sim.ftl.token(ppn);
+                assert_ne!(sim.write_token(lpn, None), old, "{sets:?}: {lpn}");
+            }
+        }
     }
 
     /// The fill laid out by formula and the fill written page by page give the same
