@@ -126,6 +126,12 @@ impl Ftl {
         self.map.map_entries()
     }
 
+    /// True if the page tables read through to a device frozen to be shared
+    /// ([`Ftl::freeze`]).
+    pub fn shares_tables(&self) -> bool {
+        self.map.is_shared()
+    }
+
     /// Heap bytes held by the FTL's tables (committed lazily by the OS as pages are touched).
     pub fn heap_bytes(&self) -> u64 {
         let content = self

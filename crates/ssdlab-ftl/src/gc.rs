@@ -17,6 +17,8 @@ pub(crate) trait GcVictimPolicy: std::fmt::Debug + Send {
     fn pick(&mut self, blocks: &mut BlockManager, plane: PlaneId, now: u64) -> Option<u32>;
     /// Which policy this is.
     fn kind(&self) -> VictimPolicy;
+    /// A copy of the policy in its current state.
+    fn boxed_clone(&self) -> Box<dyn GcVictimPolicy>;
 }
 
 /// The policy object for `policy`. `rng` is only drawn from by [`Random`].
@@ -31,10 +33,13 @@ pub(crate) fn build(policy: VictimPolicy, rng: SimRng) -> Box<dyn GcVictimPolicy
 /// Fewest valid pages: the most pages freed per erase and the fewest moved. O(1)
 /// amortized through the block manager's valid-count buckets. Ties go to the block that
 /// reached that count last (the bucket head).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Greedy;
 
 impl GcVictimPolicy for Greedy {
+    fn boxed_clone(&self) -> Box<dyn GcVictimPolicy> {
+        Box::new(self.clone())
+    }
     fn kind(&self) -> VictimPolicy {
         VictimPolicy::Greedy
     }
@@ -50,10 +55,13 @@ impl GcVictimPolicy for Greedy {
 /// remaining pages are likely to die soon anyway. Scans the plane's blocks (O(blocks per
 /// plane) per GC: GC runs once per `pages_per_block` writes at most, so this stays small
 /// next to the writes themselves). Ties go to the lowest block index.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct CostBenefit;
 
 impl GcVictimPolicy for CostBenefit {
+    fn boxed_clone(&self) -> Box<dyn GcVictimPolicy> {
+        Box::new(self.clone())
+    }
     fn kind(&self) -> VictimPolicy {
         VictimPolicy::CostBenefit
     }
@@ -79,12 +87,15 @@ impl GcVictimPolicy for CostBenefit {
 
 /// Uniformly random among the plane's full blocks with an invalid page, drawn from the
 /// FTL's own stream. Two scans of the plane per GC: count, then find the chosen one.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Random {
     rng: SimRng,
 }
 
 impl GcVictimPolicy for Random {
+    fn boxed_clone(&self) -> Box<dyn GcVictimPolicy> {
+        Box::new(self.clone())
+    }
     fn kind(&self) -> VictimPolicy {
         VictimPolicy::Random
     }

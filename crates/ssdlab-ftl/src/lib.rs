@@ -44,6 +44,7 @@ mod config;
 mod content;
 mod diff;
 mod fill;
+mod frozen;
 mod ftl;
 mod gc;
 mod invariants;
@@ -65,6 +66,7 @@ pub use config::{
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use fill::{FillContent, FillPattern};
+pub use frozen::FrozenFtl;
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;
 pub use order::{AllocOrder, Dim, StripeMap};

@@ -3,9 +3,11 @@
 //!
 //! Every table starts all-zero, so `vec![0; n]` gets lazily committed pages from the OS:
 //! a 67-million-page device costs nothing until pages are written. The encodings are
-//! chosen for that, and a zero entry means "what the implicit fill left" when
-//! preconditioning laid the device out by formula ([`crate::fill`]; without one, the
-//! fill "left" nothing):
+//! chosen for that, and a zero entry means "what the base left". The base is the
+//! implicit fill when preconditioning laid the device out by formula ([`crate::fill`]),
+//! or the frozen tables of a device prepared once and shared by several runs
+//! ([`crate::FrozenFtl`]); without one, the base "left" nothing. The table below says
+//! "the fill" for the base:
 //!
 //! | table    | entry | 0                                   | other values                          |
 //! |----------|-------|-------------------------------------|---------------------------------------|
@@ -17,6 +19,8 @@
 //! One more bit per block says whether the block was erased since the fill. Pages the run
 //! never touches keep zero entries, so memory follows the pages the trace, GC and aging
 //! touch, not the device. Every access goes through the accessors below.
+
+use std::sync::Arc;
 
 use ssdlab_nand::{Lpn, Ppn};
 
@@ -41,6 +45,15 @@ pub enum PageOwner {
     Lpn(Lpn),
 }
 
+/// What a zero entry of the tables stands for.
+#[derive(Clone, Debug)]
+enum Base {
+    /// The implicit fill preconditioning laid out.
+    Fill(Box<ImplicitFill>),
+    /// The tables of a prepared device several runs share (read only).
+    Tables(Arc<Mapping>),
+}
+
 /// The page-level tables. Pure storage: the [`crate::Ftl`] keeps them consistent with
 /// the block manager.
 #[derive(Clone, Debug)]
@@ -49,9 +62,11 @@ pub(crate) struct Mapping {
     p2l: Vec<u32>,
     tokens: Vec<u64>,
     pending: Vec<u64>,
-    /// The implicit fill, when preconditioning laid one out.
-    fill: Option<Box<ImplicitFill>>,
-    /// One bit per block: erased since the implicit fill (empty without one).
+    /// What zero entries stand for, if anything.
+    base: Option<Base>,
+    /// Pages per block (for `erased`).
+    ppb: u32,
+    /// One bit per block: erased since the base was laid (empty without a base).
     erased: Vec<u64>,
 }
 
@@ -63,41 +78,72 @@ impl Mapping {
             p2l: vec![P2L_FREE; pages as usize],
             tokens: vec![0; pages as usize],
             pending: vec![0; (pages as usize).div_ceil(64)],
-            fill: None,
+            base: None,
+            ppb: 0,
             erased: Vec::new(),
         }
     }
 
+    /// Empty tables over `base`, a device's tables frozen to be shared: every page and
+    /// LPN reads as `base` has it until this copy writes it. `ppb` is pages per block.
+    pub fn over(base: Arc<Mapping>, ppb: u32) -> Mapping {
+        debug_assert!(
+            base.pending.iter().all(|&w| w == 0),
+            "a base with pages pending"
+        );
+        let pages = base.p2l.len() as u32;
+        let mut m = Mapping::new(base.map_entries(), pages);
+        m.erased = vec![0; (pages / ppb.max(1)).div_ceil(64) as usize];
+        m.ppb = ppb;
+        m.base = Some(Base::Tables(base));
+        m
+    }
+
     /// Whether an implicit fill is laid out.
     pub fn has_fill(&self) -> bool {
-        self.fill.is_some()
+        matches!(self.base, Some(Base::Fill(_)))
+    }
+
+    /// Whether the tables read through to a shared base.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.base, Some(Base::Tables(_)))
     }
 
     /// Lays out `fill` over the untouched tables of a device of `blocks` blocks.
     pub fn set_fill(&mut self, fill: ImplicitFill, blocks: u32) {
-        debug_assert!(self.fill.is_none(), "a second implicit fill");
+        debug_assert!(self.base.is_none(), "a second base");
         self.erased = vec![0; (blocks as usize).div_ceil(64)];
-        self.fill = Some(Box::new(fill));
+        self.ppb = fill.ppb();
+        self.base = Some(Base::Fill(Box::new(fill)));
     }
 
-    /// The LPN the implicit fill left in `ppn`, if the page still holds what the fill
-    /// wrote (its block was not erased since).
+    /// True if `ppn`'s block was erased since the base was laid.
     #[inline]
-    fn filled_lpn(&self, ppn: Ppn) -> Option<Lpn> {
-        let f = self.fill.as_deref()?;
-        let b = (ppn.0 / f.ppb()) as usize;
-        if self.erased[b / 64] >> (b % 64) & 1 == 1 {
-            return None;
+    fn erased_since_base(&self, ppn: Ppn) -> bool {
+        let b = (ppn.0 / self.ppb) as usize;
+        self.erased[b / 64] >> (b % 64) & 1 == 1
+    }
+
+    /// The owner the base left in `ppn`, if the page still holds what the base left
+    /// (its block was not erased since); `Free` without a base.
+    #[inline]
+    fn base_owner(&self, ppn: Ppn) -> PageOwner {
+        match &self.base {
+            None => PageOwner::Free,
+            Some(_) if self.erased_since_base(ppn) => PageOwner::Free,
+            Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(PageOwner::Free, PageOwner::Lpn),
+            Some(Base::Tables(t)) => t.owner(ppn),
         }
-        f.lpn_at(ppn)
     }
 
-    /// The fill's token in `ppn` (0 where the fill left nothing).
+    /// The base's token in `ppn` (0 where the base left nothing).
     #[inline]
-    fn filled_token(&self, ppn: Ppn) -> u64 {
-        match self.filled_lpn(ppn) {
-            Some(l) => self.fill.as_deref().map_or(0, |f| f.token(l)),
+    fn base_token(&self, ppn: Ppn) -> u64 {
+        match &self.base {
             None => 0,
+            Some(_) if self.erased_since_base(ppn) => 0,
+            Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(0, |l| f.token(l)),
+            Some(Base::Tables(t)) => t.token(ppn),
         }
     }
 
@@ -114,15 +160,20 @@ impl Mapping {
             + self.tokens.capacity() * 8
             + self.pending.capacity() * 8
             + self.erased.capacity() * 8) as u64
-            + self.fill.as_ref().map_or(0, |f| f.heap_bytes())
+            + match &self.base {
+                Some(Base::Fill(f)) => f.heap_bytes(),
+                // Shared: counted once, by whoever froze it.
+                Some(Base::Tables(_)) | None => 0,
+            }
     }
 
     /// Where `lpn` lives, if it is mapped.
     #[inline]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         match self.l2p[lpn.idx()] {
-            0 => match self.fill.as_deref() {
-                Some(f) if lpn.0 < f.fill() => Some(f.ppn_of(lpn)),
+            0 => match &self.base {
+                Some(Base::Fill(f)) if lpn.0 < f.fill() => Some(f.ppn_of(lpn)),
+                Some(Base::Tables(t)) => t.lookup(lpn),
                 _ => None,
             },
             L2P_UNMAPPED => None,
@@ -146,10 +197,7 @@ impl Mapping {
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> PageOwner {
         match self.p2l[ppn.idx()] {
-            P2L_FREE => match self.filled_lpn(ppn) {
-                Some(l) => PageOwner::Lpn(l),
-                None => PageOwner::Free,
-            },
+            P2L_FREE => self.base_owner(ppn),
             P2L_INVALID => PageOwner::Invalid,
             v => PageOwner::Lpn(Lpn(v - 1)),
         }
@@ -214,8 +262,8 @@ impl Mapping {
         }
         self.p2l[range.clone()].fill(P2L_FREE);
         self.tokens[range].fill(0);
-        if let Some(f) = self.fill.as_deref() {
-            let b = (first.0 / f.ppb()) as usize;
+        if self.base.is_some() {
+            let b = (first.0 / self.ppb) as usize;
             self.erased[b / 64] |= 1 << (b % 64);
         }
     }
@@ -224,10 +272,10 @@ impl Mapping {
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {
         let t = self.tokens[ppn.idx()];
-        if self.fill.is_none() {
+        if self.base.is_none() {
             return t;
         }
-        t ^ self.filled_token(ppn)
+        t ^ self.base_token(ppn)
     }
 
     /// Replaces the content token of a written page.
@@ -236,7 +284,7 @@ impl Mapping {
             matches!(self.owner(ppn), PageOwner::Lpn(_)),
             "set_token on unwritten {ppn}"
         );
-        self.tokens[ppn.idx()] = token ^ self.filled_token(ppn);
+        self.tokens[ppn.idx()] = token ^ self.base_token(ppn);
     }
 
     /// True while a program into `ppn` is outstanding.
@@ -287,7 +335,7 @@ impl Mapping {
     /// The tables as slices (see [`RawTables`]). Only for a device with nothing pending.
     pub(crate) fn raw_mut(&mut self) -> RawTables<'_> {
         debug_assert!(self.pending.iter().all(|&w| w == 0), "pages pending");
-        debug_assert!(self.fill.is_none(), "raw tables under an implicit fill");
+        debug_assert!(self.base.is_none(), "raw tables over a base");
         RawTables {
             l2p: &mut self.l2p,
             p2l: &mut self.p2l,

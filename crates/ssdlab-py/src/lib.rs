@@ -376,6 +376,19 @@ fn cached_traces() -> usize {
     cache::len()
 }
 
+/// Drops the prepared (aged) devices this process keeps for later runs; returns how
+/// many there were.
+#[pyfunction]
+fn release_shared_devices() -> usize {
+    ssdlab::sim::release_shared_devices()
+}
+
+/// Prepared (aged) devices this process keeps for later runs.
+#[pyfunction]
+fn shared_devices() -> usize {
+    ssdlab::sim::shared_devices()
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -390,5 +403,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(clear_trace_cache, m)?)?;
     m.add_function(wrap_pyfunction!(cached_traces, m)?)?;
+    m.add_function(wrap_pyfunction!(release_shared_devices, m)?)?;
+    m.add_function(wrap_pyfunction!(shared_devices, m)?)?;
     Ok(())
 }

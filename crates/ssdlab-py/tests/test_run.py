@@ -176,6 +176,29 @@ def test_cached_trace_gives_the_same_report(slice7016: str) -> None:
     assert strip(cached.summary) == strip(plain.summary) == strip(again.summary)
 
 
+def test_an_aged_device_is_prepared_once_and_shared(head200: str) -> None:
+    aged = {
+        "geometry.blocks_per_plane": 128,
+        "ftl.precondition.enabled": True,
+        "ftl.precondition.overwrite_ratio": 0.5,
+    }
+    strip = lambda s: {k: v for k, v in s.items() if k != "wall_time_ns"}  # noqa: E731
+    ssdlab.release_shared_devices()
+    a = ssdlab.run(preset="default", trace=head200, set=aged)
+    assert ssdlab.shared_devices() >= 1
+    # Another scheduler runs on the same device; the device is not changed by a run.
+    other = ssdlab.run(preset="default", trace=head200, set=aged, scheduler="sync-fifo")
+    again = ssdlab.run(preset="default", trace=head200, set=aged)
+    assert strip(again.summary) == strip(a.summary)
+    assert other.summary["meta"]["scheduler"] == "sync-fifo"
+    assert other.summary["gc_runs"] > 0
+    assert ssdlab.release_shared_devices() >= 1
+    assert ssdlab.shared_devices() == 0
+    fresh = ssdlab.run(preset="default", trace=head200, set=aged)
+    assert strip(fresh.summary) == strip(a.summary)
+    assert a.summary["gc_runs"] > 0
+
+
 def test_runs_release_the_gil(slice7016: str) -> None:
     # While a run is in Rust, Python threads keep running.
     ticks = []

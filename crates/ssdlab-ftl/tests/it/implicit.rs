@@ -158,17 +158,30 @@ proptest! {
             let layout = layout.clone();
             Box::new(move |l| layout.plane_of(l)) as Box<dyn Fn(Lpn) -> PlaneId>
         };
+        // The same device frozen and shared: a copy reads through to its tables.
+        let frozen = build(&cfg, &g, n, &pre, &layout, Some(&layout)).0.freeze();
         let mut a = Driver::on(replayed, place(&layout), version);
         let mut b = Driver::on(implicit, place(&layout), version);
+        let mut c = Driver::on(frozen.thaw(), place(&layout), version);
         for op in &ops {
             a.apply(op);
             b.apply(op);
+            c.apply(op);
         }
         a.drain();
         b.drain();
+        c.drain();
         b.check_final();
+        c.check_final();
         if let Some(d) = b.ftl.diff_state(&a.ftl) {
             panic!("after the run ({r1:?}): {d}");
+        }
+        if let Some(d) = c.ftl.diff_state(&a.ftl) {
+            panic!("after the run on the shared device ({r1:?}): {d}");
+        }
+        // The run wrote nothing into the shared tables.
+        if let Some(d) = frozen.thaw().diff_state(&build(&cfg, &g, n, &pre, &layout, None).0) {
+            panic!("the shared tables changed ({r1:?}): {d}");
         }
     }
 }

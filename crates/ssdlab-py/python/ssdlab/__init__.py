@@ -35,6 +35,20 @@ from ._run import (
 )
 from .sweep import sweep
 
+
+
+def release_shared_devices() -> int:
+    """Drop the aged devices this process keeps so that later runs on the same device
+    skip preconditioning (see docs/SIMULATOR.md, "Shared prepared devices"); returns how
+    many there were. Runs still using one keep their share."""
+    return _native.release_shared_devices()
+
+
+def shared_devices() -> int:
+    """Aged devices this process keeps for later runs."""
+    return _native.shared_devices()
+
+
 __version__: str = _native.VERSION
 #: The git revision the extension was built from.
 GIT_REV: str = _native.GIT_REV
@@ -51,7 +65,9 @@ __all__ = [
     "config",
     "config_toml",
     "presets",
+    "release_shared_devices",
     "run",
+    "shared_devices",
     "sweep",
     "to_toml",
     "trace_info",

@@ -28,6 +28,7 @@ use ssdlab_nand::{ChannelId, ChipId, Geometry, Lpn, PlaneId};
 use ssdlab_stats::Counter;
 
 /// `ftl.allocation = "content-aware"` over a base policy.
+#[derive(Clone)]
 pub struct ContentAware {
     base: Box<dyn PlacementPolicy>,
     scope: ContentUnit,
@@ -140,6 +141,9 @@ impl ContentAware {
 }
 
 impl PlacementPolicy for ContentAware {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "content-aware"
     }

@@ -199,9 +199,13 @@ mod tests {
     }
 
     /// A policy claiming `runs` whose `fill_plane` answers `answer`.
+    #[derive(Clone)]
     struct Claim(Vec<FillRun>, fn(Lpn) -> PlaneId);
 
     impl PlacementPolicy for Claim {
+        fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+            Box::new(self.clone())
+        }
         fn name(&self) -> &'static str {
             "claim"
         }

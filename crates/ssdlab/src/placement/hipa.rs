@@ -133,6 +133,9 @@ impl Hipa {
 }
 
 impl PlacementPolicy for Hipa {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "hipa"
     }

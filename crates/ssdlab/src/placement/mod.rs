@@ -102,6 +102,9 @@ impl PageToPlace {
 pub trait PlacementPolicy: Send {
     /// The policy's name.
     fn name(&self) -> &'static str;
+    /// A copy of the policy in its present state (runs that share a prepared device
+    /// each continue from the state its preconditioning left).
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy>;
     /// The plane for `page`, seen against `view`.
     fn place(&mut self, page: &PageToPlace, view: &DeviceView) -> PlaneId;
     /// Where zero-time preconditioning lays FTL page `lpn` out (data, and under RAID its
@@ -134,6 +137,12 @@ pub trait PlacementPolicy: Send {
     /// event): a policy that counts its own placements as outstanding work until then
     /// may forget them.
     fn settle(&mut self) {}
+}
+
+impl Clone for Box<dyn PlacementPolicy> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
 }
 
 /// The policy the configuration selects: the RAID layout when RAID is on, else the

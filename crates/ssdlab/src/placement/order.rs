@@ -35,6 +35,9 @@ impl StaticOrder {
 }
 
 impl PlacementPolicy for StaticOrder {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "static"
     }
@@ -117,6 +120,9 @@ impl RoundRobin {
 }
 
 impl PlacementPolicy for RoundRobin {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "dynamic-round-robin"
     }
@@ -167,6 +173,9 @@ impl LeastBusy {
 }
 
 impl PlacementPolicy for LeastBusy {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "dynamic-least-busy"
     }

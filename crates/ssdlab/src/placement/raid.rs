@@ -42,6 +42,9 @@ pub(super) fn static_plane(map: &RaidMap, view: &DeviceView, chunk: &Chunk, role
 }
 
 impl PlacementPolicy for RaidLayoutPolicy {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "raid-layout"
     }

@@ -166,6 +166,9 @@ impl Sda {
 }
 
 impl PlacementPolicy for Sda {
+    fn boxed_clone(&self) -> Box<dyn PlacementPolicy> {
+        Box::new(self.clone())
+    }
     fn name(&self) -> &'static str {
         "sda"
     }

@@ -14,12 +14,10 @@ use crate::plans::{BusyFallback, ReadChoice, ReadPlans, ShortestQueue};
 use crate::sched::{self, Queues};
 use ssdlab_engine::{EventQueue, SimDuration, SimRng};
 use ssdlab_ftl::Ftl;
-use ssdlab_nand::Lpn;
 use ssdlab_raid::MirrorReadChoice;
 use ssdlab_stats::{Recorder, RunMeta, Shape};
 use ssdlab_trace::{RequestStream, TraceError};
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// The read-choice policy: CR5M's mirror-read rule when the device has mirror chips,
 /// else the shortest queue.
@@ -29,21 +27,6 @@ fn read_choice(cfg: &SimConfig) -> Box<dyn ReadChoice> {
     } else {
         Box::new(ShortestQueue)
     }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Set by tests that build the preconditioning fill page by page, as if no placement
-    /// had a formula for it.
-    static REPLAY_FILL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether the fill must be replayed page by page (tests compare both ways).
-fn replay_forced() -> bool {
-    #[cfg(test)]
-    return REPLAY_FILL.with(std::cell::Cell::get);
-    #[cfg(not(test))]
-    false
 }
 
 impl Simulation {
@@ -79,44 +62,11 @@ impl Simulation {
             .as_ref()
             .filter(|r| r.map.mirror)
             .map(|r| Box::new(Cr5m::new(&cfg.raid, r, map_entries, slots, &geom)));
-        let mut placement = placement::build(&cfg);
+        let placement = placement::build(&cfg);
         // LPNs whose content preconditioning already left final (see raid_fix_redundancy).
-        let mut settled = 0;
-        // The last write sequence number preconditioning used: the run's writes carry on
-        // from it, so that no trace write gets the token of a page's preconditioned data.
-        let mut write_seq = 0;
-        if cfg.ftl.precondition.enabled {
-            let pre = &cfg.ftl.precondition;
-            let mut prng = rng.fork("precondition");
-            // Sampled aging where the fill is a stripe map (ftl.precondition.aging).
-            let sampled = match placement.fill_map().filter(|_| raid.is_none()) {
-                Some(stripes) => ftl.precondition_sampled(pre, &stripes, &mut prng),
-                None => None,
-            };
-            if let Some(report) = &sampled {
-                write_seq = report.last_version;
-            } else {
-                let map = raid.as_ref().map(|r| &r.map);
-                let fill = ftl.fill_count(pre);
-                let mut pattern = match replay_forced() {
-                    false => placement::fill_pattern(&mut *placement, &geom, map, fill),
-                    true => None,
-                };
-                // Without overwrites, the redundancy fix gives every page of the fill a
-                // known content: the implicit fill takes it at once.
-                let known = pre.overwrite_ratio == 0.0;
-                if let (Some(m), true) = (map.filter(|m| m.level.is_redundant()), known) {
-                    let m = m.clone();
-                    pattern = pattern.map(|p| p.with_content(Arc::new(move |l| m.filled_token(l))));
-                }
-                let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
-                let report = ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng);
-                write_seq = report.last_version;
-                if report.implicit && known && report.overwrites == 0 {
-                    settled = fill;
-                }
-            }
-        }
+        let prepared = super::prepare::prepare(&cfg, ftl, placement, raid.as_ref(), &rng);
+        let (ftl, placement) = (prepared.ftl, prepared.placement);
+        let (settled, write_seq) = (prepared.settled, prepared.write_seq);
         let timing = cfg.timing;
         let planes = geom.planes() as usize;
         let chips = geom.chips() as usize;
@@ -249,6 +199,7 @@ mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
     use crate::VecStream;
+    use ssdlab_nand::Lpn;
     use ssdlab_trace::{IoRequest, Op};
 
     /// Reads and writes over the first `pages` host pages.
@@ -275,9 +226,9 @@ mod tests {
         }
         let cfg = b.build().unwrap();
         let reqs = requests(u64::from(cfg.ftl.logical_pages(&cfg.geometry)) / 2);
-        REPLAY_FILL.with(|r| r.set(replay));
+        super::super::prepare::REPLAY_FILL.with(|r| r.set(replay));
         let sim = Simulation::on_trace(cfg, || Ok(Box::new(VecStream::new(reqs.clone()))), "-");
-        REPLAY_FILL.with(|r| r.set(false));
+        super::super::prepare::REPLAY_FILL.with(|r| r.set(false));
         sim.unwrap()
     }
 
@@ -296,6 +247,64 @@ mod tests {
                 };
                 let old = sim.ftl.token(ppn);
                 assert_ne!(sim.write_token(lpn, None), old, "{sets:?}: {lpn}");
+            }
+        }
+    }
+
+    /// A run of `sets` (see `build`) to its end, on a device of its own or on one shared
+    /// with other runs.
+    fn ran(sets: &[&str], share: bool) -> Simulation {
+        use super::super::prepare::NO_SHARING;
+        NO_SHARING.with(|n| n.set(!share));
+        let mut sim = build(sets, false);
+        NO_SHARING.with(|n| n.set(false));
+        assert_eq!(sim.ftl.shares_tables(), share, "{sets:?}: shared");
+        sim.run_to_end().unwrap();
+        sim.audit().unwrap();
+        sim
+    }
+
+    /// Runs that start from one aged device, prepared once and shared, are runs on
+    /// devices of their own (the same device state at the end, the same report): also
+    /// with another scheduler (not part of the device), verified reads, sampled aging,
+    /// content-aware placement and RAID-5.
+    #[test]
+    fn runs_on_a_shared_aged_device_are_runs_on_their_own() {
+        let cases: &[&[&str]] = &[
+            &["ftl.precondition.overwrite_ratio=0.5"],
+            &[
+                "ftl.precondition.overwrite_ratio=0.5",
+                "ftl.precondition.aging=\"sampled\"",
+                "ftl.precondition.sample_planes=2",
+            ],
+            &[
+                "ftl.precondition.overwrite_ratio=0.5",
+                "ftl.allocation=\"content-aware\"",
+            ],
+            &[
+                "ftl.precondition.overwrite_ratio=0.3",
+                "raid.level=5",
+                "raid.group_size=4",
+                "raid.layout=\"lci\"",
+            ],
+            &["ftl.precondition.overwrite_ratio=0.5", "seed=9"],
+        ];
+        let json = |s: Simulation| serde_json::to_string(&s.into_report().unwrap()).unwrap();
+        for sets in cases {
+            let deeper: Vec<&str> = sets
+                .iter()
+                .copied()
+                .chain(["scheduler.chip_queue_depth=2"])
+                .collect();
+            for sets in [&sets[..], &deeper[..]] {
+                let own = ran(sets, false);
+                assert!(own.ftl.counters().erases > 0, "{sets:?}: GC ran");
+                for _ in 0..2 {
+                    let shared = ran(sets, true);
+                    assert_eq!(shared.ftl.diff_state(&own.ftl), None, "{sets:?}");
+                    assert_eq!(shared.write_seq, own.write_seq, "{sets:?}");
+                    assert_eq!(json(shared), json(ran(sets, false)), "{sets:?}");
+                }
             }
         }
     }

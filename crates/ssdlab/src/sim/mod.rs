@@ -55,6 +55,7 @@ mod host;
 mod merge;
 mod place;
 mod plan;
+mod prepare;
 pub(crate) mod raid;
 mod report;
 mod stream;
@@ -79,6 +80,7 @@ use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
 
+pub use prepare::{release_shared_devices, shared_devices};
 pub use stream::VecStream;
 pub use warmup::WarmUp;
 

@@ -1,0 +1,201 @@
+//! Preconditioning at set-up, and prepared devices that runs share.
+//!
+//! Filling and aging a device (`ftl.precondition`) is the same work for every run that
+//! starts from it: the schemes of one comparison, the points of one sweep, the traces of
+//! one reproduction. An aged device (`overwrite_ratio > 0`) is therefore prepared once
+//! per process and kept: its page tables are frozen ([`FrozenFtl`]) and each run gets an
+//! FTL that reads through to them and stores only the entries it writes, with its own
+//! copy of the block records and of the placement policy's state. A run on a shared
+//! device is exactly the run on a device of its own (tests compare them); what changes
+//! is that set-up is paid once and memory holds one set of tables, not one per run.
+//!
+//! Runs share a device when everything preconditioning reads is equal: the whole
+//! configuration except the sections it never reads (`host`, `scheduler`, `dgc`,
+//! `verify`). The last [`KEEP`] devices are kept; [`release_shared_devices`] drops them.
+
+use super::raid::RaidState;
+use crate::config::SimConfig;
+use crate::placement::{self, PlacementPolicy};
+use ssdlab_engine::SimRng;
+use ssdlab_ftl::{FrozenFtl, Ftl};
+use ssdlab_nand::Lpn;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Prepared devices kept at once (the most recently asked for).
+pub const KEEP: usize = 2;
+
+/// A device ready to run: the FTL and placement state preconditioning left.
+pub(super) struct Prepared {
+    pub ftl: Ftl,
+    pub placement: Box<dyn PlacementPolicy>,
+    /// LPNs whose content preconditioning already left final (see raid_fix_redundancy).
+    pub settled: u32,
+    /// The last write sequence number preconditioning used: the run's writes carry on
+    /// from it, so that no trace write gets the token of a page's preconditioned data.
+    pub write_seq: u32,
+}
+
+/// A prepared device as runs share it.
+struct Frozen {
+    ftl: FrozenFtl,
+    placement: Box<dyn PlacementPolicy>,
+    settled: u32,
+    write_seq: u32,
+}
+
+type Slot = Arc<OnceLock<Mutex<Frozen>>>;
+
+/// The kept devices by key, oldest first.
+static SHARED: Mutex<Vec<(String, Slot)>> = Mutex::new(Vec::new());
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests that build a device of the run's own, to compare with a shared one.
+    pub(super) static NO_SHARING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn sharing_off() -> bool {
+    #[cfg(test)]
+    return NO_SHARING.with(std::cell::Cell::get) || replay_forced();
+    #[cfg(not(test))]
+    false
+}
+
+/// Drops the prepared devices kept for later runs (runs using one keep their share);
+/// returns how many there were.
+pub fn release_shared_devices() -> usize {
+    let mut kept = lock();
+    let n = kept.len();
+    kept.clear();
+    n
+}
+
+/// Prepared devices kept for later runs.
+pub fn shared_devices() -> usize {
+    lock().len()
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Vec<(String, Slot)>> {
+    SHARED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Everything preconditioning reads, as text: runs with equal keys get equal devices.
+fn device_key(cfg: &SimConfig) -> String {
+    let mut k = cfg.clone();
+    k.host = Default::default();
+    k.scheduler = Default::default();
+    k.dgc = Default::default();
+    k.verify = false;
+    k.to_toml()
+}
+
+/// The device `cfg` asks for, from `ftl` and `placement` as built (empty): prepared
+/// here, or shared with earlier runs when it is aged.
+pub(super) fn prepare(
+    cfg: &SimConfig,
+    ftl: Ftl,
+    placement: Box<dyn PlacementPolicy>,
+    raid: Option<&RaidState>,
+    rng: &SimRng,
+) -> Prepared {
+    let pre = &cfg.ftl.precondition;
+    if !pre.enabled || pre.overwrite_ratio == 0.0 || sharing_off() {
+        return precondition(cfg, ftl, placement, raid, rng);
+    }
+    let key = device_key(cfg);
+    let slot = {
+        let mut kept = lock();
+        let slot = match kept.iter().position(|(k, _)| *k == key) {
+            Some(i) => kept.remove(i).1,
+            None => Slot::default(),
+        };
+        kept.push((key, Arc::clone(&slot)));
+        let excess = kept.len().saturating_sub(KEEP);
+        kept.drain(..excess);
+        slot
+    };
+    // The first run to ask prepares the device; the others wait for it.
+    let frozen = slot.get_or_init(|| {
+        let p = precondition(cfg, ftl, placement, raid, rng);
+        Mutex::new(Frozen {
+            ftl: p.ftl.freeze(),
+            placement: p.placement,
+            settled: p.settled,
+            write_seq: p.write_seq,
+        })
+    });
+    let f = frozen.lock().unwrap_or_else(|e| e.into_inner());
+    Prepared {
+        ftl: f.ftl.thaw(),
+        placement: f.placement.boxed_clone(),
+        settled: f.settled,
+        write_seq: f.write_seq,
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests that build the preconditioning fill page by page, as if no placement
+    /// had a formula for it.
+    pub(super) static REPLAY_FILL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the fill must be replayed page by page (tests compare both ways).
+fn replay_forced() -> bool {
+    #[cfg(test)]
+    return REPLAY_FILL.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
+}
+
+/// Preconditions `ftl` as `cfg.ftl.precondition` asks (nothing when it is off), placing
+/// the fill with `placement`.
+fn precondition(
+    cfg: &SimConfig,
+    mut ftl: Ftl,
+    mut placement: Box<dyn PlacementPolicy>,
+    raid: Option<&RaidState>,
+    rng: &SimRng,
+) -> Prepared {
+    let geom = cfg.geometry;
+    let mut settled = 0;
+    let mut write_seq = 0;
+    if cfg.ftl.precondition.enabled {
+        let pre = &cfg.ftl.precondition;
+        let mut prng = rng.fork("precondition");
+        // Sampled aging where the fill is a stripe map (ftl.precondition.aging).
+        let sampled = match placement.fill_map().filter(|_| raid.is_none()) {
+            Some(stripes) => ftl.precondition_sampled(pre, &stripes, &mut prng),
+            None => None,
+        };
+        if let Some(report) = &sampled {
+            write_seq = report.last_version;
+        } else {
+            let map = raid.map(|r| &r.map);
+            let fill = ftl.fill_count(pre);
+            let mut pattern = match replay_forced() {
+                false => placement::fill_pattern(&mut *placement, &geom, map, fill),
+                true => None,
+            };
+            // Without overwrites, the redundancy fix gives every page of the fill a
+            // known content: the implicit fill takes it at once.
+            let known = pre.overwrite_ratio == 0.0;
+            if let (Some(m), true) = (map.filter(|m| m.level.is_redundant()), known) {
+                let m = m.clone();
+                pattern = pattern.map(|p| p.with_content(Arc::new(move |l| m.filled_token(l))));
+            }
+            let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
+            let report = ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng);
+            write_seq = report.last_version;
+            if report.implicit && known && report.overwrites == 0 {
+                settled = fill;
+            }
+        }
+    }
+    Prepared {
+        ftl,
+        placement,
+        settled,
+        write_seq,
+    }
+}
