@@ -22,18 +22,17 @@
 //! content index, a device not fresh) takes the page-by-page replay.
 
 use ssdlab_engine::SimRng;
-use ssdlab_nand::{Geometry, Lpn, PlaneId, Ppn};
+use ssdlab_nand::{Geometry, Lpn, PlaneId};
 use std::cmp::Reverse;
 
 use crate::block::{BlockManager, NONE};
 use crate::config::{Aging, PreconditionConfig};
 use crate::ftl::Ftl;
 use crate::gc;
-use crate::mapping::{encode_owner, encode_ppn, Mapping, PageOwner};
+use crate::mapping::{Mapping, SampledBase};
 use crate::order::StripeMap;
 use crate::precondition::{overwrite_version, PreconditionReport};
 use crate::stats::FtlCounters;
-use crate::token_for;
 
 /// One aged sample plane: how many ranks it holds, and its tables.
 struct Sample {
@@ -146,7 +145,18 @@ impl Ftl {
             report.gc_runs += s.report.gc_runs;
             report.gc_pages_moved += s.report.gc_pages_moved;
         }
-        self.take_pages(&samples, &assign, map);
+        // Pages and map entries are read through to the samples (`SampledBase`).
+        let sampled = SampledBase {
+            assign: assign.iter().map(|&a| a as u32).collect(),
+            first: (0..planes)
+                .map(|p| map.first_lpn_of(PlaneId(p)).0)
+                .collect(),
+            residue: (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect(),
+            plane_pages: self.geom.blocks_per_plane * self.geom.pages_per_block,
+            samples: samples.into_iter().map(|s| (s.ranks, s.map)).collect(),
+        };
+        let (blocks, ppb) = (self.geom.blocks(), self.geom.pages_per_block);
+        self.map.set_sampled(sampled, blocks, ppb);
         let st = self.device_state();
         report.valid_pages = st.valid_pages;
         report.invalid_pages = st.invalid_pages;
@@ -266,85 +276,13 @@ impl Ftl {
         self.stamp = self.stamp.max(s.stamp * scale);
         self.erases_total += s.erases_total;
     }
-
-    /// Every plane `p` takes the pages and map entries of sample `assign[p]`, rank `k`
-    /// becoming LPN `first(p) + k × planes`; planes (and LPN ranges) in parallel.
-    fn take_pages(&mut self, samples: &[Sample], assign: &[usize], map: &StripeMap) {
-        let planes = self.geom.planes();
-        let plane_pages = self.geom.blocks_per_plane as usize * self.geom.pages_per_block as usize;
-        let first: Vec<u32> = (0..planes)
-            .map(|p| map.first_lpn_of(PlaneId(p)).0)
-            .collect();
-        // The plane of each residue of one stripe cycle: LPN `c × planes + j` is rank `c`
-        // of plane `plane_of(j)`.
-        let residue: Vec<u32> = (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let raw = self.map.raw_mut();
-        std::thread::scope(|scope| {
-            let mut groups: Vec<Vec<PlanePages>> = (0..threads).map(|_| Vec::new()).collect();
-            let pages = raw
-                .p2l
-                .chunks_mut(plane_pages)
-                .zip(raw.tokens.chunks_mut(plane_pages));
-            for (p, (p2l, tokens)) in pages.enumerate() {
-                groups[p % threads].push((p, p2l, tokens));
-            }
-            for group in groups {
-                let first = &first;
-                scope.spawn(move || {
-                    for (p, p2l, tokens) in group {
-                        let s = &samples[assign[p]].map;
-                        let lpn_of = |rank: Lpn| Lpn(first[p] + rank.0 * planes);
-                        for (q, (o, t)) in p2l.iter_mut().zip(tokens.iter_mut()).enumerate() {
-                            let q = Ppn(q as u32);
-                            let v = s.token(q) as u32;
-                            let (owner, lpn) = match s.owner(q) {
-                                PageOwner::Free => continue,
-                                PageOwner::Lpn(rank) => {
-                                    let l = lpn_of(rank);
-                                    (PageOwner::Lpn(l), l)
-                                }
-                                // Stale data: its LPN is no longer recorded.
-                                PageOwner::Invalid => (PageOwner::Invalid, Lpn(first[p])),
-                            };
-                            *o = encode_owner(owner);
-                            *t = token_for(lpn, v);
-                        }
-                    }
-                });
-            }
-            let cycle = planes as usize;
-            let per = raw.l2p.len().div_ceil(cycle).div_ceil(threads) * cycle;
-            for (t, l2p) in raw.l2p.chunks_mut(per.max(cycle)).enumerate() {
-                let residue = &residue;
-                scope.spawn(move || {
-                    let base = t * per;
-                    for (i, e) in l2p.iter_mut().enumerate() {
-                        let l = base + i;
-                        let p = residue[l % cycle] as usize;
-                        let rank = Lpn((l / cycle) as u32);
-                        let s = &samples[assign[p]];
-                        if rank.0 >= s.ranks {
-                            continue;
-                        }
-                        if let Some(q) = s.map.lookup(rank) {
-                            *e = encode_ppn(Ppn((p * plane_pages) as u32 + q.0));
-                        }
-                    }
-                });
-            }
-        });
-    }
 }
 
 /// A sample plane to age: its rank count, its first LPN, its overwrites `(rank, version)`.
 type SampleJob = (u32, u32, Vec<(u32, u32)>);
 
-/// One plane's owner and token tables, with the plane's number.
-type PlanePages<'a> = (usize, &'a mut [u32], &'a mut [u64]);
-
-/// The token of a sample plane's write: its version itself, made a token when a plane
-/// takes the page (with the plane's own LPN).
+/// The token of a sample plane's write: its version itself, made a token when a plane's
+/// page is read (with the plane's own LPN, `SampledBase`).
 fn raw_version(_: Lpn, version: u32) -> u64 {
     u64::from(version)
 }
@@ -352,7 +290,9 @@ fn raw_version(_: Lpn, version: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AllocOrder, FtlConfig, VictimPolicy};
+    use crate::mapping::PageOwner;
+    use crate::{token_for, AllocOrder, FtlConfig, VictimPolicy};
+    use ssdlab_nand::Ppn;
 
     /// 2 × 2 chips × 2 planes (8 planes) of `blocks` blocks × `ppb` pages.
     fn geom(blocks: u32, ppb: u32) -> Geometry {
@@ -570,6 +510,36 @@ mod tests {
         );
         assert_eq!(f.blocks.heads, replay.blocks.heads);
         assert_eq!(f.erases_total, replay.erases_total);
+        // The same writes on both (the sampled device's pages and map entries are read
+        // through to its samples until written) leave the same pages and map.
+        let mut replay = replay;
+        let n = f.map_entries();
+        let erased = f.erases_total;
+        for i in 0..3000u32 {
+            let l = Lpn(i.wrapping_mul(2_654_435_761) % n);
+            let plane = map.plane_of(l);
+            let token = token_for(l, u32::MAX - i);
+            assert_eq!(
+                f.write_now(l, plane, token),
+                replay.write_now(l, plane, token)
+            );
+        }
+        f.check_invariants();
+        assert!(f.erases_total > erased, "GC ran during the writes");
+        for l in (0..n).map(Lpn) {
+            assert_eq!(f.lookup(l), replay.lookup(l), "after the writes: {l}");
+        }
+        for q in (0..g.pages()).map(Ppn) {
+            let owner = f.map.owner(q);
+            assert_eq!(owner, replay.map.owner(q), "after the writes: {q}");
+            if matches!(owner, PageOwner::Lpn(_)) {
+                assert_eq!(
+                    f.token(q),
+                    replay.token(q),
+                    "after the writes: token of {q}"
+                );
+            }
+        }
     }
 
     #[test]

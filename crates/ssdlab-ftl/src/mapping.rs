@@ -25,6 +25,7 @@ use std::sync::Arc;
 use ssdlab_nand::{Lpn, Ppn};
 
 use crate::fill::ImplicitFill;
+use crate::token_for;
 
 /// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
@@ -52,6 +53,62 @@ enum Base {
     Fill(Box<ImplicitFill>),
     /// The tables of a prepared device several runs share (read only).
     Tables(Arc<Mapping>),
+    /// Planes that take the state of sample planes (sampled aging).
+    Sampled(Box<SampledBase>),
+}
+
+/// The pages of a device aged by sample planes (`crate::aging`): plane `p` holds sample
+/// `assign[p]`'s pages, its rank `k` as LPN `first[p] + k × planes`. A sample's tokens
+/// hold the bare write version; a page's token is `token_for(lpn, version)` (a stale
+/// page's with the plane's first LPN, its own LPN being no longer recorded).
+#[derive(Clone, Debug)]
+pub(crate) struct SampledBase {
+    /// Each sample's rank count and one-plane tables.
+    pub samples: Vec<(u32, Mapping)>,
+    /// The sample each plane takes.
+    pub assign: Vec<u32>,
+    /// Each plane's first LPN.
+    pub first: Vec<u32>,
+    /// The plane of each residue of one stripe cycle: LPN `c × planes + j` is rank `c`
+    /// of plane `residue[j]`.
+    pub residue: Vec<u32>,
+    /// Pages per plane.
+    pub plane_pages: u32,
+}
+
+impl SampledBase {
+    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let planes = self.residue.len() as u32;
+        let p = self.residue[(lpn.0 % planes) as usize];
+        let rank = lpn.0 / planes;
+        let (ranks, m) = &self.samples[self.assign[p as usize] as usize];
+        if rank >= *ranks {
+            return None;
+        }
+        m.lookup(Lpn(rank)).map(|q| Ppn(p * self.plane_pages + q.0))
+    }
+
+    /// The owner and token of `ppn`.
+    fn page(&self, ppn: Ppn) -> (PageOwner, u64) {
+        let planes = self.residue.len() as u32;
+        let p = (ppn.0 / self.plane_pages) as usize;
+        let q = Ppn(ppn.0 % self.plane_pages);
+        let m = &self.samples[self.assign[p] as usize].1;
+        let version = m.token(q) as u32;
+        match m.owner(q) {
+            PageOwner::Free => (PageOwner::Free, 0),
+            PageOwner::Lpn(rank) => {
+                let l = Lpn(self.first[p] + rank.0 * planes);
+                (PageOwner::Lpn(l), token_for(l, version))
+            }
+            PageOwner::Invalid => (PageOwner::Invalid, token_for(Lpn(self.first[p]), version)),
+        }
+    }
+
+    fn heap_bytes(&self) -> u64 {
+        let tables: u64 = self.samples.iter().map(|(_, m)| m.heap_bytes()).sum();
+        tables + (self.assign.len() + self.first.len() + self.residue.len()) as u64 * 4
+    }
 }
 
 /// The page-level tables. Pure storage: the [`crate::Ftl`] keeps them consistent with
@@ -117,6 +174,15 @@ impl Mapping {
         self.base = Some(Base::Fill(Box::new(fill)));
     }
 
+    /// Lays `sampled` out over the untouched tables of a device of `blocks` blocks of
+    /// `ppb` pages.
+    pub fn set_sampled(&mut self, sampled: SampledBase, blocks: u32, ppb: u32) {
+        debug_assert!(self.base.is_none(), "a second base");
+        self.erased = vec![0; (blocks as usize).div_ceil(64)];
+        self.ppb = ppb;
+        self.base = Some(Base::Sampled(Box::new(sampled)));
+    }
+
     /// True if `ppn`'s block was erased since the base was laid.
     #[inline]
     fn erased_since_base(&self, ppn: Ppn) -> bool {
@@ -133,6 +199,7 @@ impl Mapping {
             Some(_) if self.erased_since_base(ppn) => PageOwner::Free,
             Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(PageOwner::Free, PageOwner::Lpn),
             Some(Base::Tables(t)) => t.owner(ppn),
+            Some(Base::Sampled(s)) => s.page(ppn).0,
         }
     }
 
@@ -144,6 +211,7 @@ impl Mapping {
             Some(_) if self.erased_since_base(ppn) => 0,
             Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(0, |l| f.token(l)),
             Some(Base::Tables(t)) => t.token(ppn),
+            Some(Base::Sampled(s)) => s.page(ppn).1,
         }
     }
 
@@ -162,6 +230,7 @@ impl Mapping {
             + self.erased.capacity() * 8) as u64
             + match &self.base {
                 Some(Base::Fill(f)) => f.heap_bytes(),
+                Some(Base::Sampled(s)) => s.heap_bytes(),
                 // Shared: counted once, by whoever froze it.
                 Some(Base::Tables(_)) | None => 0,
             }
@@ -174,6 +243,7 @@ impl Mapping {
             0 => match &self.base {
                 Some(Base::Fill(f)) if lpn.0 < f.fill() => Some(f.ppn_of(lpn)),
                 Some(Base::Tables(t)) => t.lookup(lpn),
+                Some(Base::Sampled(s)) => s.lookup(lpn),
                 _ => None,
             },
             L2P_UNMAPPED => None,
@@ -304,43 +374,6 @@ impl Mapping {
         let was = self.is_pending(ppn);
         self.pending[ppn.idx() / 64] &= !(1 << (ppn.0 % 64));
         was
-    }
-}
-
-/// The tables as plain slices, for set-up that writes them in bulk (sampled aging):
-/// entries are written with [`encode_ppn`] and [`encode_owner`]; no page is pending.
-pub(crate) struct RawTables<'a> {
-    pub l2p: &'a mut [u32],
-    pub p2l: &'a mut [u32],
-    pub tokens: &'a mut [u64],
-}
-
-/// The `l2p` entry of an LPN mapped to `ppn`.
-#[inline]
-pub(crate) fn encode_ppn(ppn: Ppn) -> u32 {
-    ppn.0 + 1
-}
-
-/// The `p2l` entry of a page owned by `owner`.
-#[inline]
-pub(crate) fn encode_owner(owner: PageOwner) -> u32 {
-    match owner {
-        PageOwner::Free => P2L_FREE,
-        PageOwner::Invalid => P2L_INVALID,
-        PageOwner::Lpn(l) => l.0 + 1,
-    }
-}
-
-impl Mapping {
-    /// The tables as slices (see [`RawTables`]). Only for a device with nothing pending.
-    pub(crate) fn raw_mut(&mut self) -> RawTables<'_> {
-        debug_assert!(self.pending.iter().all(|&w| w == 0), "pages pending");
-        debug_assert!(self.base.is_none(), "raw tables over a base");
-        RawTables {
-            l2p: &mut self.l2p,
-            p2l: &mut self.p2l,
-            tokens: &mut self.tokens,
-        }
     }
 }
 
