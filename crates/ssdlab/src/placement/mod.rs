@@ -134,6 +134,11 @@ pub trait PlacementPolicy: Send {
     /// event): a policy that counts its own placements as outstanding work until then
     /// may forget them.
     fn settle(&mut self) {}
+    /// True if [`PlacementPolicy::settle`] does anything (the controller calls it only
+    /// then); false by default, so a policy that overrides `settle` says true here.
+    fn settles(&self) -> bool {
+        false
+    }
 }
 
 /// The policy the configuration selects: the RAID layout when RAID is on, else the

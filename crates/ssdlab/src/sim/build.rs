@@ -193,6 +193,7 @@ impl Simulation {
             progress: None,
             meta,
             ftl,
+            placement_settles: placement.settles(),
             placement,
             read_choice: read_choice(&cfg),
             read_plans: ReadPlans::new(),

@@ -132,6 +132,8 @@ pub struct Simulation {
     pub(crate) events: EventQueue<Event>,
     pub(crate) ftl: Ftl,
     pub(crate) placement: Box<dyn PlacementPolicy>,
+    /// The placement policy keeps state between settles ([`PlacementPolicy::settles`]).
+    pub(crate) placement_settles: bool,
     /// Picks a read's plan when the scheduler has no opinion.
     pub(crate) read_choice: Box<dyn ReadChoice>,
     /// Scratch: the plans of the read being admitted.
@@ -281,6 +283,14 @@ impl Simulation {
         }
     }
 
+    /// Tells the placement policy that every page placed so far is queued.
+    #[inline(always)]
+    pub(crate) fn settle_placement(&mut self) {
+        if self.placement_settles {
+            self.placement.settle();
+        }
+    }
+
     /// True when every request of the workload has arrived and completed.
     pub(crate) fn workload_finished(&self) -> bool {
         self.source_done
@@ -360,7 +370,7 @@ impl Simulation {
         }
         self.last_event_ns = at.as_ns();
         self.wake_touched();
-        self.placement.settle();
+        self.settle_placement();
         if self.error.is_some() {
             return Err(self.error.take().expect("an error"));
         }
