@@ -51,6 +51,19 @@ pub struct DieState {
     pub busy_since: u64,
     /// Total busy time so far.
     pub busy_ns: u64,
+    /// GC busy time so far (for the T_GC share of waiting).
+    pub gc_ns: u64,
+}
+
+/// What a chip is running: read together whenever one of its dies starts or stops.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChipRun {
+    /// Transactions running on its dies.
+    pub running: u32,
+    /// Dies busy.
+    pub busy_dies: u32,
+    /// When its first busy die became busy.
+    pub busy_since: u64,
 }
 
 /// One channel bus.
@@ -73,6 +86,7 @@ impl DieState {
             xfers_left: 0,
             busy_since: 0,
             busy_ns: 0,
+            gc_ns: 0,
         }
     }
 }
@@ -99,7 +113,7 @@ impl Simulation {
     }
 
     /// Starts the next operation on `die` if it is idle and has work.
-    #[inline]
+    #[inline(always)]
     pub(super) fn try_start(&mut self, die: DieId) {
         if self.dies[die.idx()].phase == Phase::Idle {
             self.start_idle(die);
@@ -107,6 +121,7 @@ impl Simulation {
     }
 
     /// [`Simulation::try_start`] of an idle die.
+    #[inline(never)]
     fn start_idle(&mut self, die: DieId) {
         let mut group = std::mem::take(&mut self.group);
         group.clear();
@@ -127,9 +142,9 @@ impl Simulation {
         for w in group.windows(2) {
             self.txns[w[0]].group_next = w[1];
         }
-        let gc_total = self.die_gc_ns[die.idx()];
+        let gc_total = self.dies[die.idx()].gc_ns;
         let (chip, ch) = self.queues.home(die);
-        self.chip_running[chip.idx()] += group.len() as u32;
+        self.chip_run[chip.idx()].running += group.len() as u32;
         for &t in &group {
             if self.merge.is_some() {
                 self.forget_waiting_read(t);
@@ -369,20 +384,20 @@ impl Simulation {
         let c = chip.idx();
         self.queues.die_busy[die.idx()] = busy;
         let d = &mut self.dies[die.idx()];
-        let busy_dies = &mut self.chip_busy_dies[c];
+        let run = &mut self.chip_run[c];
         if busy {
             d.busy_since = now;
-            if *busy_dies == 0 {
+            if run.busy_dies == 0 {
                 self.busy_chips += 1;
-                self.chip_busy_since[c] = now;
+                run.busy_since = now;
             }
-            *busy_dies += 1;
+            run.busy_dies += 1;
         } else {
             d.busy_ns += now - d.busy_since;
-            *busy_dies -= 1;
-            if *busy_dies == 0 {
+            run.busy_dies -= 1;
+            if run.busy_dies == 0 {
                 self.busy_chips -= 1;
-                self.chip_busy_ns[c] += now - self.chip_busy_since[c];
+                self.chip_busy_ns[c] += now - run.busy_since;
             }
         }
     }

@@ -127,7 +127,7 @@ impl Simulation {
     /// A GC transaction finished.
     pub(super) fn gc_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
-        self.die_gc_ns[txn.die.idx()] += self.now().as_ns() - txn.started_ns;
+        self.dies[txn.die.idx()].gc_ns += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
             TxnReason::GcRead => {

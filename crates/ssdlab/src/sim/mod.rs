@@ -68,7 +68,7 @@ use crate::error::SimError;
 use crate::placement::PlacementPolicy;
 use crate::plans::{ReadChoice, ReadPlans};
 use crate::sched::{Queues, Scheduler};
-use backend::{ChannelState, DieState};
+use backend::{ChannelState, ChipRun, DieState};
 use gc::Parked;
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
@@ -165,12 +165,10 @@ pub struct Simulation {
     // back end
     pub(crate) dies: Vec<DieState>,
     pub(crate) channels: Vec<ChannelState>,
-    pub(crate) chip_busy_dies: Vec<u32>,
-    pub(crate) chip_busy_since: Vec<u64>,
+    /// Per chip: its running transactions and busy dies (one record, read together).
+    pub(crate) chip_run: Vec<ChipRun>,
     pub(crate) chip_busy_ns: Vec<u64>,
     pub(crate) busy_chips: u32,
-    /// GC busy time per die so far (for the T_GC share of waiting).
-    pub(crate) die_gc_ns: Vec<u64>,
     // garbage collection
     pub(crate) gc_jobs: Vec<GcJob>,
     pub(crate) parked: Vec<Vec<Parked>>,
@@ -192,8 +190,6 @@ pub struct Simulation {
     pub(crate) gc_first: Vec<VecDeque<TxnId>>,
     /// Foreground GC starts by cause.
     pub(crate) gc_starts: gc_trigger::GcStarts,
-    /// Transactions running on each chip's dies.
-    pub(crate) chip_running: Vec<u32>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
     /// Failure injection and rebuild, when `raid.fail` names failures.
@@ -423,7 +419,7 @@ impl Simulation {
     ) -> txn::Txn {
         let mut t = txn::Txn::new(op, reason, ppn, die, lpn, req);
         t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        t.gc_mark_ns = self.dies[die.idx()].gc_ns;
         t
     }
 
@@ -445,7 +441,7 @@ impl Simulation {
             },
         );
         self.queues.load[chip.idx()] -= 1;
-        self.chip_running[chip.idx()] -= 1;
+        self.chip_run[chip.idx()].running -= 1;
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),
