@@ -239,10 +239,12 @@ impl Simulation {
         match d.phase {
             Phase::ReadArray => {
                 let t_read = self.t_read.as_ns();
-                self.for_group(d.head, |sim, t| sim.txns[t].array_ns = t_read);
+                let mut n = 0;
+                self.for_group(d.head, |sim, t| {
+                    sim.txns[t].array_ns = t_read;
+                    n += 1;
+                });
                 if self.uses_bus(d.head) {
-                    let mut n = 0;
-                    self.for_group(d.head, |_, _| n += 1);
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
                     dm.xfers_left = n;

@@ -10,14 +10,18 @@
 //! function of configuration, trace and seed.
 
 /// A scheduler context borrowing only the fields the policy may see, so that the
-/// policy (another field) can be called at the same time.
+/// policy (another field) can be called at the same time; `plans` replaces the read
+/// plans the controller offers.
 macro_rules! sched_ctx {
     ($s:ident) => {
+        sched_ctx!($s, &$crate::sim::plan::oracle!($s))
+    };
+    ($s:ident, $plans:expr) => {
         $crate::sched::SchedCtx {
             txns: &$s.txns,
             queues: &mut $s.queues,
             geom: &$s.geom,
-            plans: &$crate::sim::plan::oracle!($s),
+            plans: $plans,
         }
     };
 }
@@ -25,16 +29,23 @@ macro_rules! sched_ctx {
 /// Calls the scheduler: `sched!(self, |s, ctx| s.pick(die, ctx, group))` runs the body
 /// with `s` bound to the policy, as its own type for the built-in ones (so the call is
 /// direct and may inline), and `ctx` to a [`crate::sched::SchedCtx`] built in that arm
-/// only (a hook the policy leaves empty builds none).
+/// only (a hook the policy leaves empty builds none). The built-in policies that never
+/// consult read plans (see [`crate::sched::Scheduler`]) get [`crate::sched::NoPlans`],
+/// which costs nothing to build.
 macro_rules! sched {
     ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {
-        sched!(@arms $s, $p, $ctx, $body, SyncFifo AsyncFifo Piq Vaq Paq Other)
+        sched!(@arms $s, $p, $ctx, $body, [SyncFifo AsyncFifo Vaq Paq] [Piq Other])
     };
-    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr, $($variant:ident)+) => {{
+    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr,
+        [$($blind:ident)+] [$($seeing:ident)+]) => {{
         #[allow(unused_imports)]
         use $crate::sched::IoScheduler as _;
         match &mut $s.sched {
-            $($crate::sched::Scheduler::$variant($p) => {
+            $($crate::sched::Scheduler::$blind($p) => {
+                let $ctx = &mut sched_ctx!($s, &$crate::sched::NoPlans);
+                $body
+            })+
+            $($crate::sched::Scheduler::$seeing($p) => {
                 let $ctx = &mut sched_ctx!($s);
                 $body
             })+
