@@ -284,6 +284,7 @@ impl Simulation {
     /// the holder is another die of the chip, plus one transfer for every waiter ahead
     /// that is.
     /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
+    #[inline(always)]
     fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
         let now = self.now().as_ns();
         self.txns[t].bus_req_ns = now;
@@ -311,6 +312,7 @@ impl Simulation {
         self.debug_check_bus(ch);
     }
 
+    #[inline(always)]
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
         let now = self.now().as_ns();
         let txn = &mut self.txns[t];
@@ -370,6 +372,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn release_die(&mut self, die: DieId) {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
