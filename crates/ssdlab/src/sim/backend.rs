@@ -123,6 +123,17 @@ impl Simulation {
     /// [`Simulation::try_start`] of an idle die.
     #[inline(never)]
     fn start_idle(&mut self, die: DieId) {
+        // Without a blocking GC job (the lazy trigger's) nor anything the policy could
+        // pick, the die stays idle without gathering a group.
+        let may_start = !self.gc_first.is_empty() || self.sched.may_pick(die, &self.queues);
+        if !(may_start && self.start_group(die)) {
+            self.on_die_idle(die);
+        }
+    }
+
+    /// Gathers what idle `die` serves next and starts it; false if there is nothing.
+    #[inline(always)]
+    fn start_group(&mut self, die: DieId) -> bool {
         let mut group = std::mem::take(&mut self.group);
         group.clear();
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
@@ -135,8 +146,7 @@ impl Simulation {
         }
         if group.is_empty() {
             self.group = group;
-            self.on_die_idle(die);
-            return;
+            return false;
         }
         let now = self.now().as_ns();
         for w in group.windows(2) {
@@ -196,6 +206,7 @@ impl Simulation {
         if self.bind.is_some() {
             self.after_bound_start();
         }
+        true
     }
 
     /// A group obeys the multi-plane addressing rule: one die, one operation, distinct

@@ -266,7 +266,7 @@ impl Simulation {
 
     /// A die found nothing to do: with background GC on, its planes may collect now.
     pub(super) fn on_die_idle(&mut self, die: DieId) {
-        let chip = self.geom.chip_of_die(die);
+        let chip = self.queues.home(die).0;
         if self.queues.load[chip.idx()] > 0 {
             return;
         }
