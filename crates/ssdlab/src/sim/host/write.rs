@@ -60,6 +60,7 @@ impl Simulation {
     }
 
     /// Allocates `lpn` in `plane` and builds its program transaction.
+    #[inline(always)]
     pub(in crate::sim) fn place_write(
         &mut self,
         id: ReqId,
