@@ -39,6 +39,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(in crate::sim) fn write_or_park(
         &mut self,
         id: ReqId,
