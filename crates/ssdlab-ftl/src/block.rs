@@ -162,7 +162,8 @@ impl BlockManager {
     /// Allocates the next page of `plane`'s `stream` frontier, opening a free block if
     /// needed, but only while more than `reserve` blocks are free. The page counts as
     /// valid and pending at once. `None` = no space.
-    #[inline]
+    // Inlined (it runs for every page written); opening a block is a call.
+    #[inline(always)]
     pub fn alloc(
         &mut self,
         plane: PlaneId,
@@ -170,39 +171,15 @@ impl BlockManager {
         reserve: u32,
         stamp: u64,
     ) -> Option<Ppn> {
-        let pm = &mut self.planes[plane.idx()];
-        let slot = match stream {
-            Stream::Host => &mut pm.host_frontier,
-            Stream::Gc => &mut pm.gc_frontier,
+        let pm = &self.planes[plane.idx()];
+        let frontier = match stream {
+            Stream::Host => pm.host_frontier,
+            Stream::Gc => pm.gc_frontier,
         };
-        let b = if *slot != NONE {
-            *slot
+        let b = if frontier != NONE {
+            frontier
         } else {
-            if pm.free.len() as u32 + pm.fresh <= reserve {
-                return None;
-            }
-            // The smallest key of the pool: a fresh block's key is its index.
-            let fresh = (plane.0 + 1) * self.bpp - pm.fresh;
-            let b = match pm.free.peek() {
-                Some(&Reverse(key)) if pm.fresh == 0 || key < u64::from(fresh) => {
-                    pm.free.pop();
-                    key as u32 // the low 32 bits are the block
-                }
-                _ if pm.fresh > 0 => {
-                    pm.fresh -= 1;
-                    fresh
-                }
-                _ => return None,
-            };
-            *slot = b;
-            let blk = &mut self.blocks[b as usize];
-            debug_assert_eq!(blk.state(), BlockState::Free, "opening block {b}");
-            debug_assert_eq!(blk.write_ptr, 0, "opening block {b}");
-            blk.set_state(match stream {
-                Stream::Host => BlockState::HostOpen,
-                Stream::Gc => BlockState::GcOpen,
-            });
-            b
+            self.open_frontier(plane, stream, reserve)?
         };
         let blk = &mut self.blocks[b as usize];
         debug_assert!(
@@ -229,6 +206,41 @@ impl BlockManager {
             self.link(b);
         }
         Some(Ppn(ppn))
+    }
+
+    /// Opens the next free block of `plane` as `stream`'s frontier (see
+    /// [`BlockManager::alloc`]); `None` when only the reserve is left.
+    #[inline(never)]
+    fn open_frontier(&mut self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<u32> {
+        let pm = &mut self.planes[plane.idx()];
+        if pm.free.len() as u32 + pm.fresh <= reserve {
+            return None;
+        }
+        // The smallest key of the pool: a fresh block's key is its index.
+        let fresh = (plane.0 + 1) * self.bpp - pm.fresh;
+        let b = match pm.free.peek() {
+            Some(&Reverse(key)) if pm.fresh == 0 || key < u64::from(fresh) => {
+                pm.free.pop();
+                key as u32 // the low 32 bits are the block
+            }
+            _ if pm.fresh > 0 => {
+                pm.fresh -= 1;
+                fresh
+            }
+            _ => return None,
+        };
+        match stream {
+            Stream::Host => pm.host_frontier = b,
+            Stream::Gc => pm.gc_frontier = b,
+        }
+        let blk = &mut self.blocks[b as usize];
+        debug_assert_eq!(blk.state(), BlockState::Free, "opening block {b}");
+        debug_assert_eq!(blk.write_ptr, 0, "opening block {b}");
+        blk.set_state(match stream {
+            Stream::Host => BlockState::HostOpen,
+            Stream::Gc => BlockState::GcOpen,
+        });
+        Some(b)
     }
 
     /// Pages left in `plane`'s host frontier block.

@@ -223,7 +223,7 @@ impl Ftl {
     /// pending until [`Ftl::program_done`].
     ///
     /// `Err(NoSpace)` leaves everything untouched.
-    #[inline]
+    #[inline(always)]
     pub fn host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
         debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
         let stamp = self.stamp + 1;

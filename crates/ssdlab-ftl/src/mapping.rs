@@ -237,7 +237,7 @@ impl Mapping {
     }
 
     /// Where `lpn` lives, if it is mapped.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
         match self.l2p[lpn.idx()] {
             0 => match &self.base {

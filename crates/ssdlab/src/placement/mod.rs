@@ -137,6 +137,11 @@ pub trait PlacementPolicy: Send {
     /// event): a policy that counts its own placements as outstanding work until then
     /// may forget them.
     fn settle(&mut self) {}
+    /// True if [`PlacementPolicy::settle`] does anything (the controller calls it only
+    /// then); false by default, so a policy that overrides `settle` says true here.
+    fn settles(&self) -> bool {
+        false
+    }
 }
 
 impl Clone for Box<dyn PlacementPolicy> {

@@ -23,14 +23,31 @@ use ssdlab_nand::{ChipId, Geometry, Lpn, PlaneId};
 #[derive(Clone, Debug)]
 pub struct StaticOrder {
     map: StripeMap,
+    /// The plane of each LPN of one period of the order (it repeats after one LPN per
+    /// plane): a table look-up instead of the order's divisions on every write.
+    period: Vec<PlaneId>,
 }
 
 impl StaticOrder {
     /// Static placement under `order` on `geom`.
     pub fn new(order: AllocOrder, geom: &Geometry) -> Self {
+        let map = order.stripe_map(geom);
         StaticOrder {
-            map: order.stripe_map(geom),
+            map,
+            period: (0..geom.planes()).map(|l| map.plane_of(Lpn(l))).collect(),
         }
+    }
+
+    /// The plane of `lpn`: [`StripeMap::plane_of`] read from the table.
+    #[inline]
+    fn plane_of(&self, lpn: Lpn) -> PlaneId {
+        let n = self.period.len() as u32;
+        let i = if n.is_power_of_two() {
+            lpn.0 & (n - 1)
+        } else {
+            lpn.0 % n
+        };
+        self.period[i as usize]
     }
 }
 
@@ -44,11 +61,11 @@ impl PlacementPolicy for StaticOrder {
 
     #[inline]
     fn place(&mut self, page: &PageToPlace, _view: &DeviceView) -> PlaneId {
-        self.map.plane_of(page.lpn)
+        self.plane_of(page.lpn)
     }
 
     fn fill_plane(&mut self, lpn: Lpn, _geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
-        self.map.plane_of(lpn)
+        self.plane_of(lpn)
     }
 
     fn fill_map(&self) -> Option<StripeMap> {
@@ -327,6 +344,27 @@ mod tests {
                     }
                     assert_eq!(policy.fill_plane(Lpn(lpn), &f.geom, None), want);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn static_order_table_follows_the_order_on_planes_not_a_power_of_two() {
+        let geom = Geometry {
+            channels: 3,
+            chips_per_channel: 5,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            ..Geometry::default()
+        };
+        for o in [AllocOrder::CWDP, order("pdwc"), order("wcpd")] {
+            let policy = StaticOrder::new(o, &geom);
+            for lpn in (0..4 * geom.planes()).chain([u32::MAX - 7, u32::MAX]) {
+                assert_eq!(
+                    policy.plane_of(Lpn(lpn)),
+                    o.plane_of(Lpn(lpn), &geom),
+                    "{o} lpn {lpn}"
+                );
             }
         }
     }

@@ -225,6 +225,10 @@ impl PlacementPolicy for Sda {
         super::raid::static_fill_runs(raid?, geom)
     }
 
+    fn settles(&self) -> bool {
+        true
+    }
+
     fn settle(&mut self) {
         // Dies of a chip are numbered consecutively.
         let dies = self.pending_die.len() / self.pending_chip.len();

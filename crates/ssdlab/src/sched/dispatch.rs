@@ -10,6 +10,12 @@ use crate::sim::txn::{ReqId, TxnId};
 use ssdlab_nand::{ChipId, DieId, FlashOp};
 
 /// The scheduling policy of a run. (`repr(u8)`: a one-byte tag, which each call tests.)
+///
+/// Of the built-in policies only [`Piq`] (BRR's reconstruction of reads aimed at busy
+/// chips) consults [`SchedCtx::plans`]; the simulator hands the others
+/// [`super::NoPlans`] (`sim`'s `sched!` macro), as it hands every policy the plans it
+/// may take. A built-in policy that starts to consult plans moves to that macro's list
+/// of those that see them.
 #[repr(u8)]
 pub enum Scheduler {
     /// `sync-fifo`.

@@ -51,6 +51,19 @@ pub struct DieState {
     pub busy_since: u64,
     /// Total busy time so far.
     pub busy_ns: u64,
+    /// GC busy time so far (for the T_GC share of waiting).
+    pub gc_ns: u64,
+}
+
+/// What a chip is running: read together whenever one of its dies starts or stops.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChipRun {
+    /// Transactions running on its dies.
+    pub running: u32,
+    /// Dies busy.
+    pub busy_dies: u32,
+    /// When its first busy die became busy.
+    pub busy_since: u64,
 }
 
 /// One channel bus.
@@ -73,6 +86,7 @@ impl DieState {
             xfers_left: 0,
             busy_since: 0,
             busy_ns: 0,
+            gc_ns: 0,
         }
     }
 }
@@ -99,7 +113,7 @@ impl Simulation {
     }
 
     /// Starts the next operation on `die` if it is idle and has work.
-    #[inline]
+    #[inline(always)]
     pub(super) fn try_start(&mut self, die: DieId) {
         if self.dies[die.idx()].phase == Phase::Idle {
             self.start_idle(die);
@@ -107,7 +121,19 @@ impl Simulation {
     }
 
     /// [`Simulation::try_start`] of an idle die.
+    #[inline(never)]
     fn start_idle(&mut self, die: DieId) {
+        // Without a blocking GC job (the lazy trigger's) nor anything the policy could
+        // pick, the die stays idle without gathering a group.
+        let may_start = !self.gc_first.is_empty() || self.sched.may_pick(die, &self.queues);
+        if !(may_start && self.start_group(die)) {
+            self.on_die_idle(die);
+        }
+    }
+
+    /// Gathers what idle `die` serves next and starts it; false if there is nothing.
+    #[inline(always)]
+    fn start_group(&mut self, die: DieId) -> bool {
         let mut group = std::mem::take(&mut self.group);
         group.clear();
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
@@ -120,16 +146,15 @@ impl Simulation {
         }
         if group.is_empty() {
             self.group = group;
-            self.on_die_idle(die);
-            return;
+            return false;
         }
         let now = self.now().as_ns();
         for w in group.windows(2) {
             self.txns[w[0]].group_next = w[1];
         }
-        let gc_total = self.die_gc_ns[die.idx()];
+        let gc_total = self.dies[die.idx()].gc_ns;
         let (chip, ch) = self.queues.home(die);
-        self.chip_running[chip.idx()] += group.len() as u32;
+        self.chip_run[chip.idx()].running += group.len() as u32;
         for &t in &group {
             if self.merge.is_some() {
                 self.forget_waiting_read(t);
@@ -181,6 +206,7 @@ impl Simulation {
         if self.bind.is_some() {
             self.after_bound_start();
         }
+        true
     }
 
     /// A group obeys the multi-plane addressing rule: one die, one operation, distinct
@@ -224,10 +250,12 @@ impl Simulation {
         match d.phase {
             Phase::ReadArray => {
                 let t_read = self.t_read.as_ns();
-                self.for_group(d.head, |sim, t| sim.txns[t].array_ns = t_read);
+                let mut n = 0;
+                self.for_group(d.head, |sim, t| {
+                    sim.txns[t].array_ns = t_read;
+                    n += 1;
+                });
                 if self.uses_bus(d.head) {
-                    let mut n = 0;
-                    self.for_group(d.head, |_, _| n += 1);
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
                     dm.xfers_left = n;
@@ -267,6 +295,7 @@ impl Simulation {
     /// the holder is another die of the chip, plus one transfer for every waiter ahead
     /// that is.
     /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
+    #[inline(always)]
     fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
         let now = self.now().as_ns();
         self.txns[t].bus_req_ns = now;
@@ -294,6 +323,7 @@ impl Simulation {
         self.debug_check_bus(ch);
     }
 
+    #[inline(always)]
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
         let now = self.now().as_ns();
         let txn = &mut self.txns[t];
@@ -353,6 +383,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn release_die(&mut self, die: DieId) {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
@@ -369,20 +400,20 @@ impl Simulation {
         let c = chip.idx();
         self.queues.die_busy[die.idx()] = busy;
         let d = &mut self.dies[die.idx()];
-        let busy_dies = &mut self.chip_busy_dies[c];
+        let run = &mut self.chip_run[c];
         if busy {
             d.busy_since = now;
-            if *busy_dies == 0 {
+            if run.busy_dies == 0 {
                 self.busy_chips += 1;
-                self.chip_busy_since[c] = now;
+                run.busy_since = now;
             }
-            *busy_dies += 1;
+            run.busy_dies += 1;
         } else {
             d.busy_ns += now - d.busy_since;
-            *busy_dies -= 1;
-            if *busy_dies == 0 {
+            run.busy_dies -= 1;
+            if run.busy_dies == 0 {
                 self.busy_chips -= 1;
-                self.chip_busy_ns[c] += now - self.chip_busy_since[c];
+                self.chip_busy_ns[c] += now - run.busy_since;
             }
         }
     }

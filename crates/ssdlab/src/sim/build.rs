@@ -1,7 +1,7 @@
 //! Building a simulation: configuration, the FTL (preconditioned if asked), the RAID
 //! layer, queues and the scheduler.
 
-use super::backend::{ChannelState, DieState};
+use super::backend::{ChannelState, ChipRun, DieState};
 use super::cr5m::Cr5m;
 use super::txn::TxnSlab;
 use super::verify::Verifier;
@@ -103,11 +103,9 @@ impl Simulation {
             verify: cfg.verify.then(|| Verifier::new(u64::from(logical_pages))),
             dies: vec![DieState::idle(); geom.dies() as usize],
             channels: vec![ChannelState::free(); geom.channels as usize],
-            chip_busy_dies: vec![0; chips],
-            chip_busy_since: vec![0; chips],
+            chip_run: vec![ChipRun::default(); chips],
             chip_busy_ns: vec![0; chips],
             busy_chips: 0,
-            die_gc_ns: vec![0; geom.dies() as usize],
             gc_jobs: vec![GcJob::none(); planes],
             parked: vec![Vec::new(); planes],
             held: rustc_hash::FxHashMap::default(),
@@ -124,7 +122,6 @@ impl Simulation {
                 Vec::new()
             },
             gc_starts: Default::default(),
-            chip_running: vec![0; chips],
             raid,
             fail: None,
             dead: DeadChips::new(geom.chips()),
@@ -149,6 +146,7 @@ impl Simulation {
             progress: None,
             meta,
             ftl,
+            placement_settles: placement.settles(),
             placement,
             read_choice: read_choice(&cfg),
             read_plans: ReadPlans::new(),

@@ -127,7 +127,7 @@ impl Simulation {
     /// A GC transaction finished.
     pub(super) fn gc_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
-        self.die_gc_ns[txn.die.idx()] += self.now().as_ns() - txn.started_ns;
+        self.dies[txn.die.idx()].gc_ns += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
             TxnReason::GcRead => {
@@ -266,7 +266,7 @@ impl Simulation {
 
     /// A die found nothing to do: with background GC on, its planes may collect now.
     pub(super) fn on_die_idle(&mut self, die: DieId) {
-        let chip = self.geom.chip_of_die(die);
+        let chip = self.queues.home(die).0;
         if self.queues.load[chip.idx()] > 0 {
             return;
         }

@@ -175,7 +175,7 @@ impl Simulation {
     /// True when the chip of idle `die` has work queued or held that is not running.
     fn work_waits_for(&self, die: DieId) -> bool {
         let chip = self.geom.chip_of_die(die).idx();
-        self.queues.load[chip] > self.chip_running[chip]
+        self.queues.load[chip] > self.chip_run[chip].running
     }
 }
 

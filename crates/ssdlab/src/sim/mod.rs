@@ -10,14 +10,18 @@
 //! function of configuration, trace and seed.
 
 /// A scheduler context borrowing only the fields the policy may see, so that the
-/// policy (another field) can be called at the same time.
+/// policy (another field) can be called at the same time; `plans` replaces the read
+/// plans the controller offers.
 macro_rules! sched_ctx {
     ($s:ident) => {
+        sched_ctx!($s, &$crate::sim::plan::oracle!($s))
+    };
+    ($s:ident, $plans:expr) => {
         $crate::sched::SchedCtx {
             txns: &$s.txns,
             queues: &mut $s.queues,
             geom: &$s.geom,
-            plans: &$crate::sim::plan::oracle!($s),
+            plans: $plans,
         }
     };
 }
@@ -25,16 +29,23 @@ macro_rules! sched_ctx {
 /// Calls the scheduler: `sched!(self, |s, ctx| s.pick(die, ctx, group))` runs the body
 /// with `s` bound to the policy, as its own type for the built-in ones (so the call is
 /// direct and may inline), and `ctx` to a [`crate::sched::SchedCtx`] built in that arm
-/// only (a hook the policy leaves empty builds none).
+/// only (a hook the policy leaves empty builds none). The built-in policies that never
+/// consult read plans (see [`crate::sched::Scheduler`]) get [`crate::sched::NoPlans`],
+/// which costs nothing to build.
 macro_rules! sched {
     ($s:ident, |$p:ident, $ctx:ident| $body:expr) => {
-        sched!(@arms $s, $p, $ctx, $body, SyncFifo AsyncFifo Piq Vaq Paq Other)
+        sched!(@arms $s, $p, $ctx, $body, [SyncFifo AsyncFifo Vaq Paq] [Piq Other])
     };
-    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr, $($variant:ident)+) => {{
+    (@arms $s:ident, $p:ident, $ctx:ident, $body:expr,
+        [$($blind:ident)+] [$($seeing:ident)+]) => {{
         #[allow(unused_imports)]
         use $crate::sched::IoScheduler as _;
         match &mut $s.sched {
-            $($crate::sched::Scheduler::$variant($p) => {
+            $($crate::sched::Scheduler::$blind($p) => {
+                let $ctx = &mut sched_ctx!($s, &$crate::sched::NoPlans);
+                $body
+            })+
+            $($crate::sched::Scheduler::$seeing($p) => {
                 let $ctx = &mut sched_ctx!($s);
                 $body
             })+
@@ -69,7 +80,7 @@ use crate::error::SimError;
 use crate::placement::PlacementPolicy;
 use crate::plans::{ReadChoice, ReadPlans};
 use crate::sched::{Queues, Scheduler};
-use backend::{ChannelState, DieState};
+use backend::{ChannelState, ChipRun, DieState};
 use gc::Parked;
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
@@ -134,6 +145,8 @@ pub struct Simulation {
     pub(crate) events: EventQueue<Event>,
     pub(crate) ftl: Ftl,
     pub(crate) placement: Box<dyn PlacementPolicy>,
+    /// The placement policy keeps state between settles ([`PlacementPolicy::settles`]).
+    pub(crate) placement_settles: bool,
     /// Picks a read's plan when the scheduler has no opinion.
     pub(crate) read_choice: Box<dyn ReadChoice>,
     /// Scratch: the plans of the read being admitted.
@@ -165,12 +178,10 @@ pub struct Simulation {
     // back end
     pub(crate) dies: Vec<DieState>,
     pub(crate) channels: Vec<ChannelState>,
-    pub(crate) chip_busy_dies: Vec<u32>,
-    pub(crate) chip_busy_since: Vec<u64>,
+    /// Per chip: its running transactions and busy dies (one record, read together).
+    pub(crate) chip_run: Vec<ChipRun>,
     pub(crate) chip_busy_ns: Vec<u64>,
     pub(crate) busy_chips: u32,
-    /// GC busy time per die so far (for the T_GC share of waiting).
-    pub(crate) die_gc_ns: Vec<u64>,
     // garbage collection
     pub(crate) gc_jobs: Vec<GcJob>,
     pub(crate) parked: Vec<Vec<Parked>>,
@@ -192,8 +203,6 @@ pub struct Simulation {
     pub(crate) gc_first: Vec<VecDeque<TxnId>>,
     /// Foreground GC starts by cause.
     pub(crate) gc_starts: gc_trigger::GcStarts,
-    /// Transactions running on each chip's dies.
-    pub(crate) chip_running: Vec<u32>,
     // RAID
     pub(crate) raid: Option<raid::RaidState>,
     /// Failure injection and rebuild, when `raid.fail` names failures.
@@ -283,6 +292,14 @@ impl Simulation {
         }
     }
 
+    /// Tells the placement policy that every page placed so far is queued.
+    #[inline(always)]
+    pub(crate) fn settle_placement(&mut self) {
+        if self.placement_settles {
+            self.placement.settle();
+        }
+    }
+
     /// True when every request of the workload has arrived and completed.
     pub(crate) fn workload_finished(&self) -> bool {
         self.source_done
@@ -362,7 +379,7 @@ impl Simulation {
         }
         self.last_event_ns = at.as_ns();
         self.wake_touched();
-        self.placement.settle();
+        self.settle_placement();
         if self.error.is_some() {
             return Err(self.error.take().expect("an error"));
         }
@@ -415,7 +432,7 @@ impl Simulation {
     ) -> txn::Txn {
         let mut t = txn::Txn::new(op, reason, ppn, die, lpn, req);
         t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.die_gc_ns[die.idx()];
+        t.gc_mark_ns = self.dies[die.idx()].gc_ns;
         t
     }
 
@@ -437,7 +454,7 @@ impl Simulation {
             },
         );
         self.queues.load[chip.idx()] -= 1;
-        self.chip_running[chip.idx()] -= 1;
+        self.chip_run[chip.idx()].running -= 1;
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),

@@ -26,7 +26,7 @@ pub(crate) use device_view;
 impl Simulation {
     /// The plane `page` is written to: the placement policy's choice, redirected by DGC
     /// for host data when its home plane is about to collect.
-    #[inline]
+    #[inline(always)]
     pub(in crate::sim) fn place(&mut self, page: PageToPlace) -> PlaneId {
         let view = device_view!(self);
         let home = self.placement.place(&page, &view);

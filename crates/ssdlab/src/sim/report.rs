@@ -74,7 +74,7 @@ impl Simulation {
         for (chip, q) in self.queues.chip.iter().enumerate() {
             assert!(q.len() <= self.queues.depth, "chip {chip} queue over depth");
         }
-        let busy = self.chip_busy_dies.iter().filter(|&&d| d > 0).count() as u32;
+        let busy = self.chip_run.iter().filter(|c| c.busy_dies > 0).count() as u32;
         assert_eq!(busy, self.busy_chips, "busy chip count");
         self.dgc_check_invariants();
     }

@@ -284,7 +284,7 @@ impl Simulation {
             }
             sched!(self, |s, ctx| s.submit_request(id, &txns, ctx));
         }
-        self.placement.settle();
+        self.settle_placement();
         self.scratch = txns;
         // GC starts only now, behind this request's transactions: a victim may hold
         // pages this request just allocated, and their programs must come first.

@@ -136,6 +136,7 @@ impl Simulation {
     }
 
     /// Writes `lpn` with `token` in zero time; false if its plane has no free page.
+    #[inline(always)]
     pub(in crate::sim) fn materialize_page(
         &mut self,
         lpn: Lpn,

@@ -39,6 +39,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(in crate::sim) fn write_or_park(
         &mut self,
         id: ReqId,
@@ -60,6 +61,7 @@ impl Simulation {
     }
 
     /// Allocates `lpn` in `plane` and builds its program transaction.
+    #[inline(always)]
     pub(in crate::sim) fn place_write(
         &mut self,
         id: ReqId,
