@@ -75,8 +75,14 @@ fn main() -> ExitCode {
 
 fn dispatch(cli: Cli) -> Result<(), Failure> {
     match cli.cmd {
-        Cmd::Run(a) => cmd_run(&a),
-        Cmd::Verify(a) => cmd_verify(&a),
+        Cmd::Run(a) => {
+            ssdlab::sim::set_device_sharing(false);
+            cmd_run(&a)
+        }
+        Cmd::Verify(a) => {
+            ssdlab::sim::set_device_sharing(false);
+            cmd_verify(&a)
+        }
         Cmd::Compare(a) => cmd_compare(&a),
         Cmd::Trace {
             cmd: TraceCmd::Info(t),
@@ -86,7 +92,10 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
             cmd: RaidCmd::Layout { device, rows },
         } => cmd_raid_layout(&device, rows),
         Cmd::Demo => cmd_demo(),
-        Cmd::Bench(a) => bench::cmd_bench(&a),
+        Cmd::Bench(a) => {
+            ssdlab::sim::set_device_sharing(false);
+            bench::cmd_bench(&a)
+        }
         Cmd::Sweep(a) => sweep::cmd_sweep(&a),
         Cmd::Reproduce { cmd } => reproduce::run(&cmd),
     }

@@ -19,6 +19,7 @@ use crate::placement::{self, PlacementPolicy};
 use ssdlab_engine::SimRng;
 use ssdlab_ftl::{FrozenFtl, Ftl};
 use ssdlab_nand::Lpn;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Prepared devices kept at once (the most recently asked for).
@@ -47,6 +48,17 @@ type Slot = Arc<OnceLock<Mutex<Frozen>>>;
 
 /// The kept devices by key, oldest first.
 static SHARED: Mutex<Vec<(String, Slot)>> = Mutex::new(Vec::new());
+
+/// Whether aged devices are shared ([`set_device_sharing`]).
+static SHARING: AtomicBool = AtomicBool::new(true);
+
+/// Turns the sharing of aged devices between runs on (the default) or off. A process
+/// that builds one simulation only (the `run`, `verify` and `bench` commands) turns it
+/// off: with nobody to share with, the frozen tables and the run's own would both be
+/// held. Results are the same either way.
+pub fn set_device_sharing(on: bool) {
+    SHARING.store(on, Ordering::Relaxed);
+}
 
 #[cfg(test)]
 thread_local! {
@@ -99,7 +111,11 @@ pub(super) fn prepare(
     rng: &SimRng,
 ) -> Prepared {
     let pre = &cfg.ftl.precondition;
-    if !pre.enabled || pre.overwrite_ratio == 0.0 || sharing_off() {
+    if !pre.enabled
+        || pre.overwrite_ratio == 0.0
+        || !SHARING.load(Ordering::Relaxed)
+        || sharing_off()
+    {
         return precondition(cfg, ftl, placement, raid, rng);
     }
     let key = device_key(cfg);
