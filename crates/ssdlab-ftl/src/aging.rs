@@ -155,8 +155,7 @@ impl Ftl {
             plane_pages: self.geom.blocks_per_plane * self.geom.pages_per_block,
             samples: samples.into_iter().map(|s| (s.ranks, s.map)).collect(),
         };
-        let (blocks, ppb) = (self.geom.blocks(), self.geom.pages_per_block);
-        self.map.set_sampled(sampled, blocks, ppb);
+        self.map.set_sampled(sampled, self.geom.pages_per_block);
         let st = self.device_state();
         report.valid_pages = st.valid_pages;
         report.invalid_pages = st.invalid_pages;

@@ -380,7 +380,7 @@ impl Ftl {
         self.blocks.fill_sequential(&implicit);
         self.stamp = u64::from(fill);
         self.counters.host_pages_written += u64::from(fill);
-        self.map.set_fill(implicit, g.blocks());
+        self.map.set_fill(implicit);
         true
     }
 }

@@ -88,20 +88,30 @@ impl SampledBase {
         m.lookup(Lpn(rank)).map(|q| Ppn(p * self.plane_pages + q.0))
     }
 
-    /// The owner and token of `ppn`.
-    fn page(&self, ppn: Ppn) -> (PageOwner, u64) {
-        let planes = self.residue.len() as u32;
+    /// The plane of `ppn`, its sample's tables and the page's place in them.
+    fn locate(&self, ppn: Ppn) -> (usize, &Mapping, Ppn) {
         let p = (ppn.0 / self.plane_pages) as usize;
-        let q = Ppn(ppn.0 % self.plane_pages);
         let m = &self.samples[self.assign[p] as usize].1;
-        let version = m.token(q) as u32;
+        (p, m, Ppn(ppn.0 % self.plane_pages))
+    }
+
+    fn owner(&self, ppn: Ppn) -> PageOwner {
+        let (p, m, q) = self.locate(ppn);
         match m.owner(q) {
-            PageOwner::Free => (PageOwner::Free, 0),
             PageOwner::Lpn(rank) => {
-                let l = Lpn(self.first[p] + rank.0 * planes);
-                (PageOwner::Lpn(l), token_for(l, version))
+                PageOwner::Lpn(Lpn(self.first[p] + rank.0 * self.residue.len() as u32))
             }
-            PageOwner::Invalid => (PageOwner::Invalid, token_for(Lpn(self.first[p]), version)),
+            other => other,
+        }
+    }
+
+    fn token(&self, ppn: Ppn) -> u64 {
+        let (p, m, q) = self.locate(ppn);
+        let version = m.token(q) as u32;
+        match self.owner(ppn) {
+            PageOwner::Free => 0,
+            PageOwner::Lpn(l) => token_for(l, version),
+            PageOwner::Invalid => token_for(Lpn(self.first[p]), version),
         }
     }
 
@@ -148,11 +158,8 @@ impl Mapping {
             base.pending.iter().all(|&w| w == 0),
             "a base with pages pending"
         );
-        let pages = base.p2l.len() as u32;
-        let mut m = Mapping::new(base.map_entries(), pages);
-        m.erased = vec![0; (pages / ppb.max(1)).div_ceil(64) as usize];
-        m.ppb = ppb;
-        m.base = Some(Base::Tables(base));
+        let mut m = Mapping::new(base.map_entries(), base.p2l.len() as u32);
+        m.set_base(Base::Tables(base), ppb);
         m
     }
 
@@ -166,21 +173,24 @@ impl Mapping {
         matches!(self.base, Some(Base::Tables(_)))
     }
 
-    /// Lays out `fill` over the untouched tables of a device of `blocks` blocks.
-    pub fn set_fill(&mut self, fill: ImplicitFill, blocks: u32) {
-        debug_assert!(self.base.is_none(), "a second base");
-        self.erased = vec![0; (blocks as usize).div_ceil(64)];
-        self.ppb = fill.ppb();
-        self.base = Some(Base::Fill(Box::new(fill)));
+    /// Lays out `fill` over the untouched tables.
+    pub fn set_fill(&mut self, fill: ImplicitFill) {
+        let ppb = fill.ppb();
+        self.set_base(Base::Fill(Box::new(fill)), ppb);
     }
 
-    /// Lays `sampled` out over the untouched tables of a device of `blocks` blocks of
-    /// `ppb` pages.
-    pub fn set_sampled(&mut self, sampled: SampledBase, blocks: u32, ppb: u32) {
+    /// Lays `sampled` out over the untouched tables of a device of `ppb` pages per block.
+    pub fn set_sampled(&mut self, sampled: SampledBase, ppb: u32) {
+        self.set_base(Base::Sampled(Box::new(sampled)), ppb);
+    }
+
+    /// Lays `base` out over the untouched tables, blocks of `ppb` pages, none erased.
+    fn set_base(&mut self, base: Base, ppb: u32) {
         debug_assert!(self.base.is_none(), "a second base");
-        self.erased = vec![0; (blocks as usize).div_ceil(64)];
+        let blocks = self.p2l.len() / ppb as usize;
+        self.erased = vec![0; blocks.div_ceil(64)];
         self.ppb = ppb;
-        self.base = Some(Base::Sampled(Box::new(sampled)));
+        self.base = Some(base);
     }
 
     /// True if `ppn`'s block was erased since the base was laid.
@@ -199,7 +209,7 @@ impl Mapping {
             Some(_) if self.erased_since_base(ppn) => PageOwner::Free,
             Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(PageOwner::Free, PageOwner::Lpn),
             Some(Base::Tables(t)) => t.owner(ppn),
-            Some(Base::Sampled(s)) => s.page(ppn).0,
+            Some(Base::Sampled(s)) => s.owner(ppn),
         }
     }
 
@@ -211,7 +221,7 @@ impl Mapping {
             Some(_) if self.erased_since_base(ppn) => 0,
             Some(Base::Fill(f)) => f.lpn_at(ppn).map_or(0, |l| f.token(l)),
             Some(Base::Tables(t)) => t.token(ppn),
-            Some(Base::Sampled(s)) => s.page(ppn).1,
+            Some(Base::Sampled(s)) => s.token(ppn),
         }
     }
 
