@@ -38,23 +38,11 @@ impl Ftl {
 impl FrozenFtl {
     /// An FTL in the frozen state, sharing its page tables.
     pub fn thaw(&self) -> Ftl {
-        let f = &self.rest;
-        Ftl {
-            geom: f.geom,
-            map: Mapping::over(Arc::clone(&self.tables), f.geom.pages_per_block),
-            blocks: f.blocks.clone(),
-            policy: f.policy.boxed_clone(),
-            reserve_blocks: f.reserve_blocks,
-            gc_threshold_blocks: f.gc_threshold_blocks,
-            bg_threshold_blocks: f.bg_threshold_blocks,
-            background: f.background,
-            static_spread: f.static_spread,
-            stamp: f.stamp,
-            erases_total: f.erases_total,
-            counters: f.counters.clone(),
-            content: f.content.clone(),
-            slots: f.slots,
-        }
+        // `rest`'s own tables are empty: cloning it copies the block records and the
+        // policies only.
+        let mut f = self.rest.clone();
+        f.map = Mapping::over(Arc::clone(&self.tables), f.geom.pages_per_block);
+        f
     }
 
     /// Heap bytes of the shared page tables (once, however many copies share them) and

@@ -21,7 +21,10 @@ pub struct NoSpace {
 }
 
 /// The page-mapped flash translation layer of one device: mapping, block manager and GC
-/// bookkeeping, as pure data structures. See the crate docs for the protocol.
+/// bookkeeping, as pure data structures. See the crate docs for the protocol. A clone
+/// copies the page tables; runs that start from one device share them instead
+/// ([`Ftl::freeze`]).
+#[derive(Clone)]
 pub struct Ftl {
     pub(crate) geom: Geometry,
     pub(crate) map: Mapping,

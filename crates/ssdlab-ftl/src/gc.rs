@@ -21,6 +21,12 @@ pub(crate) trait GcVictimPolicy: std::fmt::Debug + Send {
     fn boxed_clone(&self) -> Box<dyn GcVictimPolicy>;
 }
 
+impl Clone for Box<dyn GcVictimPolicy> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
+}
+
 /// The policy object for `policy`. `rng` is only drawn from by [`Random`].
 pub(crate) fn build(policy: VictimPolicy, rng: SimRng) -> Box<dyn GcVictimPolicy> {
     match policy {
