@@ -4,7 +4,7 @@
 //! read again.
 
 use crate::errors::RunError;
-use ssdlab_trace::{IoRequest, RequestStream, TraceError, TraceOptions, TraceSource};
+use ssdlab_trace::{IoRequest, RequestStream, StreamCounts, TraceError, TraceOptions, TraceSource};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -13,9 +13,7 @@ use std::time::SystemTime;
 /// A trace read to the end: its requests and the reader's counters.
 pub struct Cached {
     reqs: Vec<IoRequest>,
-    skipped: u64,
-    clamped: u64,
-    ignored: u64,
+    counts: StreamCounts,
     format: &'static str,
 }
 
@@ -61,9 +59,7 @@ pub fn load(path: &Path, options: &TraceOptions) -> Result<Arc<Cached>, RunError
     }
     let cached = Arc::new(Cached {
         reqs,
-        skipped: stream.skipped_lines(),
-        clamped: stream.clamped_timestamps(),
-        ignored: stream.ignored_lines(),
+        counts: StreamCounts::of(stream.as_ref()),
         format: stream.format_name(),
     });
     map().insert(key, Arc::clone(&cached));
@@ -107,15 +103,15 @@ impl Iterator for CachedStream {
 
 impl RequestStream for CachedStream {
     fn skipped_lines(&self) -> u64 {
-        self.trace.skipped
+        self.trace.counts.skipped
     }
     fn clamped_timestamps(&self) -> u64 {
-        self.trace.clamped
+        self.trace.counts.clamped
     }
     fn format_name(&self) -> &'static str {
         self.trace.format
     }
     fn ignored_lines(&self) -> u64 {
-        self.trace.ignored
+        self.trace.counts.ignored
     }
 }

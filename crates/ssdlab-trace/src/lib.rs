@@ -48,7 +48,7 @@ pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_M
 pub use prefetch::Prefetch;
 pub use reader::{TraceReader, MAX_ARRIVAL_NS};
 pub use request::{page_token, Content, IoRequest, Op, PAGE_BYTES};
-pub use source::{RequestStream, TraceSource, SYNTHETIC_PATH};
+pub use source::{RequestStream, StreamCounts, TraceSource, SYNTHETIC_PATH};
 pub use stats::{analyze, TraceStats};
 pub use synthetic::{
     AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticError, SyntheticErrors,

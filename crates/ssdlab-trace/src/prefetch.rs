@@ -12,7 +12,7 @@
 
 use crate::error::TraceError;
 use crate::request::IoRequest;
-use crate::source::RequestStream;
+use crate::source::{RequestStream, StreamCounts};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
 
@@ -27,31 +27,14 @@ type Item = Result<IoRequest, TraceError>;
 /// What the reader thread sends: some items and the inner stream's counters after them.
 struct Batch {
     items: Vec<Item>,
-    counters: Counters,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Counters {
-    skipped: u64,
-    clamped: u64,
-    ignored: u64,
-}
-
-impl Counters {
-    fn of(s: &dyn RequestStream) -> Self {
-        Counters {
-            skipped: s.skipped_lines(),
-            clamped: s.clamped_timestamps(),
-            ignored: s.ignored_lines(),
-        }
-    }
+    counters: StreamCounts,
 }
 
 /// A stream whose inner stream runs ahead on a reader thread.
 pub struct Prefetch {
     rx: Option<Receiver<Batch>>,
     current: std::vec::IntoIter<Item>,
-    counters: Counters,
+    counters: StreamCounts,
     format: &'static str,
     thread: Option<JoinHandle<()>>,
 }
@@ -86,7 +69,7 @@ impl Prefetch {
                 }
                 let batch = Batch {
                     items,
-                    counters: Counters::of(inner.as_ref()),
+                    counters: StreamCounts::of(inner.as_ref()),
                 };
                 // A closed channel means the consumer is gone: stop reading.
                 if tx.send(batch).is_err() || end {
@@ -97,7 +80,7 @@ impl Prefetch {
         Prefetch {
             rx: Some(rx),
             current: Vec::new().into_iter(),
-            counters: Counters::default(),
+            counters: StreamCounts::default(),
             format,
             thread: Some(thread),
         }

@@ -25,6 +25,29 @@ pub trait RequestStream: Iterator<Item = Result<IoRequest, TraceError>> + Send {
     }
 }
 
+/// A snapshot of what a [`RequestStream`] counted beside its requests, for streams
+/// that replay or forward another stream's requests and report its counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamCounts {
+    /// [`RequestStream::skipped_lines`].
+    pub skipped: u64,
+    /// [`RequestStream::clamped_timestamps`].
+    pub clamped: u64,
+    /// [`RequestStream::ignored_lines`].
+    pub ignored: u64,
+}
+
+impl StreamCounts {
+    /// `stream`'s counts now.
+    pub fn of(stream: &dyn RequestStream) -> Self {
+        StreamCounts {
+            skipped: stream.skipped_lines(),
+            clamped: stream.clamped_timestamps(),
+            ignored: stream.ignored_lines(),
+        }
+    }
+}
+
 impl RequestStream for TraceReader {
     fn skipped_lines(&self) -> u64 {
         TraceReader::skipped_lines(self)
