@@ -9,8 +9,14 @@
 //! the base left"). Block and plane records (0.5 bytes per page) are copied. A thawed FTL
 //! behaves exactly as a copy of the frozen one would, and its memory follows the pages
 //! the run touches.
+//!
+//! [`Ftl::snapshot`] is the same move in place: the FTL goes on over its own tables,
+//! frozen, and the [`Snapshot`] keeps reading them as they were (verify mode's record of
+//! the data a device held at set-up, without a copy).
 
 use std::sync::Arc;
+
+use ssdlab_nand::Lpn;
 
 use crate::ftl::Ftl;
 use crate::mapping::Mapping;
@@ -32,6 +38,46 @@ impl Ftl {
             rest: self,
             tables: Arc::new(tables),
         }
+    }
+}
+
+/// The data a device held at one moment, read only: each LPN's page and the token on it
+/// then. Taken by [`Ftl::snapshot`]; nothing the FTL does later changes it.
+#[derive(Clone)]
+pub struct Snapshot {
+    tables: Arc<Mapping>,
+}
+
+impl Ftl {
+    /// A [`Snapshot`] of the data now. The page tables move behind an `Arc` and this FTL
+    /// goes on over them exactly as [`FrozenFtl::thaw`] does (same behaviour, its own
+    /// tables starting empty), so nothing is copied. The FTL must be idle: no program
+    /// outstanding.
+    pub fn snapshot(&mut self) -> Snapshot {
+        let tables = Arc::new(std::mem::replace(&mut self.map, Mapping::new(0, 0)));
+        self.map = Mapping::over(Arc::clone(&tables), self.geom.pages_per_block);
+        Snapshot { tables }
+    }
+}
+
+impl Snapshot {
+    /// The token `lpn` held, if it was mapped.
+    #[inline]
+    pub fn token(&self, lpn: Lpn) -> Option<u64> {
+        self.tables.lookup(lpn).map(|p| self.tables.token(p))
+    }
+
+    /// Number of LPNs.
+    pub fn map_entries(&self) -> u32 {
+        self.tables.map_entries()
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("map_entries", &self.map_entries())
+            .finish()
     }
 }
 
@@ -130,5 +176,43 @@ mod tests {
         assert_eq!(frozen.thaw().diff_state(&reference), None);
         drop((a, b));
         assert_eq!(frozen.sharers(), 0);
+    }
+
+    #[test]
+    fn a_snapshot_keeps_the_data_of_its_moment_while_the_ftl_goes_on_unchanged() {
+        let mut reference = aged(5);
+        let mut a = aged(5);
+        let n = a.map_entries();
+        let then: Vec<Option<u64>> = (0..n)
+            .map(|l| a.lookup(Lpn(l)).map(|p| a.token(p)))
+            .collect();
+        let first = a.snapshot();
+        // A second snapshot over the first: the tables nest a level deeper.
+        let second = a.snapshot();
+        assert_eq!(a.diff_state(&reference), None);
+        let planes = a.geometry().planes();
+        for i in 0..3000u32 {
+            let l = Lpn(i.wrapping_mul(2_654_435_761) % n);
+            let plane = PlaneId(l.0 % planes);
+            let token = u64::from(i) + 1;
+            assert_eq!(
+                a.write_now(l, plane, token).unwrap(),
+                reference.write_now(l, plane, token).unwrap()
+            );
+        }
+        a.check_invariants();
+        assert!(a.counters().erases > 0 || a.erases_total > 0, "GC ran");
+        assert_eq!(a.diff_state(&reference), None);
+        for (l, &t) in then.iter().enumerate() {
+            assert_eq!(first.token(Lpn(l as u32)), t, "LPN {l}");
+            assert_eq!(second.token(Lpn(l as u32)), t, "LPN {l}");
+        }
+        let changed = (0..n)
+            .filter(|&l| a.lookup(Lpn(l)).map(|p| a.token(p)) != then[l as usize])
+            .count();
+        assert!(
+            changed > 0,
+            "the writes changed data the snapshot still has"
+        );
     }
 }

@@ -129,10 +129,10 @@ impl Ftl {
         self.map.map_entries()
     }
 
-    /// True if the page tables read through to a device frozen to be shared
-    /// ([`Ftl::freeze`]).
-    pub fn shares_tables(&self) -> bool {
-        self.map.is_shared()
+    /// How many frozen tables the page tables read through to: one for a device frozen
+    /// to be shared ([`Ftl::freeze`]) and one per [`Ftl::snapshot`] taken since.
+    pub fn frozen_layers(&self) -> usize {
+        self.map.frozen_layers()
     }
 
     /// Heap bytes held by the FTL's tables (committed lazily by the OS as pages are touched).

@@ -168,9 +168,12 @@ impl Mapping {
         matches!(self.base, Some(Base::Fill(_)))
     }
 
-    /// Whether the tables read through to a shared base.
-    pub fn is_shared(&self) -> bool {
-        matches!(self.base, Some(Base::Tables(_)))
+    /// How many frozen tables these read through to.
+    pub fn frozen_layers(&self) -> usize {
+        match &self.base {
+            Some(Base::Tables(t)) => 1 + t.frozen_layers(),
+            _ => 0,
+        }
     }
 
     /// Lays out `fill` over the untouched tables.

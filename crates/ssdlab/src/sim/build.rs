@@ -99,7 +99,7 @@ impl Simulation {
             last_event_ns: 0,
             logical_pages: u64::from(logical_pages),
             write_seq,
-            verify: cfg.verify.then(|| Verifier::new(u64::from(logical_pages))),
+            verify: cfg.verify.then(|| Verifier::new(logical_pages)),
             dies: vec![DieState::idle(); geom.dies() as usize],
             channels: vec![ChannelState::free(); geom.channels as usize],
             chip_run: vec![ChipRun::default(); chips],
@@ -159,7 +159,9 @@ impl Simulation {
             sim.raid_fix_redundancy(settled)?;
         }
         sim.init_failures()?;
-        sim.seed_shadow_from_ftl();
+        if sim.cfg.ftl.precondition.enabled {
+            sim.verify_from_set_up();
+        }
         Ok(sim)
     }
 
@@ -255,7 +257,9 @@ mod tests {
         NO_SHARING.with(|n| n.set(!share));
         let mut sim = build(sets, false);
         NO_SHARING.with(|n| n.set(false));
-        assert_eq!(sim.ftl.shares_tables(), share, "{sets:?}: shared");
+        // A shared device is one frozen layer; verify mode's snapshot of set-up another.
+        let layers = usize::from(share) + usize::from(sim.cfg.verify);
+        assert_eq!(sim.ftl.frozen_layers(), layers, "{sets:?}: shared");
         sim.run_to_end().unwrap();
         sim.audit().unwrap();
         sim

@@ -1,38 +1,106 @@
-//! Verify mode: the shadow of the token last written to every logical page, and the
-//! check of every host read against it. Present only with `verify = true`; the request
-//! path reaches it through [`Simulation::note_written`], [`Simulation::expected`] and
-//! [`Simulation::check_token`].
+//! Verify mode: the token every logical page must hold, and the check of every host read
+//! against it. Present only with `verify = true`; the request path reaches it through
+//! [`Simulation::note_written`], [`Simulation::expected`] and [`Simulation::check_token`].
+//!
+//! What a page must hold is the token last written to it in the run or, for a page the
+//! run has not written, the token it held at set-up. The run's tokens are kept in chunks
+//! of [`CHUNK`] LPNs, allocated when the run first writes one of their pages; the set-up
+//! tokens are a [`Snapshot`] of the FTL taken once set-up is over (preconditioning,
+//! redundancy, warm-up), which costs no copy. So verify mode's memory follows the pages
+//! the run writes, and its set-up does not walk the device.
 
 use super::Simulation;
 use crate::error::SimError;
+use ssdlab_ftl::Snapshot;
 use ssdlab_nand::Lpn;
 
-/// The tokens last written, by logical page (0: never written).
+/// LPNs per chunk of the run's tokens (4 KiB of tokens).
+const CHUNK: usize = 512;
+
+/// The run's tokens of [`CHUNK`] consecutive LPNs, with which of them it wrote.
+struct Chunk {
+    tokens: [u64; CHUNK],
+    written: [u64; CHUNK / 64],
+}
+
+/// The token each logical page must hold.
 pub(crate) struct Verifier {
-    shadow: Vec<u64>,
+    /// The run's writes, by chunk of LPNs (`None`: none written).
+    chunks: Vec<Option<Box<Chunk>>>,
+    /// The data at set-up, if the device held any.
+    set_up: Option<Snapshot>,
+    /// Logical pages.
+    pages: u32,
 }
 
 impl Verifier {
-    /// A shadow of `pages` logical pages, none written.
-    pub fn new(pages: u64) -> Self {
+    /// Expected tokens for `pages` logical pages of a device that holds no data yet.
+    pub fn new(pages: u32) -> Self {
         Verifier {
-            shadow: vec![0; pages as usize],
+            chunks: (0..(pages as usize).div_ceil(CHUNK))
+                .map(|_| None)
+                .collect(),
+            set_up: None,
+            pages,
         }
     }
 
-    /// The token last written to `lpn`.
-    #[inline]
-    pub fn expected(&self, lpn: Lpn) -> u64 {
-        self.shadow[lpn.idx()]
+    /// Expected tokens for a device whose data at set-up is `set_up` (what the run wrote
+    /// so far is in it).
+    pub fn over(pages: u32, set_up: Snapshot) -> Self {
+        debug_assert!(set_up.map_entries() >= pages);
+        Verifier {
+            set_up: Some(set_up),
+            ..Verifier::new(pages)
+        }
     }
 
-    /// Every written page with its token.
+    /// The token last written to `lpn` in the run, if the run wrote it.
+    #[inline]
+    fn run_token(&self, lpn: Lpn) -> Option<u64> {
+        let c = self.chunks[lpn.idx() / CHUNK].as_deref()?;
+        let i = lpn.idx() % CHUNK;
+        (c.written[i / 64] >> (i % 64) & 1 == 1).then(|| c.tokens[i])
+    }
+
+    /// The token `lpn` must hold, if it must hold data.
+    #[inline]
+    fn must_hold(&self, lpn: Lpn) -> Option<u64> {
+        self.run_token(lpn)
+            .or_else(|| self.set_up.as_ref().and_then(|s| s.token(lpn)))
+    }
+
+    /// The token `lpn` must hold (0: none).
+    #[inline]
+    pub fn expected(&self, lpn: Lpn) -> u64 {
+        self.must_hold(lpn).unwrap_or(0)
+    }
+
+    /// The run wrote `token` to `lpn`.
+    #[inline]
+    pub fn note(&mut self, lpn: Lpn, token: u64) {
+        let c = self.chunks[lpn.idx() / CHUNK].get_or_insert_with(|| {
+            Box::new(Chunk {
+                tokens: [0; CHUNK],
+                written: [0; CHUNK / 64],
+            })
+        });
+        let i = lpn.idx() % CHUNK;
+        c.tokens[i] = token;
+        c.written[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Every page that must hold data, with its token, in LPN order.
     pub fn written(&self) -> impl Iterator<Item = (Lpn, u64)> + '_ {
-        self.shadow
+        self.chunks
             .iter()
             .enumerate()
-            .filter(|&(_, &t)| t != 0)
-            .map(|(l, &t)| (Lpn(l as u32), t))
+            .filter(|(_, c)| c.is_some() || self.set_up.is_some())
+            .flat_map(move |(k, _)| {
+                let first = (k * CHUNK) as u32;
+                let end = first.saturating_add(CHUNK as u32).min(self.pages);
+                (first..end).filter_map(|l| self.must_hold(Lpn(l)).map(|t| (Lpn(l), t)))
+            })
     }
 }
 
@@ -41,7 +109,7 @@ impl Simulation {
     #[inline]
     pub(in crate::sim) fn note_written(&mut self, lpn: Lpn, token: u64) {
         if let Some(v) = self.verify.as_mut() {
-            v.shadow[lpn.idx()] = token;
+            v.note(lpn, token);
         }
     }
 
@@ -64,16 +132,106 @@ impl Simulation {
         }
     }
 
-    /// Fills the verify shadow from a preconditioned FTL.
-    pub(in crate::sim) fn seed_shadow_from_ftl(&mut self) {
-        let Some(mut v) = self.verify.take() else {
-            return;
-        };
-        for lpn in 0..self.logical_pages as u32 {
-            if let Some(ppn) = self.ftl.lookup(Lpn(lpn)) {
-                v.shadow[lpn as usize] = self.ftl.token(ppn);
-            }
+    /// Set-up is over (the device preconditioned or warmed up): what every page must
+    /// hold from now on is what the FTL holds now, plus what the run writes. Takes a
+    /// snapshot of the FTL, not a copy.
+    pub(in crate::sim) fn verify_from_set_up(&mut self) {
+        if self.verify.is_some() {
+            let pages = self.logical_pages as u32;
+            self.verify = Some(Verifier::over(pages, self.ftl.snapshot()));
         }
-        self.verify = Some(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigBuilder;
+    use crate::VecStream;
+    use ssdlab_trace::{IoRequest, Op};
+
+    /// A verified run on a small preconditioned device (`overwrite` of it rewritten
+    /// after the fill) that reads `reads`, one page each.
+    fn preconditioned(overwrite: f64, reads: &[u32]) -> Simulation {
+        let text = format!(
+            "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
+             dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
+             pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n\
+             [ftl.precondition]\nenabled = true\noverwrite_ratio = {overwrite}\n"
+        );
+        let cfg = ConfigBuilder::new()
+            .text(&text, "small")
+            .unwrap()
+            .build()
+            .unwrap();
+        let reqs: Vec<IoRequest> = reads
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| IoRequest {
+                arrival_ns: i as u64 * 100_000,
+                op: Op::Read,
+                offset_bytes: u64::from(l) * 4096,
+                size_bytes: 4096,
+                content: None,
+            })
+            .collect();
+        Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap()
+    }
+
+    /// Flips a bit of the token on `lpn`'s page, as a device that lost data would.
+    fn corrupt(sim: &mut Simulation, lpn: u32) {
+        let ppn = sim.ftl.lookup(Lpn(lpn)).expect("preconditioned");
+        let t = sim.ftl.token(ppn);
+        sim.ftl.set_token(ppn, t ^ 1);
+    }
+
+    /// The set-up data is a snapshot, not the FTL's live tables: a preconditioned page
+    /// that changes after set-up is caught by a read of it and, unread, by the audit;
+    /// a clean run audits every preconditioned page.
+    #[test]
+    fn preconditioned_data_changed_after_set_up_is_caught() {
+        for overwrite in [0.0, 0.5] {
+            let mut sim = preconditioned(overwrite, &[3, 10]);
+            corrupt(&mut sim, 3);
+            match sim.run_to_end() {
+                Err(SimError::VerifyMismatch { lpn: 3, .. }) => {}
+                other => panic!("overwrite {overwrite}: {other:?}"),
+            }
+
+            let mut sim = preconditioned(overwrite, &[10]);
+            corrupt(&mut sim, 7);
+            sim.run_to_end().unwrap();
+            match sim.audit() {
+                Err(SimError::VerifyMismatch { lpn: 7, .. }) => {}
+                other => panic!("overwrite {overwrite}: {other:?}"),
+            }
+
+            let mut sim = preconditioned(overwrite, &[10, 11]);
+            let held = (0..sim.logical_pages as u32)
+                .filter(|&l| sim.ftl.lookup(Lpn(l)).is_some())
+                .count() as u64;
+            assert!(held > 0);
+            sim.run_to_end().unwrap();
+            assert_eq!(sim.audit().unwrap(), held, "overwrite {overwrite}");
+            assert_eq!(sim.counters.verified_reads, 2);
+        }
+    }
+
+    #[test]
+    fn the_run_s_writes_are_kept_by_chunk_and_the_rest_is_unwritten() {
+        let mut v = Verifier::new(2 * CHUNK as u32 + 7);
+        assert_eq!(v.chunks.len(), 3);
+        assert_eq!(v.expected(Lpn(5)), 0);
+        assert_eq!(v.written().count(), 0);
+        v.note(Lpn(5), 11);
+        v.note(Lpn(2 * CHUNK as u32 + 6), 0); // a zero token is data too
+        v.note(Lpn(5), 12);
+        assert_eq!(v.expected(Lpn(5)), 12);
+        assert_eq!(v.expected(Lpn(6)), 0);
+        assert_eq!(
+            v.written().collect::<Vec<_>>(),
+            vec![(Lpn(5), 12), (Lpn(2 * CHUNK as u32 + 6), 0)]
+        );
+        assert_eq!(v.chunks.iter().filter(|c| c.is_some()).count(), 2);
     }
 }

@@ -74,7 +74,7 @@ impl Simulation {
         if self.raid.is_some() {
             self.raid_fix_redundancy(0)?;
         }
-        self.seed_shadow_from_ftl();
+        self.verify_from_set_up();
         self.warmed_up = true;
         Ok(done)
     }
