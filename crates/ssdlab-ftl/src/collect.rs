@@ -100,10 +100,8 @@ impl Ftl {
         let first = self.geom.page_of_block(block, 0).0;
         let written = u32::from(self.blocks.blocks[block.idx()].write_ptr);
         for ppn in (first..first + written).map(Ppn) {
-            if let PageOwner::Lpn(lpn) = self.map.owner(ppn) {
-                if self.map.lookup(lpn) == Some(ppn) {
-                    out.push((ppn, lpn));
-                }
+            if let Some(lpn) = self.map.valid_lpn(ppn) {
+                out.push((ppn, lpn));
             }
         }
     }

@@ -264,6 +264,28 @@ impl Mapping {
         }
     }
 
+    /// The LPN whose data `ppn` holds, if the forward map points there (the page is
+    /// valid): `owner` and `lookup` together, without the fill's reverse formula when
+    /// the fill's page is still where the fill put it.
+    #[inline]
+    pub fn valid_lpn(&self, ppn: Ppn) -> Option<Lpn> {
+        let lpn = match self.p2l[ppn.idx()] {
+            P2L_FREE => match self.base_owner(ppn) {
+                PageOwner::Lpn(l) => l,
+                _ => return None,
+            },
+            P2L_INVALID => return None,
+            v => Lpn(v - 1),
+        };
+        let here = match self.l2p[lpn.idx()] {
+            // The fill's LPN at `ppn` is mapped by the fill to `ppn` itself.
+            0 if self.p2l[ppn.idx()] == P2L_FREE && self.has_fill() => true,
+            0 => self.lookup(lpn) == Some(ppn),
+            v => v == ppn.0 + 1,
+        };
+        here.then_some(lpn)
+    }
+
     /// Points `lpn` at `ppn`.
     #[inline]
     pub fn map(&mut self, lpn: Lpn, ppn: Ppn) {
@@ -359,6 +381,20 @@ impl Mapping {
             return t;
         }
         t ^ self.base_token(ppn)
+    }
+
+    /// The content token of `ppn`, whose owner is `lpn` ([`Mapping::token`] without the
+    /// fill's reverse formula on a page the fill wrote).
+    #[inline]
+    pub fn token_of(&self, ppn: Ppn, lpn: Lpn) -> u64 {
+        debug_assert_eq!(self.owner(ppn), PageOwner::Lpn(lpn));
+        match &self.base {
+            // A free reverse entry with an owner: the page still holds the fill's data.
+            Some(Base::Fill(f)) if self.p2l[ppn.idx()] == P2L_FREE => {
+                self.tokens[ppn.idx()] ^ f.token(lpn)
+            }
+            _ => self.token(ppn),
+        }
     }
 
     /// Replaces the content token of a written page.
