@@ -99,11 +99,7 @@ impl Ftl {
         out.clear();
         let first = self.geom.page_of_block(block, 0).0;
         let written = u32::from(self.blocks.blocks[block.idx()].write_ptr);
-        for ppn in (first..first + written).map(Ppn) {
-            if let Some(lpn) = self.map.valid_lpn(ppn) {
-                out.push((ppn, lpn));
-            }
-        }
+        self.map.valid_pages(Ppn(first), written, out);
     }
 
     /// Starts moving `src` (a page of a block under GC): if the map still points to it,

@@ -264,26 +264,46 @@ impl Mapping {
         }
     }
 
-    /// The LPN whose data `ppn` holds, if the forward map points there (the page is
-    /// valid): `owner` and `lookup` together, without the fill's reverse formula when
-    /// the fill's page is still where the fill put it.
-    #[inline]
-    pub fn valid_lpn(&self, ppn: Ppn) -> Option<Lpn> {
-        let lpn = match self.p2l[ppn.idx()] {
-            P2L_FREE => match self.base_owner(ppn) {
-                PageOwner::Lpn(l) => l,
-                _ => return None,
-            },
-            P2L_INVALID => return None,
-            v => Lpn(v - 1),
-        };
-        let here = match self.l2p[lpn.idx()] {
-            // The fill's LPN at `ppn` is mapped by the fill to `ppn` itself.
-            0 if self.p2l[ppn.idx()] == P2L_FREE && self.has_fill() => true,
+    /// The valid pages among `first .. first + n` (those whose owner's forward map points
+    /// to them) with their LPNs, in page order, into `out` (cleared first). In two
+    /// passes, so that the forward-map reads, one per page and scattered over the map,
+    /// are independent of each other and overlap; and a page the fill wrote, whose LPN
+    /// nobody remapped, is valid without the fill's forward formula.
+    pub fn valid_pages(&self, first: Ppn, n: u32, out: &mut Vec<(Ppn, Lpn)>) {
+        out.clear();
+        for ppn in (first.0..first.0 + n).map(Ppn) {
+            let lpn = match self.p2l[ppn.idx()] {
+                P2L_FREE => match self.base_owner(ppn) {
+                    PageOwner::Lpn(l) => l,
+                    _ => continue,
+                },
+                P2L_INVALID => continue,
+                v => Lpn(v - 1),
+            };
+            out.push((ppn, lpn));
+        }
+        let fill = self.has_fill();
+        out.retain(|&(ppn, lpn)| match self.l2p[lpn.idx()] {
+            // The fill's LPN at `ppn`, where the fill put it.
+            0 if fill && self.p2l[ppn.idx()] == P2L_FREE => true,
             0 => self.lookup(lpn) == Some(ppn),
             v => v == ppn.0 + 1,
-        };
-        here.then_some(lpn)
+        });
+    }
+
+    /// Reads the entries a write of each of `lpns` reads first (its forward-map entry,
+    /// then the reverse entry of the page it leaves), every LPN's before any of the
+    /// next: the reads are independent, so their cache misses overlap instead of each
+    /// write waiting for its own. Changes nothing.
+    pub fn warm(&self, lpns: &[Lpn]) {
+        for &l in lpns {
+            std::hint::black_box(self.l2p[l.idx()]);
+        }
+        for &l in lpns {
+            if let Some(p) = self.lookup(l) {
+                std::hint::black_box(self.p2l[p.idx()]);
+            }
+        }
     }
 
     /// Points `lpn` at `ppn`.
