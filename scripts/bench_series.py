@@ -39,6 +39,9 @@ CASES = {
                                "--set", "ftl.precondition.aging=sampled"],
     "brr-raid5": BRR,
     "brr-verify": BRR + ["--verify"],
+    "brr-plain-verify": BRR + ["--set", "raid.level=none", "--verify"],
+    "brr-aged-verify": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5",
+                              "--verify"],
 }
 
 
