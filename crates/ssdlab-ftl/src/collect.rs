@@ -124,12 +124,7 @@ impl Ftl {
             return None;
         }
         let plane = self.geom.plane_of_block(b);
-        self.stamp += 1;
-        let Some(dst) = self.blocks.alloc(plane, Stream::Gc, 0, self.stamp) else {
-            panic!("gc_begin_move({src}): plane {plane} has no free block left for GC");
-        };
-        let token = self.map.token(src);
-        self.map.program(dst, lpn, token);
+        let dst = self.gc_copy(src, lpn, plane);
         self.blocks.blocks[b.idx()].moving_out += 1;
         self.blocks.planes[plane.idx()].victim_moved = true;
         Some(dst)
@@ -166,17 +161,35 @@ impl Ftl {
             _ => None,
         };
         if let Some(lpn) = now {
-            self.content_replace(src, dst);
-            self.map.set_owner(dst, lpn);
-            self.invalidate(src);
-            self.map.map(lpn, dst);
-            self.counters.gc_pages_moved += 1;
+            self.gc_commit(src, dst, lpn);
             true
         } else {
             self.invalidate(dst);
             self.counters.gc_moves_dropped += 1;
             false
         }
+    }
+
+    /// Allocates the copy of valid page `src` (data of `lpn`) in `plane`'s GC frontier
+    /// block (which may take the reserve) and programs it: token and owner copied,
+    /// pending. Panics if the plane has no free block at all.
+    pub(crate) fn gc_copy(&mut self, src: Ppn, lpn: Lpn, plane: PlaneId) -> Ppn {
+        self.stamp += 1;
+        let Some(dst) = self.blocks.alloc(plane, Stream::Gc, 0, self.stamp) else {
+            panic!("GC move of {src}: plane {plane} has no free block left for GC");
+        };
+        let token = self.map.token_of(src, lpn);
+        self.map.program(dst, lpn, token);
+        dst
+    }
+
+    /// Copy `dst` of `src` takes over `lpn`: the map points to it and `src` is invalid.
+    pub(crate) fn gc_commit(&mut self, src: Ppn, dst: Ppn, lpn: Lpn) {
+        self.content_replace(src, dst);
+        self.map.set_owner(dst, lpn);
+        self.invalidate(src);
+        self.map.map(lpn, dst);
+        self.counters.gc_pages_moved += 1;
     }
 
     /// The victim `block` may be erased now: under GC, no valid page, no pinned read, no

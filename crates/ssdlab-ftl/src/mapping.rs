@@ -272,15 +272,9 @@ impl Mapping {
     pub fn valid_pages(&self, first: Ppn, n: u32, out: &mut Vec<(Ppn, Lpn)>) {
         out.clear();
         for ppn in (first.0..first.0 + n).map(Ppn) {
-            let lpn = match self.p2l[ppn.idx()] {
-                P2L_FREE => match self.base_owner(ppn) {
-                    PageOwner::Lpn(l) => l,
-                    _ => continue,
-                },
-                P2L_INVALID => continue,
-                v => Lpn(v - 1),
-            };
-            out.push((ppn, lpn));
+            if let PageOwner::Lpn(lpn) = self.owner(ppn) {
+                out.push((ppn, lpn));
+            }
         }
         let fill = self.has_fill();
         out.retain(|&(ppn, lpn)| match self.l2p[lpn.idx()] {
@@ -295,11 +289,11 @@ impl Mapping {
     /// then the reverse entry of the page it leaves), every LPN's before any of the
     /// next: the reads are independent, so their cache misses overlap instead of each
     /// write waiting for its own. Changes nothing.
-    pub fn warm(&self, lpns: &[Lpn]) {
-        for &l in lpns {
+    pub fn warm(&self, lpns: impl Iterator<Item = Lpn> + Clone) {
+        for l in lpns.clone() {
             std::hint::black_box(self.l2p[l.idx()]);
         }
-        for &l in lpns {
+        for l in lpns {
             if let Some(p) = self.lookup(l) {
                 std::hint::black_box(self.p2l[p.idx()]);
             }

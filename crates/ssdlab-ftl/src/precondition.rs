@@ -22,7 +22,6 @@ use serde::Serialize;
 use ssdlab_engine::SimRng;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
-use crate::block::Stream;
 use crate::config::PreconditionConfig;
 use crate::fill::FillPattern;
 use crate::ftl::{Ftl, NoSpace};
@@ -145,15 +144,15 @@ impl Ftl {
         }
         // Random overwrites, drawn a batch ahead (the draws depend on nothing the writes
         // change) so that the batch's map entries are read together first.
-        let mut overwrites = overwrites.peekable();
+        let mut overwrites = overwrites;
         let mut batch: Vec<(Lpn, u32)> = Vec::with_capacity(WARM_BATCH);
-        let mut lpns: Vec<Lpn> = Vec::with_capacity(WARM_BATCH);
-        while overwrites.peek().is_some() {
+        loop {
             batch.clear();
             batch.extend(overwrites.by_ref().take(WARM_BATCH));
-            lpns.clear();
-            lpns.extend(batch.iter().map(|&(l, _)| l));
-            self.map.warm(&lpns);
+            if batch.is_empty() {
+                break;
+            }
+            self.map.warm(batch.iter().map(|&(l, _)| l));
             for &(l, v) in &batch {
                 self.pre_write(l, token(l, v), at(l, false), &mut buf, &mut report);
                 report.overwrites += 1;
@@ -237,22 +236,14 @@ impl Ftl {
     /// Moves `src`, valid page of `lpn` in a victim of `plane`, with nothing else
     /// running: [`Ftl::gc_begin_move`] then [`Ftl::gc_finish_move`], the same changes
     /// without the checks that something ran in between (the victim's moves-out count
-    /// rises and falls back; the copy's owner is already `lpn`).
+    /// would rise and fall back).
     #[inline]
     fn move_now(&mut self, src: Ppn, lpn: Lpn, plane: PlaneId) {
         debug_assert!(self.map.lookup(lpn) == Some(src));
-        self.stamp += 1;
-        let Some(dst) = self.blocks.alloc(plane, Stream::Gc, 0, self.stamp) else {
-            panic!("instant GC of {src}: plane {plane} has no free block left for GC");
-        };
-        let token = self.map.token_of(src, lpn);
-        self.map.program(dst, lpn, token);
+        let dst = self.gc_copy(src, lpn, plane);
         self.map.clear_pending(dst);
         self.blocks.program_done(self.geom.block_of_page(dst).0);
-        self.content_replace(src, dst);
-        self.invalidate(src);
-        self.map.map(lpn, dst);
-        self.counters.gc_pages_moved += 1;
+        self.gc_commit(src, dst, lpn);
     }
 }
 
