@@ -50,6 +50,8 @@ impl SimRng {
     }
 
     /// A uniform integer in `0..n` (`n > 0`), by Lemire's multiply-shift with rejection.
+    /// The rejection threshold (a division) is computed only when the low half falls
+    /// below `n`, where a rejection is possible at all; the result is the same.
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "below(0)");
@@ -57,7 +59,7 @@ impl SimRng {
             let x = self.next_u64();
             let m = u128::from(x) * u128::from(n);
             let lo = m as u64;
-            if lo >= n.wrapping_neg() % n {
+            if lo >= n || lo >= n.wrapping_neg() % n {
                 return (m >> 64) as u64;
             }
         }
