@@ -38,6 +38,7 @@ CASES = {
     "brr-aged-sampled": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5",
                                "--set", "ftl.precondition.aging=sampled"],
     "brr-raid5": BRR,
+    "brr-raid5-aged": BRR + ["--set", "ftl.precondition.overwrite_ratio=0.5"],
     "brr-verify": BRR + ["--verify"],
     "brr-plain-verify": BRR + ["--set", "raid.level=none", "--verify"],
     "brr-aged-verify": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5",

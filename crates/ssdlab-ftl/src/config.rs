@@ -294,7 +294,8 @@ pub struct PreconditionConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Aging {
-    /// Every overwrite written, with instant GC, on the whole device.
+    /// Every overwrite written, with instant GC, on the whole device (plane by plane
+    /// where that gives the same device: [`crate::Ftl::precondition_static`]).
     #[default]
     Replay,
     /// With static allocation, planes age independently of one another: the replay's

@@ -22,7 +22,7 @@ use serde::Serialize;
 use ssdlab_engine::SimRng;
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
-use crate::config::PreconditionConfig;
+use crate::config::{PreconditionConfig, VictimPolicy};
 use crate::fill::FillPattern;
 use crate::ftl::{Ftl, NoSpace};
 use crate::stats::FtlCounters;
@@ -31,6 +31,20 @@ use crate::token_for;
 /// Random overwrites whose map entries set-up reads together before writing them (see
 /// `Mapping::warm`).
 const WARM_BATCH: usize = 32;
+
+/// At most this many bytes of random overwrites are held at once when they are written
+/// plane by plane ([`Ftl::precondition_static`]): more planes than fit are taken in
+/// groups, each drawing the whole stream again.
+const PLANE_BATCH_BYTES: u64 = 256 << 20;
+
+/// The `overwrites` random overwrites after a fill of `fill` LPNs, drawn from `rng`:
+/// `(LPN, version)`.
+fn draws(rng: &mut SimRng, fill: u32, overwrites: u64) -> impl Iterator<Item = (Lpn, u32)> + '_ {
+    (0..overwrites).map(move |i| {
+        let l = Lpn(rng.below(u64::from(fill)) as u32);
+        (l, overwrite_version(fill, i))
+    })
+}
 
 /// The version of the `i`-th random overwrite (from 0) after a fill of `fill` LPNs: the
 /// fill writes versions `1 ..= fill`, the overwrites continue the sequence (wrapping past
@@ -83,6 +97,36 @@ impl Ftl {
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
     ) -> PreconditionReport {
+        self.precondition_with(cfg, pattern, place, rng, false)
+    }
+
+    /// [`Ftl::precondition`] where `place` is a function of the LPN alone (a static
+    /// layout: every write of an LPN goes to one plane). The planes then age
+    /// independently of one another, and with a victim policy that reads neither the
+    /// device's write clock nor a random stream (greedy) the random overwrites are
+    /// written plane by plane, each plane's in the order drawn: the same writes, GC and
+    /// state as in the order drawn (`plane_order_ages_as_the_draw_order`), but one
+    /// plane's tables at a time instead of the whole device's, so that the work stays in
+    /// the cache. Only the blocks' write stamps differ, which only cost-benefit reads.
+    pub fn precondition_static(
+        &mut self,
+        cfg: &PreconditionConfig,
+        pattern: Option<&FillPattern>,
+        place: &mut dyn FnMut(Lpn) -> PlaneId,
+        rng: &mut SimRng,
+    ) -> PreconditionReport {
+        let by_plane = self.policy.kind() == VictimPolicy::Greedy && self.content.is_none();
+        self.precondition_with(cfg, pattern, place, rng, by_plane)
+    }
+
+    fn precondition_with(
+        &mut self,
+        cfg: &PreconditionConfig,
+        pattern: Option<&FillPattern>,
+        place: &mut dyn FnMut(Lpn) -> PlaneId,
+        rng: &mut SimRng,
+        by_plane: bool,
+    ) -> PreconditionReport {
         if !cfg.enabled {
             return PreconditionReport::default();
         }
@@ -92,17 +136,42 @@ impl Ftl {
         }
         let implicit = pattern.is_some_and(|p| self.fill_implicitly(p, fill));
         let fills = (0..if implicit { 0 } else { fill }).map(|l| (Lpn(l), l.wrapping_add(1)));
-        let draws = (0..if fill > 0 { overwrites } else { 0 }).map(|i| {
-            let l = Lpn(rng.below(u64::from(fill)) as u32);
-            (l, overwrite_version(fill, i))
-        });
         // The fill's planes come from the pattern when there is one; `place` then places
         // only the overwrites (a stateful policy has been moved past the fill).
         let mut at = |l: Lpn, filling: bool| match pattern {
             Some(p) if filling => p.plane_of(l),
             _ => place(l),
         };
-        let mut report = self.age_by_replay(fills, draws, &mut at, token_for);
+        let overwrites = if fill > 0 { overwrites } else { 0 };
+        let mut report = if by_plane && overwrites > 0 {
+            let mut report = self.age_by_replay(fills, std::iter::empty(), &mut at, token_for);
+            let start = rng.clone();
+            for planes in self.plane_groups(overwrites) {
+                // Each group of planes draws the whole stream again and keeps its own.
+                *rng = start.clone();
+                let mut mine: Vec<Vec<(Lpn, u32)>> = vec![Vec::new(); planes.len()];
+                for (l, v) in draws(rng, fill, overwrites) {
+                    let p = at(l, false).0;
+                    if planes.contains(&p) {
+                        mine[(p - planes.start) as usize].push((l, v));
+                    }
+                }
+                let r = self.age_by_replay(
+                    std::iter::empty(),
+                    mine.into_iter().flatten(),
+                    &mut at,
+                    token_for,
+                );
+                report.overwrites += r.overwrites;
+                report.unplaced += r.unplaced;
+                report.gc_runs += r.gc_runs;
+                report.gc_pages_moved += r.gc_pages_moved;
+                (report.valid_pages, report.invalid_pages) = (r.valid_pages, r.invalid_pages);
+            }
+            report
+        } else {
+            self.age_by_replay(fills, draws(rng, fill, overwrites), &mut at, token_for)
+        };
         if implicit {
             report.implicit = true;
             report.filled = u64::from(fill);
@@ -113,6 +182,20 @@ impl Ftl {
             0
         };
         report
+    }
+
+    /// The planes in consecutive groups, each group's share of `overwrites` random
+    /// overwrites (8 bytes each) within [`PLANE_BATCH_BYTES`] (one plane at least).
+    fn plane_groups(&self, overwrites: u64) -> impl Iterator<Item = std::ops::Range<u32>> {
+        let planes = self.geom.planes();
+        let bytes = overwrites.saturating_mul(8);
+        let groups = bytes
+            .div_ceil(PLANE_BATCH_BYTES)
+            .clamp(1, u64::from(planes)) as u32;
+        let per = planes.div_ceil(groups);
+        (0..planes)
+            .step_by(per as usize)
+            .map(move |p| p..(p + per).min(planes))
     }
 
     /// LPNs the sequential fill writes (`0 .. fill`) and the random overwrites after it.

@@ -200,6 +200,10 @@ impl PlacementPolicy for ContentAware {
         self.base.fill_plane(lpn, geom, raid)
     }
 
+    fn fill_is_static(&self) -> bool {
+        self.base.fill_is_static()
+    }
+
     fn fill_period(&self, geom: &Geometry, raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
         self.base.fill_period(geom, raid)
     }

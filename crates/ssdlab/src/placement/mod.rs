@@ -116,6 +116,14 @@ pub trait PlacementPolicy: Send {
     fn fill_map(&self) -> Option<ssdlab_ftl::StripeMap> {
         None
     }
+    /// True if [`PlacementPolicy::fill_plane`] is a function of the LPN alone and keeps no
+    /// state: every write of an LPN during preconditioning goes to one plane, so the
+    /// planes age independently (the FTL may then write the overwrites plane by plane,
+    /// [`ssdlab_ftl::Ftl::precondition_static`]). By default: when it follows a stripe
+    /// map ([`PlacementPolicy::fill_map`]).
+    fn fill_is_static(&self) -> bool {
+        self.fill_map().is_some()
+    }
     /// The sequential fill's layout as a formula, if there is one: runs of LPNs in which
     /// the planes [`PlacementPolicy::fill_plane`] gives for LPNs `0, 1, 2, …`, asked in that
     /// order from the policy's present state, repeat with a period ([`FillRun`]). `None`

@@ -64,6 +64,10 @@ impl PlacementPolicy for RaidLayoutPolicy {
             .static_plane(geom, lpn)
     }
 
+    fn fill_is_static(&self) -> bool {
+        true
+    }
+
     fn fill_period(&self, geom: &Geometry, raid: Option<&RaidMap>) -> Option<Vec<FillRun>> {
         static_fill_runs(raid?, geom)
     }

@@ -200,8 +200,12 @@ fn precondition(
                 let m = m.clone();
                 pattern = pattern.map(|p| p.with_content(Arc::new(move |l| m.filled_token(l))));
             }
+            let fixed = placement.fill_is_static();
             let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
-            let report = ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng);
+            let report = match fixed {
+                true => ftl.precondition_static(pre, pattern.as_ref(), &mut place, &mut prng),
+                false => ftl.precondition(pre, pattern.as_ref(), &mut place, &mut prng),
+            };
             write_seq = report.last_version;
             if report.implicit && known && report.overwrites == 0 {
                 settled = fill;
