@@ -301,7 +301,8 @@ pub enum Aging {
     /// With static allocation, planes age independently of one another: the replay's
     /// draws are made, but only `sample_planes` planes are aged (exactly as the replay
     /// ages them), and every other plane takes the state of one of them with its own
-    /// logical pages. Other allocations fall back to `replay`.
+    /// logical pages. The simulator refuses it where the planes do not age alone (RAID,
+    /// a content index, dynamic allocation).
     Sampled,
 }
 

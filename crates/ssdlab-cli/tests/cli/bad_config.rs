@@ -120,6 +120,26 @@ fn every_inconsistent_value_is_reported() {
 }
 
 #[test]
+fn sampled_aging_where_planes_do_not_age_alone() {
+    let aged = [
+        "--set",
+        "ftl.precondition.enabled=true",
+        "--set",
+        "ftl.precondition.overwrite_ratio=0.5",
+        "--set",
+        "ftl.precondition.aging=sampled",
+    ];
+    // The brr preset is chip-level RAID-5: parity ties planes together.
+    let mut args = vec!["--preset", "brr"];
+    args.extend_from_slice(&aged);
+    run_with(&args).assert_input_error(&["ftl.precondition.aging", "raid.level", "replay"]);
+    // Dynamic allocation places by the device's state, not by the LPN.
+    let mut args = vec!["--preset", "default", "--set", "ftl.allocation=dynamic"];
+    args.extend_from_slice(&aged);
+    run_with(&args).assert_input_error(&["ftl.precondition.aging", "ftl.allocation"]);
+}
+
+#[test]
 fn unknown_preset() {
     run_with(&["--preset", "nosuch"]).assert_input_error(&["nosuch", "default", "brr"]);
 }

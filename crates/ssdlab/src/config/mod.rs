@@ -31,7 +31,7 @@ pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
 use serde::{Deserialize, Serialize};
-use ssdlab_ftl::{Allocation, FtlConfig};
+use ssdlab_ftl::{Aging, Allocation, FtlConfig};
 use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{RaidConfig, RaidLevel};
 
@@ -149,6 +149,7 @@ impl SimConfig {
             self.validate_dispatch_binding(&mut errs);
         }
         self.validate_dsftl(&mut errs);
+        self.validate_sampled_aging(&mut errs);
         if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
             errs.push(ConfigError::Invalid {
                 key: "ftl.over_provisioning".into(),
@@ -237,6 +238,34 @@ impl SimConfig {
             Multipath::WithPlacement => self.ftl.allocation == Allocation::ContentAware,
             Multipath::Always => self.content_index(),
             Multipath::Never => false,
+        }
+    }
+
+    /// Sampled aging needs planes that age independently, each holding its share of
+    /// LPNs by the static stripe map (docs/SIMULATOR.md); anything else would be aged by
+    /// the replay instead, which is not what was asked.
+    fn validate_sampled_aging(&self, errs: &mut Vec<ConfigError>) {
+        let pre = &self.ftl.precondition;
+        if !(pre.enabled && pre.aging == Aging::Sampled && pre.overwrite_ratio > 0.0) {
+            return;
+        }
+        let why = if self.raid.level != RaidLevel::None {
+            Some(format!("raid.level = \"none\" (found {})", self.raid.level))
+        } else if self.content_index() {
+            Some("no content index (ftl.allocation = \"content-aware\" or dsftl.index)".into())
+        } else if !matches!(self.ftl.allocation, Allocation::Static | Allocation::Hipa) {
+            Some("ftl.allocation = \"static\" or \"hipa\" (found \"dynamic\")".into())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            errs.push(ConfigError::Invalid {
+                key: "ftl.precondition.aging".into(),
+                message: format!(
+                    "\"sampled\" needs planes that age independently of one another: {why}; \
+                     use aging = \"replay\""
+                ),
+            });
         }
     }
 
