@@ -294,15 +294,13 @@ pub struct PreconditionConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Aging {
-    /// Every overwrite written, with instant GC, on the whole device (plane by plane
-    /// where that gives the same device: [`crate::Ftl::precondition_static`]).
+    /// Every overwrite written, with instant GC, on the whole device (docs/FTL.md §8).
     #[default]
     Replay,
     /// With static allocation, planes age independently of one another: the replay's
     /// draws are made, but only `sample_planes` planes are aged (exactly as the replay
     /// ages them), and every other plane takes the state of one of them with its own
-    /// logical pages. The simulator refuses it where the planes do not age alone (RAID,
-    /// a content index, dynamic allocation).
+    /// logical pages. Refused where planes do not age alone (RAID, content, dynamic).
     Sampled,
 }
 

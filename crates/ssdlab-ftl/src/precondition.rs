@@ -97,7 +97,7 @@ impl Ftl {
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
     ) -> PreconditionReport {
-        self.precondition_with(cfg, pattern, place, rng, false)
+        self.precondition_with(cfg, pattern, place, rng, None)
     }
 
     /// [`Ftl::precondition`] where `place` is a function of the LPN alone (a static
@@ -105,7 +105,7 @@ impl Ftl {
     /// independently of one another, and with a victim policy that reads neither the
     /// device's write clock nor a random stream (greedy) the random overwrites are
     /// written plane by plane, each plane's in the order drawn: the same writes, GC and
-    /// state as in the order drawn (`plane_order_ages_as_the_draw_order`), but one
+    /// state as in the order drawn (`implicit_fill_equals_the_replayed_fill`), but one
     /// plane's tables at a time instead of the whole device's, so that the work stays in
     /// the cache. Only the blocks' write stamps differ, which only cost-benefit reads.
     pub fn precondition_static(
@@ -116,16 +116,19 @@ impl Ftl {
         rng: &mut SimRng,
     ) -> PreconditionReport {
         let by_plane = self.policy.kind() == VictimPolicy::Greedy && self.content.is_none();
-        self.precondition_with(cfg, pattern, place, rng, by_plane)
+        let batch = by_plane.then_some(PLANE_BATCH_BYTES);
+        self.precondition_with(cfg, pattern, place, rng, batch)
     }
 
+    /// Preconditions, writing the overwrites plane by plane, at most `by_plane` bytes of
+    /// them held at once, when that is given.
     fn precondition_with(
         &mut self,
         cfg: &PreconditionConfig,
         pattern: Option<&FillPattern>,
         place: &mut dyn FnMut(Lpn) -> PlaneId,
         rng: &mut SimRng,
-        by_plane: bool,
+        by_plane: Option<u64>,
     ) -> PreconditionReport {
         if !cfg.enabled {
             return PreconditionReport::default();
@@ -143,10 +146,10 @@ impl Ftl {
             _ => place(l),
         };
         let overwrites = if fill > 0 { overwrites } else { 0 };
-        let mut report = if by_plane && overwrites > 0 {
+        let mut report = if let Some(batch) = by_plane.filter(|_| overwrites > 0) {
             let mut report = self.age_by_replay(fills, std::iter::empty(), &mut at, token_for);
             let start = rng.clone();
-            for planes in self.plane_groups(overwrites) {
+            for planes in self.plane_groups(overwrites, batch) {
                 // Each group of planes draws the whole stream again and keeps its own.
                 *rng = start.clone();
                 let mut mine: Vec<Vec<(Lpn, u32)>> = vec![Vec::new(); planes.len()];
@@ -185,13 +188,15 @@ impl Ftl {
     }
 
     /// The planes in consecutive groups, each group's share of `overwrites` random
-    /// overwrites (8 bytes each) within [`PLANE_BATCH_BYTES`] (one plane at least).
-    fn plane_groups(&self, overwrites: u64) -> impl Iterator<Item = std::ops::Range<u32>> {
+    /// overwrites (8 bytes each) within about `batch` bytes (one plane at least).
+    fn plane_groups(
+        &self,
+        overwrites: u64,
+        batch: u64,
+    ) -> impl Iterator<Item = std::ops::Range<u32>> {
         let planes = self.geom.planes();
         let bytes = overwrites.saturating_mul(8);
-        let groups = bytes
-            .div_ceil(PLANE_BATCH_BYTES)
-            .clamp(1, u64::from(planes)) as u32;
+        let groups = bytes.div_ceil(batch.max(1)).clamp(1, u64::from(planes)) as u32;
         let per = planes.div_ceil(groups);
         (0..planes)
             .step_by(per as usize)
@@ -400,6 +405,44 @@ mod tests {
                 valid += got.len();
             }
             assert!(valid > 0);
+        }
+    }
+
+    /// Plane by plane in groups: one plane per group (the stream drawn once per plane),
+    /// a few planes per group, all planes at once; each the device aged in the order
+    /// drawn, but for the blocks' write stamps, and the caller's stream left where the
+    /// order drawn leaves it.
+    #[test]
+    fn planes_in_groups_age_as_the_order_drawn() {
+        let g = tiny();
+        let cfg = small_cfg();
+        let m = AllocOrder::CWDP.stripe_map(&g);
+        let pre = PreconditionConfig {
+            enabled: true,
+            overwrite_ratio: 1.5,
+            ..PreconditionConfig::default()
+        };
+        let aged = |batch: Option<u64>| {
+            let mut f = Ftl::new(&cfg, &g, cfg.logical_pages(&g), SimRng::new(3)).unwrap();
+            let mut rng = SimRng::new(4);
+            let r = f.precondition_with(&pre, None, &mut |l| m.plane_of(l), &mut rng, batch);
+            (f, r, rng.next_u64())
+        };
+        let (drawn, r0, next0) = aged(None);
+        assert!(r0.gc_runs > 0, "{r0:?}");
+        let overwrites = r0.overwrites;
+        for batch in [1, 8 * overwrites / 3, u64::MAX] {
+            let groups = drawn.plane_groups(overwrites, batch).count();
+            let (f, r, next) = aged(Some(batch));
+            assert_eq!((&r, next), (&r0, next0), "batch {batch}");
+            f.check_invariants();
+            assert_eq!(f.diff_state_but_stamps(&drawn), None, "batch {batch}");
+            let want = match batch {
+                1 => g.planes() as usize,
+                u64::MAX => 1,
+                _ => 3,
+            };
+            assert_eq!(groups, want, "batch {batch}");
         }
     }
 
