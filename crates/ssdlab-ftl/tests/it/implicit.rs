@@ -100,27 +100,13 @@ fn build(
     layout: &FillPattern,
     pattern: Option<&FillPattern>,
 ) -> (Ftl, PreconditionReport) {
-    build_as(cfg, g, n, pre, layout, pattern, false)
-}
-
-/// [`build`], told that `layout` places every write of an LPN in one plane when
-/// `fixed` ([`Ftl::precondition_static`]).
-fn build_as(
-    cfg: &FtlConfig,
-    g: &Geometry,
-    n: u32,
-    pre: &PreconditionConfig,
-    layout: &FillPattern,
-    pattern: Option<&FillPattern>,
-    fixed: bool,
-) -> (Ftl, PreconditionReport) {
     let mut f = Ftl::new(cfg, g, n, SimRng::new(5)).unwrap();
-    let mut place = |l| layout.plane_of(l);
-    let mut rng = SimRng::new(6);
-    let r = match fixed {
-        true => f.precondition_static(pre, pattern, &mut place, &mut rng),
-        false => f.precondition(pre, pattern, &mut place, &mut rng),
-    };
+    let r = f.precondition(
+        pre,
+        pattern,
+        &mut |l| layout.plane_of(l),
+        &mut SimRng::new(6),
+    );
     (f, r)
 }
 
@@ -155,7 +141,10 @@ proptest! {
         }
         // Overwrites written plane by plane (greedy) or in the order drawn (the other
         // policies read the write clock or draw victims): the same device.
-        let (planewise, r2) = build_as(&cfg, &g, n, &pre, &layout, Some(&layout), true);
+        // (`build` told that the layout is static.)
+        let mut planewise = Ftl::new(&cfg, &g, n, SimRng::new(5)).unwrap();
+        let mut place = |l| layout.plane_of(l);
+        let r2 = planewise.precondition_static(&pre, Some(&layout), &mut place, &mut SimRng::new(6));
         prop_assert_eq!(&r2, &r1);
         planewise.check_invariants();
         let same = |a: &Ftl, b: &Ftl| match cfg.gc.victim {
