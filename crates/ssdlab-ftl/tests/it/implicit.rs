@@ -141,7 +141,7 @@ proptest! {
         }
         // Overwrites written plane by plane (greedy) or in the order drawn (the other
         // policies read the write clock or draw victims): the same device.
-        // (`build` told that the layout is static.)
+        // (As `build` does, through the entry point for static layouts.)
         let mut planewise = Ftl::new(&cfg, &g, n, SimRng::new(5)).unwrap();
         let mut place = |l| layout.plane_of(l);
         let r2 = planewise.precondition_static(&pre, Some(&layout), &mut place, &mut SimRng::new(6));

@@ -138,7 +138,9 @@ impl Simulation {
         group.clear();
         // A blocking GC job (lazy trigger) is served before anything the scheduler holds.
         let direct = self.lazy_gc_pick(die, &mut group);
-        if !direct && self.sched.may_pick(die, &self.queues) {
+        // Without the lazy trigger's GC lists, `start_idle` has just asked `may_pick` and
+        // nothing ran since.
+        if !direct && (self.gc_first.is_empty() || self.sched.may_pick(die, &self.queues)) {
             sched!(self, |s, ctx| s.pick(die, ctx, &mut group));
             if self.bind.is_some() {
                 self.bind_picked(die, &mut group);
