@@ -25,9 +25,17 @@ SHARED = "../shared"
 FIN = f"{SHARED}/traces/spc-derived/financial1-50k.disksim.gz"
 SYNTH = "target/bench-1m.trace"
 # The brr preset on the 8 x 8 shared-bus layout its earlier builds had, so that builds from
-# before and after the preset moved to private links simulate the same device.
+# before and after the preset moved to private links simulate the same device. The same
+# commit (5322332) made the FIFOs delay writes behind queued reads (write_behind_read,
+# which the preset sets) and GC lazy (ftl.gc.trigger): both are pinned to what earlier
+# builds did, so that every build runs the same scheduler and the same GC.
 BRR = ["--preset", "brr", "--scheduler", "async-fifo", "--trace", FIN, "--repeat", "20",
-       "--set", "geometry.channels=8", "--set", "geometry.chips_per_channel=8"]
+       "--set", "geometry.channels=8", "--set", "geometry.chips_per_channel=8",
+       "--set", "scheduler.write_behind_read=false", "--set", "ftl.gc.trigger=eager"]
+PROBE = f"{SHARED}/traces/msr/hm_0-head200.csv.gz"  # 200 requests: asks a build what it knows
+# Keys a baseline may predate, with the value that is its only behaviour: a build that
+# refuses the key as unknown runs without it (and so with that behaviour).
+PREDATED = {"ftl.gc.trigger": "eager"}
 CASES = {
     # the synthetic million-request trace on the geometries other simulators were timed on
     "synth-64g": ["--config", f"{SHARED}/bench/geometry-8x8-64GiB.toml", "--trace", SYNTH],
@@ -63,6 +71,22 @@ def flash_work(report):
 def supports_jsonl(binary):
     out = subprocess.run([binary, "bench", "--help"], capture_output=True, text=True).stdout
     return "--jsonl" in out
+
+
+def known_keys(binary, args):
+    """`args` without the `--set KEY=VALUE` pairs of PREDATED keys that `binary` does not
+    know (each such VALUE being what that build always does)."""
+    keep = list(args)
+    for key, value in PREDATED.items():
+        pair = f"{key}={value}"
+        if pair not in keep:
+            continue
+        probe = subprocess.run([binary, "run", "--preset", "default", "--trace", PROBE,
+                                "--set", pair], capture_output=True, text=True)
+        if probe.returncode != 0 and "unknown field" in probe.stderr:
+            i = keep.index(pair)
+            del keep[i - 1:i + 1]
+    return keep
 
 
 def run_once(binary, args, jsonl):
@@ -128,7 +152,7 @@ def main():
         for r in range(a.runs):
             order = builds if r % 2 == 0 else builds[::-1]
             for name, binary in order:
-                row = run_once(binary, CASES[case], jsonl[name])
+                row = run_once(binary, known_keys(binary, CASES[case]), jsonl[name])
                 row.update(case=case, build=name, run=r)
                 rows[name].append(row)
                 print(f"{case} {name} run {r}: {row['wall_s']:.3f} s, "
