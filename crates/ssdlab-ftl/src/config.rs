@@ -278,7 +278,7 @@ pub struct PreconditionConfig {
     pub enabled: bool,
     /// Fraction of the logical pages written sequentially first.
     pub fill_ratio: f64,
-    /// Random overwrites of filled pages, as a multiple of the logical pages.
+    /// Random overwrites of filled pages, × the logical pages (default 0.5; 0: fill only).
     pub overwrite_ratio: f64,
     /// After the fill and overwrites, age the device with the workload itself (applied
     /// by the controller, which replays the trace's writes in zero time).
