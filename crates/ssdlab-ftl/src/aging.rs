@@ -132,10 +132,9 @@ impl Ftl {
         });
         let samples = self.run_samples(jobs.collect(), rng);
         let mut report = PreconditionReport {
-            ran: true,
             filled: u64::from(fill),
             last_version: overwrite_version(fill, overwrites).wrapping_sub(1),
-            ..PreconditionReport::default()
+            ..PreconditionReport::started()
         };
         for p in 0..planes {
             let s = &samples[assign[p as usize]];

@@ -82,6 +82,16 @@ pub struct PreconditionReport {
     pub invalid_pages: u64,
 }
 
+impl PreconditionReport {
+    /// The report of a preconditioning that ran, before anything was written.
+    pub(crate) fn started() -> Self {
+        PreconditionReport {
+            ran: true,
+            ..PreconditionReport::default()
+        }
+    }
+}
+
 impl Ftl {
     /// Fills and ages the device in zero simulated time (see the module docs). Does
     /// nothing unless `cfg.enabled`. Must run on an idle FTL (no GC running, no program
@@ -147,7 +157,8 @@ impl Ftl {
         };
         let overwrites = if fill > 0 { overwrites } else { 0 };
         let mut report = if let Some(batch) = by_plane.filter(|_| overwrites > 0) {
-            let mut report = self.age_by_replay(fills, std::iter::empty(), &mut at, token_for);
+            let mut report = PreconditionReport::started();
+            self.replay_writes(fills, std::iter::empty(), &mut at, token_for, &mut report);
             let start = rng.clone();
             for planes in self.plane_groups(overwrites, batch) {
                 // Each group of planes draws the whole stream again and keeps its own.
@@ -159,18 +170,10 @@ impl Ftl {
                         mine[(p - planes.start) as usize].push((l, v));
                     }
                 }
-                let r = self.age_by_replay(
-                    std::iter::empty(),
-                    mine.into_iter().flatten(),
-                    &mut at,
-                    token_for,
-                );
-                report.overwrites += r.overwrites;
-                report.unplaced += r.unplaced;
-                report.gc_runs += r.gc_runs;
-                report.gc_pages_moved += r.gc_pages_moved;
-                (report.valid_pages, report.invalid_pages) = (r.valid_pages, r.invalid_pages);
+                let mine = mine.into_iter().flatten();
+                self.replay_writes(std::iter::empty(), mine, &mut at, token_for, &mut report);
             }
+            self.close_aging(&mut report);
             report
         } else {
             self.age_by_replay(fills, draws(rng, fill, overwrites), &mut at, token_for)
@@ -221,13 +224,24 @@ impl Ftl {
         at: &mut dyn FnMut(Lpn, bool) -> PlaneId,
         token: fn(Lpn, u32) -> u64,
     ) -> PreconditionReport {
-        let mut report = PreconditionReport {
-            ran: true,
-            ..PreconditionReport::default()
-        };
+        let mut report = PreconditionReport::started();
+        self.replay_writes(fills, overwrites, at, token, &mut report);
+        self.close_aging(&mut report);
+        report
+    }
+
+    /// [`Ftl::age_by_replay`]'s writes, counted into `report`.
+    fn replay_writes(
+        &mut self,
+        fills: impl Iterator<Item = (Lpn, u32)>,
+        overwrites: impl Iterator<Item = (Lpn, u32)>,
+        at: &mut dyn FnMut(Lpn, bool) -> PlaneId,
+        token: fn(Lpn, u32) -> u64,
+        report: &mut PreconditionReport,
+    ) {
         let mut buf = Vec::with_capacity(self.geom.pages_per_block as usize);
         for (l, v) in fills {
-            self.pre_write(l, token(l, v), at(l, true), &mut buf, &mut report);
+            self.pre_write(l, token(l, v), at(l, true), &mut buf, report);
             report.filled += 1;
         }
         // Random overwrites, drawn a batch ahead (the draws depend on nothing the writes
@@ -242,17 +256,21 @@ impl Ftl {
             }
             self.map.warm(batch.iter().map(|&(l, _)| l));
             for &(l, v) in &batch {
-                self.pre_write(l, token(l, v), at(l, false), &mut buf, &mut report);
+                self.pre_write(l, token(l, v), at(l, false), &mut buf, report);
                 report.overwrites += 1;
             }
         }
+    }
+
+    /// The end of aging: the device's pages and the GC work into `report`, and the event
+    /// counters back to zero.
+    fn close_aging(&mut self, report: &mut PreconditionReport) {
         let s = self.device_state();
         report.valid_pages = s.valid_pages;
         report.invalid_pages = s.invalid_pages;
         report.gc_runs = self.counters.erases;
         report.gc_pages_moved = self.counters.gc_pages_moved;
         self.counters = FtlCounters::default();
-        report
     }
 
     /// One completed write, with instant GC in its plane before (if the plane is out of
