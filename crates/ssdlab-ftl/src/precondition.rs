@@ -118,6 +118,9 @@ impl Ftl {
     /// state as in the order drawn (`implicit_fill_equals_the_replayed_fill`), but one
     /// plane's tables at a time instead of the whole device's, so that the work stays in
     /// the cache. Only the blocks' write stamps differ, which only cost-benefit reads.
+    /// Since `place` is the fill's own layout, the overwrites take their planes from
+    /// `pattern` too when it is given (a table look-up rather than the layout's
+    /// arithmetic).
     pub fn precondition_static(
         &mut self,
         cfg: &PreconditionConfig,
@@ -127,7 +130,11 @@ impl Ftl {
     ) -> PreconditionReport {
         let by_plane = self.policy.kind() == VictimPolicy::Greedy && self.content.is_none();
         let batch = by_plane.then_some(PLANE_BATCH_BYTES);
-        self.precondition_with(cfg, pattern, place, rng, batch)
+        let mut fixed = |l: Lpn| match pattern {
+            Some(p) => p.plane_of(l),
+            None => place(l),
+        };
+        self.precondition_with(cfg, pattern, &mut fixed, rng, batch)
     }
 
     /// Preconditions, writing the overwrites plane by plane, at most `by_plane` bytes of
