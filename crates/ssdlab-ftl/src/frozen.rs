@@ -64,12 +64,32 @@ impl Snapshot {
     /// The token `lpn` held, if it was mapped.
     #[inline]
     pub fn token(&self, lpn: Lpn) -> Option<u64> {
-        self.tables.lookup(lpn).map(|p| self.tables.token(p))
+        LpnTokens(&self.tables).get(lpn)
     }
 
     /// Number of LPNs.
     pub fn map_entries(&self) -> u32 {
         self.tables.map_entries()
+    }
+}
+
+/// Which token each LPN holds now, read only and shareable between threads: set-up work
+/// that reads the whole map (a RAID's parity after aging) splits it over the cores.
+#[derive(Clone, Copy)]
+pub struct LpnTokens<'a>(&'a Mapping);
+
+impl Ftl {
+    /// A [`LpnTokens`] view of the data now.
+    pub fn lpn_tokens(&self) -> LpnTokens<'_> {
+        LpnTokens(&self.map)
+    }
+}
+
+impl LpnTokens<'_> {
+    /// The token `lpn` holds, if it is mapped (the page may still be programming).
+    #[inline]
+    pub fn get(&self, lpn: Lpn) -> Option<u64> {
+        self.0.lookup(lpn).map(|p| self.0.token(p))
     }
 }
 

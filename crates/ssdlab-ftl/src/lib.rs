@@ -66,7 +66,7 @@ pub use config::{
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use fill::{FillContent, FillPattern};
-pub use frozen::{FrozenFtl, Snapshot};
+pub use frozen::{FrozenFtl, LpnTokens, Snapshot};
 pub use ftl::{Ftl, NoSpace};
 pub use mapping::PageOwner;
 pub use order::{AllocOrder, Dim, StripeMap};
