@@ -7,9 +7,9 @@
 #
 # Cases (scripts/bench_series.py): synth-64g and synth-16g-gc (the synthetic million-request
 # trace of ../shared/bench on its 64 GiB and GC-active 16 GiB geometries), brr-plain,
-# brr-aged, brr-aged-sampled, brr-raid5, brr-raid5-aged, brr-verify (RAID-5), brr-plain-verify
-# and brr-aged-verify (UMass Financial1 replayed 20 times, one million requests, on the
-# 256 GB brr device). With --baseline, the baseline build and this one run
+# brr-aged, brr-aged-sampled, brr-raid5, brr-raid5-aged, brr-raid5-aged-sampled, brr-verify
+# (RAID-5), brr-plain-verify and brr-aged-verify (UMass Financial1 replayed 20 times, one
+# million requests, on the 256 GB brr device). With --baseline, the baseline build and this one run
 # alternately and the table gives the speed-up; every run is appended to
 # target/bench-series.jsonl.
 set -euo pipefail

@@ -47,6 +47,8 @@ CASES = {
                                "--set", "ftl.precondition.aging=sampled"],
     "brr-raid5": BRR,
     "brr-raid5-aged": BRR + ["--set", "ftl.precondition.overwrite_ratio=0.5"],
+    "brr-raid5-aged-sampled": BRR + ["--set", "ftl.precondition.overwrite_ratio=0.5",
+                                     "--set", "ftl.precondition.aging=sampled"],
     "brr-verify": BRR + ["--verify"],
     "brr-plain-verify": BRR + ["--set", "raid.level=none", "--verify"],
     "brr-aged-verify": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5",
@@ -96,11 +98,18 @@ def run_once(binary, args, jsonl):
         cmd = [binary, "bench", *args, "--json", rep]
         if jsonl:
             cmd += ["--jsonl", line]
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        _, _, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        out, err = p.communicate()
+        # Output goes to files, not pipes: the child is reaped by wait4 (for its peak
+        # memory), so nothing may wait on a pipe it fills, and its exit status is
+        # wait4's.
+        with open(os.path.join(d, "out"), "w+b") as fo, open(os.path.join(d, "err"), "w+b") as fe:
+            t0 = time.perf_counter()
+            p = subprocess.Popen(cmd, stdout=fo, stderr=fe)
+            _, status, ru = os.wait4(p.pid, 0)
+            wall = time.perf_counter() - t0
+            p.returncode = os.waitstatus_to_exitcode(status)
+            fo.seek(0)
+            fe.seek(0)
+            out, err = fo.read(), fe.read()
         if p.returncode != 0:
             sys.exit(f"{' '.join(cmd)} failed ({p.returncode}): {err.decode()}")
         with open(rep) as f:
