@@ -1,11 +1,12 @@
 //! Sampled aging (`ftl.precondition.aging = "sampled"`): the random overwrites of
 //! preconditioning replayed on a few sample planes instead of the whole device.
 //!
-//! With static allocation the fill puts LPN `l` in plane `map.plane_of(l)` and every
-//! overwrite of `l` goes back to that plane, and GC never leaves a plane: the planes age
-//! independently of one another. Plane `p` holds the LPNs `first(p) + k × planes` for
-//! `k = 0 .. n_p` (its *ranks* `k`) and receives the fill of those ranks in order, then
-//! the overwrites that the replay's random draws send to it.
+//! With a static layout (static or HIPA allocation, the chip-level RAID layouts) the fill
+//! puts LPN `l` in the plane its pattern gives, every overwrite of `l` goes back to that
+//! plane, and GC never leaves a plane: the planes age independently of one another.
+//! Plane `p` holds the LPNs the fill puts there, its *ranks* `k = 0 .. n_p` in LPN order,
+//! and receives the fill of those ranks in order, then the overwrites that the replay's
+//! random draws send to it.
 //!
 //! So the replay's draws are made (the same stream, in the same order), but only those of
 //! `sample_planes` sample planes are kept, and each sample plane's fill and overwrites are
@@ -18,7 +19,9 @@
 //! lists, free pool, frontiers), pages (owners, tokens `token_for(lpn, version)`) and map
 //! entries. What is lost is independence between the planes that share a sample.
 //!
-//! Anything else (dynamic, HIPA or content-aware allocation, RAID, controller slots, a
+//! A RAID layout's redundancy pages are LPNs of the fill like the others (the replay
+//! overwrites them too); the controller gives them their content after aging, as after
+//! the replay. Anything else (dynamic or content-aware allocation, controller slots, a
 //! content index, a device not fresh) takes the page-by-page replay.
 
 use ssdlab_engine::SimRng;
@@ -27,10 +30,10 @@ use std::cmp::Reverse;
 
 use crate::block::{BlockManager, NONE};
 use crate::config::{Aging, PreconditionConfig};
+use crate::fill::{FillPattern, ImplicitFill};
 use crate::ftl::Ftl;
 use crate::gc;
 use crate::mapping::{Mapping, SampledBase};
-use crate::order::StripeMap;
 use crate::precondition::{overwrite_version, PreconditionReport};
 use crate::stats::FtlCounters;
 
@@ -45,13 +48,15 @@ struct Sample {
 }
 
 impl Ftl {
-    /// [`Ftl::precondition`] for a device filled by static allocation (`map`) with
-    /// `cfg.aging = "sampled"`: the sampled aging of the module docs, or `None` (and
-    /// nothing done) where it does not apply, for the caller to precondition as usual.
+    /// [`Ftl::precondition`] for a device whose fill is laid out by `pattern` (which must
+    /// cover the fill) and whose every write of an LPN goes to the plane the pattern
+    /// gives, with `cfg.aging = "sampled"`: the sampled aging of the module docs, or
+    /// `None` (and nothing done) where it does not apply, for the caller to precondition
+    /// as usual.
     pub fn precondition_sampled(
         &mut self,
         cfg: &PreconditionConfig,
-        map: &StripeMap,
+        pattern: &FillPattern,
         rng: &mut SimRng,
     ) -> Option<PreconditionReport> {
         let (fill, overwrites) = self.precondition_amounts(cfg);
@@ -59,10 +64,15 @@ impl Ftl {
             && cfg.aging == Aging::Sampled
             && fill > 0
             && overwrites > 0
+            && pattern.end() >= fill
+            && pattern.planes() == self.geom.planes()
             && self.slots == 0
             && self.content.is_none()
             && self.is_fresh();
-        applies.then(|| self.age_sampled(fill, overwrites, cfg.sample_planes, map, rng))
+        applies.then(|| {
+            let ranks = ImplicitFill::new(pattern, fill, &self.geom);
+            self.age_sampled(overwrites, cfg.sample_planes, ranks, rng)
+        })
     }
 
     /// No page written and no block erased yet.
@@ -70,29 +80,18 @@ impl Ftl {
         self.stamp == 0 && self.erases_total == 0
     }
 
-    /// Ranks of `plane` below `fill`: the LPNs `first(plane) + k × planes < fill`.
-    fn ranks_below(map: &StripeMap, plane: PlaneId, planes: u32, fill: u32) -> u32 {
-        let first = map.first_lpn_of(plane).0;
-        if fill <= first {
-            0
-        } else {
-            (fill - first - 1) / planes + 1
-        }
-    }
-
     fn age_sampled(
         &mut self,
-        fill: u32,
         overwrites: u64,
         sample_planes: u32,
-        map: &StripeMap,
+        layout: ImplicitFill,
         rng: &mut SimRng,
     ) -> PreconditionReport {
+        let fill = layout.fill();
         let planes = self.geom.planes();
-        let ranks: Vec<u32> = (0..planes)
-            .map(|p| Ftl::ranks_below(map, PlaneId(p), planes, fill))
-            .collect();
-        // Planes grouped by rank count (static striping gives at most two counts). Each
+        let plane_pages = self.geom.blocks_per_plane * self.geom.pages_per_block;
+        let ranks: Vec<u32> = layout.filled_per_plane().to_vec();
+        // Planes grouped by rank count (a static layout gives a few counts). Each
         // group's first `k` planes (`k` in proportion to the group's size, at least one)
         // are its samples; member `i` of a group takes sample `i mod k`.
         let mut counts = ranks.clone();
@@ -117,20 +116,19 @@ impl Ftl {
         }
         // The replay's own draws, in its order: each overwrite landing in a sample plane
         // is kept as (rank, version).
-        let residue: Vec<u32> = (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect();
         let mut draws: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sampled.len()];
         for i in 0..overwrites {
             let l = rng.below(u64::from(fill)) as u32;
-            let plane = residue[(l % planes) as usize] as usize;
-            if let Some(d) = draws.get_mut(sample_of[plane]) {
-                d.push((l / planes, overwrite_version(fill, i)));
+            let (plane, rank) = layout.plane_rank(Lpn(l));
+            if let Some(d) = draws.get_mut(sample_of[plane as usize]) {
+                d.push((rank, overwrite_version(fill, i)));
             }
         }
-        let jobs = sampled.iter().zip(draws).map(|(&p, d)| {
-            let first = map.first_lpn_of(PlaneId(p)).0;
-            (ranks[p as usize], first, d)
-        });
-        let samples = self.run_samples(jobs.collect(), rng);
+        let jobs = sampled
+            .iter()
+            .zip(draws)
+            .map(|(&p, d)| (p, ranks[p as usize], d));
+        let samples = self.run_samples(jobs.collect(), &layout, rng);
         let mut report = PreconditionReport {
             filled: u64::from(fill),
             last_version: overwrite_version(fill, overwrites).wrapping_sub(1),
@@ -145,13 +143,14 @@ impl Ftl {
             report.gc_pages_moved += s.report.gc_pages_moved;
         }
         // Pages and map entries are read through to the samples (`SampledBase`).
+        let first = (0..planes)
+            .map(|p| layout.lpn_of(p, 0).map_or(0, |l| l.0))
+            .collect();
         let sampled = SampledBase {
             assign: assign.iter().map(|&a| a as u32).collect(),
-            first: (0..planes)
-                .map(|p| map.first_lpn_of(PlaneId(p)).0)
-                .collect(),
-            residue: (0..planes).map(|j| map.plane_of(Lpn(j)).0).collect(),
-            plane_pages: self.geom.blocks_per_plane * self.geom.pages_per_block,
+            first,
+            ranks: layout,
+            plane_pages,
             samples: samples.into_iter().map(|s| (s.ranks, s.map)).collect(),
         };
         self.map.set_sampled(sampled, self.geom.pages_per_block);
@@ -162,11 +161,17 @@ impl Ftl {
         report
     }
 
-    /// Ages one one-plane FTL per job `(ranks, first LPN, overwrites)` on up to the
-    /// machine's cores: the fill of ranks `0 .. ranks` (rank `r` is LPN `first + r ×
-    /// planes`, whose fill version is that LPN + 1), then the overwrites `(rank, version)`.
-    /// Tokens hold the bare version until the pages are taken.
-    fn run_samples(&self, jobs: Vec<SampleJob>, rng: &SimRng) -> Vec<Sample> {
+    /// Ages one one-plane FTL per job `(plane, ranks, overwrites)` on up to the
+    /// machine's cores: the fill of ranks `0 .. ranks` (rank `r` of the plane is the LPN
+    /// `layout` puts in its page `r`, whose fill version is that LPN + 1), then the
+    /// overwrites `(rank, version)`. Tokens hold the bare version until the pages are
+    /// taken.
+    fn run_samples(
+        &self,
+        jobs: Vec<SampleJob>,
+        layout: &ImplicitFill,
+        rng: &SimRng,
+    ) -> Vec<Sample> {
         let geom = Geometry {
             channels: 1,
             chips_per_channel: 1,
@@ -174,15 +179,14 @@ impl Ftl {
             planes_per_die: 1,
             ..self.geom
         };
-        let planes = self.geom.planes();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let per = jobs.len().div_ceil(threads).max(1);
         let mut jobs: Vec<_> = jobs
             .into_iter()
             .enumerate()
-            .map(|(i, (n, first, d))| {
+            .map(|(i, (p, n, d))| {
                 let rng = rng.fork(&format!("sampled-aging/victim/{i}"));
-                (self.one_plane_like(&geom, n, rng), first, d)
+                (self.one_plane_like(&geom, n, rng), p, d)
             })
             .collect();
         let mut out = Vec::new();
@@ -193,9 +197,12 @@ impl Ftl {
                 handles.push(scope.spawn(move || {
                     chunk
                         .into_iter()
-                        .map(|(mut ftl, first, draws)| {
+                        .map(|(mut ftl, p, draws)| {
                             let n = ftl.map_entries();
-                            let fills = (0..n).map(|r| (Lpn(r), first + r * planes + 1));
+                            let fills = (0..n).map(|r| {
+                                let l = layout.lpn_of(p, r).expect("a filled rank");
+                                (Lpn(r), l.0.wrapping_add(1))
+                            });
                             let overwrites = draws.into_iter().map(|(r, v)| (Lpn(r), v));
                             let report = ftl.age_by_replay(
                                 fills,
@@ -276,7 +283,7 @@ impl Ftl {
     }
 }
 
-/// A sample plane to age: its rank count, its first LPN, its overwrites `(rank, version)`.
+/// A sample plane to age: the plane, its rank count, its overwrites `(rank, version)`.
 type SampleJob = (u32, u32, Vec<(u32, u32)>);
 
 /// The token of a sample plane's write: its version itself, made a token when a plane's
@@ -303,6 +310,15 @@ mod tests {
             pages_per_block: ppb,
             page_size_bytes: 4096,
         }
+    }
+
+    /// The fill pattern of the CWDP stripe over `n` LPNs of `g`.
+    fn cwdp(g: &Geometry, n: u32) -> FillPattern {
+        let map = AllocOrder::CWDP.stripe_map(g);
+        let period: Vec<PlaneId> = (0..g.planes()).map(|l| map.plane_of(Lpn(l))).collect();
+        let mut pattern = FillPattern::new(g.planes());
+        pattern.push(0, n, &period);
+        pattern
     }
 
     fn aged(g: &Geometry, victim: VictimPolicy, aging: Aging, overwrite: f64) -> Ftl {
@@ -332,7 +348,7 @@ mod tests {
         };
         let map = AllocOrder::CWDP.stripe_map(g);
         let mut rng = SimRng::new(seed);
-        let r = match f.precondition_sampled(&pre, &map, &mut rng) {
+        let r = match f.precondition_sampled(&pre, &cwdp(g, f.map_entries()), &mut rng) {
             Some(r) => r,
             None => f.precondition(&pre, None, &mut |l| map.plane_of(l), &mut rng),
         };
@@ -451,17 +467,40 @@ mod tests {
         );
     }
 
-    /// With every plane its own sample, the state is the replay's, page for page.
+    /// A layout like a RAID array's: two segments whose periods put unequal numbers of
+    /// LPNs in the planes, in another order than the stripe's.
+    fn two_segments(g: &Geometry, n: u32) -> FillPattern {
+        let planes = g.planes();
+        let a: Vec<PlaneId> = (0..3 * planes - 1)
+            .map(|i| PlaneId((i * 5 + i / planes) % planes))
+            .collect();
+        let b: Vec<PlaneId> = (0..planes).rev().map(PlaneId).collect();
+        let mut pattern = FillPattern::new(planes);
+        pattern.push(0, n * 7 / 8, &a);
+        pattern.push(n * 7 / 8, n, &b);
+        pattern
+    }
+
+    /// With every plane its own sample, the state is the replay's, page for page, with
+    /// the stripe's layout and with a RAID-like one.
     #[test]
     fn with_every_plane_a_sample_the_state_is_the_replays() {
-        let g = geom(24, 8);
-        let replay = aged(&g, VictimPolicy::Greedy, Aging::Replay, 0.7);
+        let layouts: [fn(&Geometry, u32) -> FillPattern; 2] = [cwdp, two_segments];
+        for layout in layouts {
+            every_plane_a_sample(layout);
+        }
+    }
+
+    fn every_plane_a_sample(layout: fn(&Geometry, u32) -> FillPattern) {
+        let g = geom(32, 8);
         let mut cfg = FtlConfig {
             over_provisioning: 0.15,
             ..FtlConfig::default()
         };
         cfg.gc.victim = VictimPolicy::Greedy;
-        let mut f = Ftl::new(&cfg, &g, cfg.logical_pages(&g), SimRng::new(3)).unwrap();
+        let fresh = || Ftl::new(&cfg, &g, cfg.logical_pages(&g), SimRng::new(3)).unwrap();
+        let mut f = fresh();
+        let pattern = layout(&g, f.map_entries());
         let pre = PreconditionConfig {
             enabled: true,
             overwrite_ratio: 0.7,
@@ -469,11 +508,22 @@ mod tests {
             sample_planes: g.planes(),
             ..PreconditionConfig::default()
         };
-        let map = AllocOrder::CWDP.stripe_map(&g);
+        let mut replay = fresh();
+        let replayed = PreconditionConfig {
+            aging: Aging::Replay,
+            ..pre
+        };
+        let place = &mut |l| pattern.plane_of(l);
+        let rr = replay.precondition(&replayed, None, place, &mut SimRng::new(4));
+        assert_eq!(rr.unplaced, 0, "{rr:?}");
         let r = f
-            .precondition_sampled(&pre, &map, &mut SimRng::new(4))
+            .precondition_sampled(&pre, &pattern, &mut SimRng::new(4))
             .unwrap();
         assert!(r.gc_runs > 0, "{r:?}");
+        assert_eq!(
+            (r.overwrites, r.gc_runs, r.gc_pages_moved, r.valid_pages),
+            (rr.overwrites, rr.gc_runs, rr.gc_pages_moved, rr.valid_pages)
+        );
         for l in 0..f.map_entries() {
             assert_eq!(f.lookup(Lpn(l)), replay.lookup(Lpn(l)), "LPN {l}");
         }
@@ -510,12 +560,11 @@ mod tests {
         assert_eq!(f.erases_total, replay.erases_total);
         // The same writes on both (the sampled device's pages and map entries are read
         // through to its samples until written) leave the same pages and map.
-        let mut replay = replay;
         let n = f.map_entries();
         let erased = f.erases_total;
         for i in 0..3000u32 {
             let l = Lpn(i.wrapping_mul(2_654_435_761) % n);
-            let plane = map.plane_of(l);
+            let plane = pattern.plane_of(l);
             let token = token_for(l, u32::MAX - i);
             assert_eq!(
                 f.write_now(l, plane, token),

@@ -247,21 +247,34 @@ impl ImplicitFill {
     /// The page the fill put `lpn` in (`lpn < fill`).
     #[inline]
     pub fn ppn_of(&self, lpn: Lpn) -> Ppn {
+        let (p, rank) = self.plane_rank(lpn);
+        Ppn(p * self.pages_per_plane + rank)
+    }
+
+    /// The plane the fill put `lpn` in (`lpn < fill`) and its rank there: the page of
+    /// the plane it took.
+    #[inline]
+    pub fn plane_rank(&self, lpn: Lpn) -> (u32, u32) {
         let si = self.pattern.segment_of(lpn.0);
         let s = &self.pattern.segments[si];
         let x = lpn.0 - s.start;
         let (q, r) = ((x / s.period), (x % s.period) as usize);
         let p = s.plane[r] as usize;
         let rank = self.base[si * self.pattern.planes as usize + p] + q * s.count(p) + s.rank[r];
-        Ppn(p as u32 * self.pages_per_plane + rank)
+        (p as u32, rank)
     }
 
     /// The LPN the fill wrote into `ppn`, if it wrote that page.
     #[inline]
     pub fn lpn_at(&self, ppn: Ppn) -> Option<Lpn> {
+        self.lpn_of(ppn.0 / self.pages_per_plane, ppn.0 % self.pages_per_plane)
+    }
+
+    /// The LPN the fill wrote at rank `rank` of plane `plane`, if it wrote that page.
+    #[inline]
+    pub fn lpn_of(&self, plane: u32, rank: u32) -> Option<Lpn> {
         let planes = self.pattern.planes as usize;
-        let p = (ppn.0 / self.pages_per_plane) as usize;
-        let rank = ppn.0 % self.pages_per_plane;
+        let p = plane as usize;
         if rank >= self.filled_per_plane()[p] {
             return None;
         }
@@ -270,8 +283,11 @@ impl ImplicitFill {
             if rank < hi {
                 let r = rank - lo;
                 let c = s.count(p);
-                let res = s.res[(s.offs[p] + r % c) as usize];
-                return Some(Lpn(s.start + r / c * s.period + res));
+                // One residue per period in the plane (a stripe over the planes): no
+                // division.
+                let (q, m) = if c == 1 { (r, 0) } else { (r / c, r % c) };
+                let res = s.res[(s.offs[p] + m) as usize];
+                return Some(Lpn(s.start + q * s.period + res));
             }
         }
         unreachable!("rank {rank} of plane {p} below its fill but in no segment")

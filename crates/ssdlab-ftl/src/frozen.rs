@@ -89,7 +89,7 @@ impl LpnTokens<'_> {
     /// The token `lpn` holds, if it is mapped (the page may still be programming).
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<u64> {
-        self.0.lookup(lpn).map(|p| self.0.token(p))
+        self.0.lpn_token(lpn)
     }
 }
 

@@ -156,6 +156,31 @@ impl Ftl {
         self.map.token(ppn)
     }
 
+    /// [`Ftl::set_token`] on the page `lpn` maps to; false (nothing done) if `lpn` is
+    /// unmapped.
+    ///
+    /// # Panics
+    /// If the page's program is still outstanding.
+    pub fn set_lpn_token(&mut self, lpn: Lpn, token: u64) -> bool {
+        if self.content.is_some() {
+            let Some(p) = self.lookup(lpn) else {
+                return false;
+            };
+            self.set_token(p, token);
+            return true;
+        }
+        match self.map.set_lpn_token(lpn, token) {
+            Some(p) => {
+                assert!(
+                    !self.is_pending(p),
+                    "set_token: page {p} is still being programmed"
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Sets the content of valid, programmed page `ppn` in zero time. Only for
     /// preconditioning: a layer above the FTL (RAID) that filled redundancy pages with
     /// placeholder content gives them their real content before the run starts.

@@ -58,34 +58,47 @@ enum Base {
 }
 
 /// The pages of a device aged by sample planes (`crate::aging`): plane `p` holds sample
-/// `assign[p]`'s pages, its rank `k` as LPN `first[p] + k × planes`. A sample's tokens
-/// hold the bare write version; a page's token is `token_for(lpn, version)` (a stale
-/// page's with the plane's first LPN, its own LPN being no longer recorded).
+/// `assign[p]`'s pages, its rank `k` being the `k`-th of the LPNs the fill put in `p`
+/// (`ranks`, the fill's layout). A sample's tokens hold the bare write version; a page's
+/// token is `token_for(lpn, version)` (a stale page's with the plane's first LPN, its own
+/// LPN being no longer recorded).
 #[derive(Clone, Debug)]
 pub(crate) struct SampledBase {
     /// Each sample's rank count and one-plane tables.
     pub samples: Vec<(u32, Mapping)>,
     /// The sample each plane takes.
     pub assign: Vec<u32>,
-    /// Each plane's first LPN.
+    /// Each plane's first LPN (its rank 0).
     pub first: Vec<u32>,
-    /// The plane of each residue of one stripe cycle: LPN `c × planes + j` is rank `c`
-    /// of plane `residue[j]`.
-    pub residue: Vec<u32>,
+    /// The fill's layout: LPN `l` is rank `k` of plane `p` where it puts `l` in page
+    /// `p × plane_pages + k`.
+    pub ranks: ImplicitFill,
     /// Pages per plane.
     pub plane_pages: u32,
 }
 
 impl SampledBase {
     fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
-        let planes = self.residue.len() as u32;
-        let p = self.residue[(lpn.0 % planes) as usize];
-        let rank = lpn.0 / planes;
-        let (ranks, m) = &self.samples[self.assign[p as usize] as usize];
-        if rank >= *ranks {
+        if lpn.0 >= self.ranks.fill() {
             return None;
         }
+        let (p, rank) = self.ranks.plane_rank(lpn);
+        let (ranks, m) = &self.samples[self.assign[p as usize] as usize];
+        debug_assert!(rank < *ranks);
         m.lookup(Lpn(rank)).map(|q| Ppn(p * self.plane_pages + q.0))
+    }
+
+    /// Where `lpn` lives and the token it holds there, as [`SampledBase::lookup`] and
+    /// [`SampledBase::token`] give them, but from the LPN itself: no reverse look-up.
+    fn lpn_token(&self, lpn: Lpn) -> Option<(Ppn, u64)> {
+        if lpn.0 >= self.ranks.fill() {
+            return None;
+        }
+        let (p, rank) = self.ranks.plane_rank(lpn);
+        let m = &self.samples[self.assign[p as usize] as usize].1;
+        let q = m.lookup(Lpn(rank))?;
+        let version = m.token(q) as u32;
+        Some((Ppn(p * self.plane_pages + q.0), token_for(lpn, version)))
     }
 
     /// The plane of `ppn`, its sample's tables and the page's place in them.
@@ -99,7 +112,8 @@ impl SampledBase {
         let (p, m, q) = self.locate(ppn);
         match m.owner(q) {
             PageOwner::Lpn(rank) => {
-                PageOwner::Lpn(Lpn(self.first[p] + rank.0 * self.residue.len() as u32))
+                let lpn = self.ranks.lpn_of(p as u32, rank.0);
+                PageOwner::Lpn(lpn.expect("a sample's rank is filled"))
             }
             other => other,
         }
@@ -117,7 +131,7 @@ impl SampledBase {
 
     fn heap_bytes(&self) -> u64 {
         let tables: u64 = self.samples.iter().map(|(_, m)| m.heap_bytes()).sum();
-        tables + (self.assign.len() + self.first.len() + self.residue.len()) as u64 * 4
+        tables + self.ranks.heap_bytes() + (self.assign.len() + self.first.len()) as u64 * 4
     }
 }
 
@@ -262,6 +276,33 @@ impl Mapping {
             L2P_UNMAPPED => None,
             v => Some(Ppn(v - 1)),
         }
+    }
+
+    /// The token `lpn` holds, if it is mapped: [`Mapping::lookup`] then
+    /// [`Mapping::token`], without the reverse look-up a sampled base would make.
+    #[inline]
+    pub fn lpn_token(&self, lpn: Lpn) -> Option<u64> {
+        if let (0, Some(Base::Sampled(s))) = (self.l2p[lpn.idx()], &self.base) {
+            // An LPN nobody rewrote still lies where its sample put it, in a block not
+            // erased since.
+            let token = s.lpn_token(lpn).map(|(p, t)| self.tokens[p.idx()] ^ t);
+            debug_assert_eq!(token, self.lookup(lpn).map(|p| self.token(p)), "{lpn}");
+            return token;
+        }
+        self.lookup(lpn).map(|p| self.token(p))
+    }
+
+    /// Replaces the token of the page `lpn` maps to, which it returns (`None`, nothing
+    /// done, if `lpn` is unmapped); on a sampled base without the reverse look-up.
+    pub fn set_lpn_token(&mut self, lpn: Lpn, token: u64) -> Option<Ppn> {
+        if let (0, Some(Base::Sampled(s))) = (self.l2p[lpn.idx()], &self.base) {
+            let (p, t) = s.lpn_token(lpn)?;
+            self.tokens[p.idx()] = token ^ t;
+            return Some(p);
+        }
+        let p = self.lookup(lpn)?;
+        self.set_token(p, token);
+        Some(p)
     }
 
     /// The valid pages among `first .. first + n` (those whose owner's forward map points

@@ -129,10 +129,25 @@ fn sampled_aging_where_planes_do_not_age_alone() {
         "--set",
         "ftl.precondition.aging=sampled",
     ];
-    // The brr preset is chip-level RAID-5: parity ties planes together.
-    let mut args = vec!["--preset", "brr"];
+    // CR5's semi-dynamic allocation picks a page's chip by the device's state.
+    let mut args = vec!["--preset", "cr5m-ssd1"];
     args.extend_from_slice(&aged);
-    run_with(&args).assert_input_error(&["ftl.precondition.aging", "raid.level", "replay"]);
+    run_with(&args).assert_input_error(&[
+        "ftl.precondition.aging",
+        "raid.chip_in_channel",
+        "replay",
+    ]);
+    // CR5M's mirror chips keep controller slots outside the planes' own LPNs.
+    let mut args = vec![
+        "--preset",
+        "cr5m-ssd2",
+        "--set",
+        "raid.chip_in_channel=static",
+        "--set",
+        "raid.mirror_chips=true",
+    ];
+    args.extend_from_slice(&aged);
+    run_with(&args).assert_input_error(&["ftl.precondition.aging", "raid.mirror_chips"]);
     // Dynamic allocation places by the device's state, not by the LPN.
     let mut args = vec!["--preset", "default", "--set", "ftl.allocation=dynamic"];
     args.extend_from_slice(&aged);

@@ -33,7 +33,7 @@ pub use placement::{Bind, PlacementConfig};
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
 use ssdlab_nand::{Geometry, NandTiming};
-use ssdlab_raid::{RaidConfig, RaidLevel};
+use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 
 /// Everything a run needs besides its trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -249,8 +249,17 @@ impl SimConfig {
         if !(pre.enabled && pre.aging == Aging::Sampled && pre.overwrite_ratio > 0.0) {
             return;
         }
-        let why = if self.raid.level != RaidLevel::None {
-            Some(format!("raid.level = \"none\" (found {})", self.raid.level))
+        // The placements whose fill_is_static holds (placement::build): the RAID layout
+        // but SDA, static and HIPA allocation.
+        let r = &self.raid;
+        let why: Option<String> = if r.level != RaidLevel::None {
+            if r.domain == Domain::Channel && r.chip_in_channel == ChipChoice::Sda {
+                Some("raid.chip_in_channel = \"static\" (found \"sda\")".into())
+            } else if r.mirror_chips {
+                Some("raid.mirror_chips = false (CR5M's mirror chips keep controller slots)".into())
+            } else {
+                None
+            }
         } else if self.content_index() {
             Some("no content index (ftl.allocation = \"content-aware\" or dsftl.index)".into())
         } else if !matches!(self.ftl.allocation, Allocation::Static | Allocation::Hipa) {

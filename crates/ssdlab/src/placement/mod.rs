@@ -111,15 +111,15 @@ pub trait PlacementPolicy: Send {
     /// redundancy), before the run: no device state exists yet.
     fn fill_plane(&mut self, lpn: Lpn, geom: &Geometry, raid: Option<&RaidMap>) -> PlaneId;
     /// The stripe map [`PlacementPolicy::fill_plane`] follows when it places every LPN by
-    /// it and nothing else (the planes then age independently; `ftl.precondition.aging =
-    /// "sampled"` needs it). None by default.
+    /// it and nothing else (the planes then age independently). None by default.
     fn fill_map(&self) -> Option<ssdlab_ftl::StripeMap> {
         None
     }
     /// True if [`PlacementPolicy::fill_plane`] is a function of the LPN alone and keeps no
     /// state: every write of an LPN during preconditioning goes to one plane, so the
     /// planes age independently (the FTL may then write the overwrites plane by plane,
-    /// [`ssdlab_ftl::Ftl::precondition_static`]). By default: when it follows a stripe
+    /// [`ssdlab_ftl::Ftl::precondition_static`], or age sample planes for all,
+    /// [`ssdlab_ftl::Ftl::precondition_sampled`]). By default: when it follows a stripe
     /// map ([`PlacementPolicy::fill_map`]).
     fn fill_is_static(&self) -> bool {
         self.fill_map().is_some()

@@ -17,7 +17,7 @@ use super::raid::RaidState;
 use crate::config::SimConfig;
 use crate::placement::{self, PlacementPolicy};
 use ssdlab_engine::SimRng;
-use ssdlab_ftl::{FrozenFtl, Ftl};
+use ssdlab_ftl::{Aging, FrozenFtl, Ftl};
 use ssdlab_nand::Lpn;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -34,6 +34,9 @@ pub(super) struct Prepared {
     /// The last write sequence number preconditioning used: the run's writes carry on
     /// from it, so that no trace write gets the token of a page's preconditioned data.
     pub write_seq: u32,
+    /// `ftl.precondition.aging = "sampled"` was asked, but the fill had no pattern to
+    /// sample by and the overwrites were replayed (the caller refuses the run).
+    pub replayed_instead: bool,
 }
 
 /// A prepared device as runs share it.
@@ -42,6 +45,7 @@ struct Frozen {
     placement: Box<dyn PlacementPolicy>,
     settled: u32,
     write_seq: u32,
+    replayed_instead: bool,
 }
 
 type Slot = Arc<OnceLock<Mutex<Frozen>>>;
@@ -138,6 +142,7 @@ pub(super) fn prepare(
             placement: p.placement,
             settled: p.settled,
             write_seq: p.write_seq,
+            replayed_instead: p.replayed_instead,
         })
     });
     let f = frozen.lock().unwrap_or_else(|e| e.into_inner());
@@ -146,6 +151,7 @@ pub(super) fn prepare(
         placement: f.placement.boxed_clone(),
         settled: f.settled,
         write_seq: f.write_seq,
+        replayed_instead: f.replayed_instead,
     }
 }
 
@@ -176,23 +182,28 @@ fn precondition(
     let geom = cfg.geometry;
     let mut settled = 0;
     let mut write_seq = 0;
+    let mut replayed_instead = false;
     if cfg.ftl.precondition.enabled {
         let pre = &cfg.ftl.precondition;
         let mut prng = rng.fork("precondition");
-        // Sampled aging where the fill is a stripe map (ftl.precondition.aging).
-        let sampled = match placement.fill_map().filter(|_| raid.is_none()) {
-            Some(stripes) => ftl.precondition_sampled(pre, &stripes, &mut prng),
-            None => None,
+        let map = raid.map(|r| &r.map);
+        let fill = ftl.fill_count(pre);
+        let fixed = placement.fill_is_static();
+        // A static layout's pattern moves no policy state: tests that replay the fill
+        // page by page still sample by it.
+        let mut pattern = match replay_forced() && !fixed {
+            false => placement::fill_pattern(&mut *placement, &geom, map, fill),
+            true => None,
+        };
+        // Sampled aging where every write of an LPN goes to the plane the fill's pattern
+        // gives (ftl.precondition.aging).
+        let sampled = match (&pattern, fixed) {
+            (Some(p), true) => ftl.precondition_sampled(pre, p, &mut prng),
+            _ => None,
         };
         if let Some(report) = &sampled {
             write_seq = report.last_version;
         } else {
-            let map = raid.map(|r| &r.map);
-            let fill = ftl.fill_count(pre);
-            let mut pattern = match replay_forced() {
-                false => placement::fill_pattern(&mut *placement, &geom, map, fill),
-                true => None,
-            };
             // Without overwrites, the redundancy fix gives every page of the fill a
             // known content: the implicit fill takes it at once.
             let known = pre.overwrite_ratio == 0.0;
@@ -200,7 +211,9 @@ fn precondition(
                 let m = m.clone();
                 pattern = pattern.map(|p| p.with_content(Arc::new(move |l| m.filled_token(l))));
             }
-            let fixed = placement.fill_is_static();
+            if replay_forced() {
+                pattern = None;
+            }
             let mut place = |lpn: Lpn| placement.fill_plane(lpn, &geom, map);
             let report = match fixed {
                 true => ftl.precondition_static(pre, pattern.as_ref(), &mut place, &mut prng),
@@ -210,6 +223,7 @@ fn precondition(
             if report.implicit && known && report.overwrites == 0 {
                 settled = fill;
             }
+            replayed_instead = pre.aging == Aging::Sampled && report.overwrites > 0;
         }
     }
     Prepared {
@@ -217,5 +231,6 @@ fn precondition(
         placement,
         settled,
         write_seq,
+        replayed_instead,
     }
 }

@@ -113,10 +113,10 @@ impl Simulation {
 
     /// Sets redundancy page `lpn` to `token` in zero time (writing it if needed).
     fn set_redundancy(&mut self, lpn: Lpn, token: u64) -> Result<(), SimError> {
-        match self.ftl.lookup(lpn) {
-            Some(p) => self.ftl.set_token(p, token),
-            None if token == 0 => {}
-            None => {
+        match self.ftl.set_lpn_token(lpn, token) {
+            true => {}
+            false if token == 0 => {}
+            false => {
                 let map = self.raid.as_ref().map(|r| &r.map);
                 let plane = self.placement.fill_plane(lpn, &self.geom, map);
                 if self.ftl.write_now(lpn, plane, token).is_err() {
