@@ -60,16 +60,23 @@ impl std::fmt::Debug for FillPattern {
     }
 }
 
+/// Where one residue of a segment's period lies.
+#[derive(Clone, Copy, Debug)]
+struct Residue {
+    plane: u32,
+    rank: u32,
+    count: u32,
+}
+
 /// One periodic run of LPNs.
 #[derive(Clone, Debug)]
 struct Segment {
     start: u32,
     end: u32,
     period: u32,
-    /// The plane of LPN `start + i` for residue `i`.
-    plane: Vec<u32>,
-    /// The rank of residue `i` among the residues of its plane.
-    rank: Vec<u32>,
+    /// Residue `i`'s plane, its rank among that plane's residues, and how many residues
+    /// the plane has (one record, so that placing an LPN reads one entry).
+    at: Vec<Residue>,
     /// `res[offs[p] .. offs[p + 1]]`: the residues of plane `p`, in increasing order.
     offs: Vec<u32>,
     res: Vec<u32>,
@@ -121,19 +128,22 @@ impl FillPattern {
         }
         let mut next = offs.clone();
         let mut res = vec![0u32; period.len()];
-        let mut rank = vec![0u32; period.len()];
+        let mut at = Vec::with_capacity(period.len());
         for (i, p) in period.iter().enumerate() {
-            let at = &mut next[p.idx()];
-            rank[i] = *at - offs[p.idx()];
-            res[*at as usize] = i as u32;
-            *at += 1;
+            let n = &mut next[p.idx()];
+            at.push(Residue {
+                plane: p.0,
+                rank: *n - offs[p.idx()],
+                count: offs[p.idx() + 1] - offs[p.idx()],
+            });
+            res[*n as usize] = i as u32;
+            *n += 1;
         }
         self.segments.push(Segment {
             start,
             end,
             period: period.len() as u32,
-            plane: period.iter().map(|p| p.0).collect(),
-            rank,
+            at,
             offs,
             res,
         });
@@ -169,7 +179,7 @@ impl FillPattern {
     #[inline]
     pub fn plane_of(&self, lpn: Lpn) -> PlaneId {
         let s = &self.segments[self.segment_of(lpn.0)];
-        PlaneId(s.plane[((lpn.0 - s.start) % s.period) as usize])
+        PlaneId(s.at[((lpn.0 - s.start) % s.period) as usize].plane)
     }
 
     /// The token the fill leaves in `lpn`'s page.
@@ -193,7 +203,7 @@ impl FillPattern {
     fn heap_bytes(&self) -> u64 {
         self.segments
             .iter()
-            .map(|s| ((s.plane.len() + s.rank.len() + s.offs.len() + s.res.len()) * 4) as u64)
+            .map(|s| (s.at.len() * 12 + (s.offs.len() + s.res.len()) * 4) as u64)
             .sum()
     }
 }
@@ -259,9 +269,9 @@ impl ImplicitFill {
         let s = &self.pattern.segments[si];
         let x = lpn.0 - s.start;
         let (q, r) = ((x / s.period), (x % s.period) as usize);
-        let p = s.plane[r] as usize;
-        let rank = self.base[si * self.pattern.planes as usize + p] + q * s.count(p) + s.rank[r];
-        (p as u32, rank)
+        let a = s.at[r];
+        let base = self.base[si * self.pattern.planes as usize + a.plane as usize];
+        (a.plane, base + q * a.count + a.rank)
     }
 
     /// The LPN the fill wrote into `ppn`, if it wrote that page.
