@@ -252,6 +252,12 @@ impl BlockManager {
         }
     }
 
+    /// Asks the cache for block `b`'s record, to be written soon. Changes nothing.
+    #[inline]
+    pub fn prefetch(&self, b: u32) {
+        crate::prefetch::write(&self.blocks, b as usize);
+    }
+
     /// One page of block `b` stopped holding LPN data.
     #[inline]
     pub fn invalidate(&mut self, b: u32) {

@@ -5,7 +5,7 @@
 //! the same prepared device (the schemes of one comparison, the points of one sweep) can
 //! share it: [`Ftl::freeze`] moves the page tables behind an `Arc`, and each
 //! [`FrozenFtl::thaw`] makes an FTL whose own tables start empty and read through to the
-//! shared ones until the run writes an entry (see `mapping.rs`: a zero entry means "what
+//! shared ones until the run writes an entry (see `mapping/mod.rs`: a zero entry means "what
 //! the base left"). Block and plane records (0.5 bytes per page) are copied. A thawed FTL
 //! behaves exactly as a copy of the frozen one would, and its memory follows the pages
 //! the run touches.

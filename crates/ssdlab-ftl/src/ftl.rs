@@ -150,6 +150,27 @@ impl Ftl {
         self.map.lookup(lpn)
     }
 
+    /// Asks the cache for what a request over the `n` LPNs from `first` reads first: their
+    /// forward-map entries. For a request not yet admitted, so that its misses overlap
+    /// the work before it. Out-of-range LPNs are ignored; nothing changes.
+    #[inline]
+    pub fn prefetch_lookups(&self, first: Lpn, n: u32) {
+        self.map.prefetch_lookups(first.0, n);
+    }
+
+    /// Asks the cache for what a write of the `n` LPNs from `first` changes in the pages
+    /// they leave: each page's reverse-map entry and its block's record. Best after
+    /// [`Ftl::prefetch_lookups`] had time to bring in the forward-map entries it reads.
+    /// (A read's pending bit and pin were measured: asking for them ahead gains nothing.)
+    /// Nothing changes.
+    #[inline]
+    pub fn prefetch_overwrite(&self, first: Lpn, n: u32) {
+        let ppb = self.geom.pages_per_block;
+        self.map.prefetch_overwrite(first.0, n, |p| {
+            self.blocks.prefetch(p.0 / ppb);
+        });
+    }
+
     /// The content token stored with `ppn` (0 = never written since its last erase).
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {

@@ -52,6 +52,7 @@ mod mapping;
 mod meta;
 mod order;
 mod precondition;
+mod prefetch;
 mod similarity;
 mod stats;
 #[cfg(test)]

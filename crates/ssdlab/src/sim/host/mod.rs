@@ -147,11 +147,23 @@ impl Simulation {
             } else {
                 at as u64
             };
+            self.prefetch_request(&io);
             self.lookahead = Some(io);
             let at = ssdlab_engine::SimTime(at.max(self.now().as_ns()));
             self.events
                 .schedule(at, Event::Arrival)
                 .expect("never in the past");
+        }
+    }
+
+    /// Asks the cache for the forward-map entries of `io`, the next request to arrive:
+    /// by its arrival they are there, whatever runs in between. Changes nothing.
+    fn prefetch_request(&self, io: &IoRequest) {
+        let page = u64::from(self.geom.page_size_bytes);
+        let first = io.offset_bytes / page;
+        if first < self.logical_pages {
+            let n = request_pages(io, page).unwrap_or(0);
+            self.ftl.prefetch_lookups(Lpn(first as u32), n);
         }
     }
 
@@ -240,6 +252,11 @@ impl Simulation {
         self.admit_done_now = 0;
         let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
+        if op == Op::Write && first_lpn < self.logical_pages {
+            // The pages these writes leave are scattered over the device: their entries
+            // are asked for together, so that their misses overlap.
+            self.ftl.prefetch_overwrite(Lpn(first_lpn as u32), pages);
+        }
         for i in 0..pages {
             let Some(lpn) = self.fold(first_lpn + u64::from(i), range) else {
                 done_now += 1;

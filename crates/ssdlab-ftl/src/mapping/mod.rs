@@ -27,6 +27,8 @@ use ssdlab_nand::{Lpn, Ppn};
 use crate::fill::ImplicitFill;
 use crate::token_for;
 
+mod hints;
+
 /// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
 /// `p2l` value of a page whose data is stale.

@@ -1,0 +1,69 @@
+//! Cache hints over the page tables (see [`crate::prefetch`]): what a request will read
+//! and change, asked for before it is admitted or while it is. They change nothing.
+
+use super::{Mapping, L2P_UNMAPPED};
+use crate::prefetch;
+use ssdlab_nand::Ppn;
+
+impl Mapping {
+    /// Asks the cache for the forward-map entries of `first .. first + n` (a request's
+    /// LPNs), to be read soon. Changes nothing.
+    #[inline]
+    pub fn prefetch_lookups(&self, first: u32, n: u32) {
+        let end = first.saturating_add(n);
+        let per_line = (64 / std::mem::size_of::<u32>()) as u32;
+        for l in (first..end).step_by(per_line as usize) {
+            prefetch::read(&self.l2p, l as usize);
+        }
+        if n > 0 {
+            prefetch::read(&self.l2p, end as usize - 1);
+        }
+    }
+
+    /// Asks the cache, to be written soon, for the reverse-map entry of the page each of
+    /// `first .. first + n` maps to in these tables' own entries (an overwrite of those
+    /// LPNs marks it invalid), and calls `also` with each such page (a page the base
+    /// holds is skipped). Changes nothing.
+    #[inline]
+    pub fn prefetch_overwrite(&self, first: u32, n: u32, mut also: impl FnMut(Ppn)) {
+        let end = first.saturating_add(n).min(self.map_entries());
+        for l in first.min(end)..end {
+            match self.l2p[l as usize] {
+                0 | L2P_UNMAPPED => {}
+                v => {
+                    prefetch::write(&self.p2l, (v - 1) as usize);
+                    also(Ppn(v - 1));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PageOwner;
+    use ssdlab_nand::Lpn;
+
+    #[test]
+    fn an_overwrite_hint_names_the_pages_the_lpns_leave_and_nothing_else() {
+        let mut m = Mapping::new(8, 16);
+        m.program(Ppn(9), Lpn(2), 1);
+        m.map(Lpn(2), Ppn(9));
+        m.program(Ppn(4), Lpn(3), 1);
+        m.map(Lpn(3), Ppn(4));
+        m.unmap(Lpn(5));
+        let mut seen = Vec::new();
+        m.prefetch_overwrite(1, 6, |p| seen.push(p));
+        assert_eq!(seen, [Ppn(9), Ppn(4)], "mapped LPNs only, in LPN order");
+        // Ranges past the map are cut, not an error; an empty one names nothing.
+        seen.clear();
+        m.prefetch_overwrite(6, u32::MAX, |p| seen.push(p));
+        m.prefetch_overwrite(100, 3, |p| seen.push(p));
+        m.prefetch_lookups(u32::MAX - 1, 5);
+        m.prefetch_lookups(3, 0);
+        assert!(seen.is_empty());
+        assert_eq!(m.lookup(Lpn(2)), Some(Ppn(9)), "hints change nothing");
+        assert_eq!(m.owner(Ppn(4)), PageOwner::Lpn(Lpn(3)));
+    }
+}
