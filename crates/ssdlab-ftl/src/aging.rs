@@ -33,7 +33,7 @@ use crate::config::{Aging, PreconditionConfig};
 use crate::fill::{FillPattern, ImplicitFill};
 use crate::ftl::Ftl;
 use crate::gc;
-use crate::mapping::{Mapping, SampledBase};
+use crate::mapping::{LpnDeltas, Mapping, SampledBase};
 use crate::precondition::{overwrite_version, PreconditionReport};
 use crate::stats::FtlCounters;
 
@@ -149,6 +149,7 @@ impl Ftl {
         let sampled = SampledBase {
             assign: assign.iter().map(|&a| a as u32).collect(),
             first,
+            deltas: LpnDeltas::new(layout.fill()),
             ranks: layout,
             plane_pages,
             samples: samples.into_iter().map(|s| (s.ranks, s.map)).collect(),
@@ -558,9 +559,26 @@ mod tests {
         );
         assert_eq!(f.blocks.heads, replay.blocks.heads);
         assert_eq!(f.erases_total, replay.erases_total);
+        // Content set in place (as the RAID parity fix does), by LPN and by page, reads
+        // the same on both, by LPN and by page (a sampled base keeps it by LPN), and GC
+        // carries it along when the writes below move those pages.
+        let n = f.map_entries();
+        for i in 0..400u32 {
+            let l = Lpn(i.wrapping_mul(40_503) % n);
+            let token = token_for(l, 1 << 30 | i);
+            if i % 2 == 0 {
+                assert_eq!(f.set_lpn_token(l, token), replay.set_lpn_token(l, token));
+            } else if let Some(p) = f.lookup(l) {
+                f.set_token(p, token);
+                replay.set_token(p, token);
+            }
+            assert_eq!(f.lpn_tokens().get(l), Some(token), "{l}");
+            assert_eq!(replay.lpn_tokens().get(l), Some(token), "{l}");
+            let p = f.lookup(l).unwrap();
+            assert_eq!((f.token(p), replay.token(p)), (token, token), "{l} at {p}");
+        }
         // The same writes on both (the sampled device's pages and map entries are read
         // through to its samples until written) leave the same pages and map.
-        let n = f.map_entries();
         let erased = f.erases_total;
         for i in 0..3000u32 {
             let l = Lpn(i.wrapping_mul(2_654_435_761) % n);

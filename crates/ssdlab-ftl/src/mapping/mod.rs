@@ -25,9 +25,11 @@ use std::sync::Arc;
 use ssdlab_nand::{Lpn, Ppn};
 
 use crate::fill::ImplicitFill;
-use crate::token_for;
 
 mod hints;
+mod sampled;
+
+pub(crate) use sampled::{LpnDeltas, SampledBase};
 
 /// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
@@ -57,84 +59,6 @@ enum Base {
     Tables(Arc<Mapping>),
     /// Planes that take the state of sample planes (sampled aging).
     Sampled(Box<SampledBase>),
-}
-
-/// The pages of a device aged by sample planes (`crate::aging`): plane `p` holds sample
-/// `assign[p]`'s pages, its rank `k` being the `k`-th of the LPNs the fill put in `p`
-/// (`ranks`, the fill's layout). A sample's tokens hold the bare write version; a page's
-/// token is `token_for(lpn, version)` (a stale page's with the plane's first LPN, its own
-/// LPN being no longer recorded).
-#[derive(Clone, Debug)]
-pub(crate) struct SampledBase {
-    /// Each sample's rank count and one-plane tables.
-    pub samples: Vec<(u32, Mapping)>,
-    /// The sample each plane takes.
-    pub assign: Vec<u32>,
-    /// Each plane's first LPN (its rank 0).
-    pub first: Vec<u32>,
-    /// The fill's layout: LPN `l` is rank `k` of plane `p` where it puts `l` in page
-    /// `p × plane_pages + k`.
-    pub ranks: ImplicitFill,
-    /// Pages per plane.
-    pub plane_pages: u32,
-}
-
-impl SampledBase {
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
-        if lpn.0 >= self.ranks.fill() {
-            return None;
-        }
-        let (p, rank) = self.ranks.plane_rank(lpn);
-        let (ranks, m) = &self.samples[self.assign[p as usize] as usize];
-        debug_assert!(rank < *ranks);
-        m.lookup(Lpn(rank)).map(|q| Ppn(p * self.plane_pages + q.0))
-    }
-
-    /// Where `lpn` lives and the token it holds there, as [`SampledBase::lookup`] and
-    /// [`SampledBase::token`] give them, but from the LPN itself: no reverse look-up.
-    fn lpn_token(&self, lpn: Lpn) -> Option<(Ppn, u64)> {
-        if lpn.0 >= self.ranks.fill() {
-            return None;
-        }
-        let (p, rank) = self.ranks.plane_rank(lpn);
-        let m = &self.samples[self.assign[p as usize] as usize].1;
-        let q = m.lookup(Lpn(rank))?;
-        let version = m.token(q) as u32;
-        Some((Ppn(p * self.plane_pages + q.0), token_for(lpn, version)))
-    }
-
-    /// The plane of `ppn`, its sample's tables and the page's place in them.
-    fn locate(&self, ppn: Ppn) -> (usize, &Mapping, Ppn) {
-        let p = (ppn.0 / self.plane_pages) as usize;
-        let m = &self.samples[self.assign[p] as usize].1;
-        (p, m, Ppn(ppn.0 % self.plane_pages))
-    }
-
-    fn owner(&self, ppn: Ppn) -> PageOwner {
-        let (p, m, q) = self.locate(ppn);
-        match m.owner(q) {
-            PageOwner::Lpn(rank) => {
-                let lpn = self.ranks.lpn_of(p as u32, rank.0);
-                PageOwner::Lpn(lpn.expect("a sample's rank is filled"))
-            }
-            other => other,
-        }
-    }
-
-    fn token(&self, ppn: Ppn) -> u64 {
-        let (p, m, q) = self.locate(ppn);
-        let version = m.token(q) as u32;
-        match self.owner(ppn) {
-            PageOwner::Free => 0,
-            PageOwner::Lpn(l) => token_for(l, version),
-            PageOwner::Invalid => token_for(Lpn(self.first[p]), version),
-        }
-    }
-
-    fn heap_bytes(&self) -> u64 {
-        let tables: u64 = self.samples.iter().map(|(_, m)| m.heap_bytes()).sum();
-        tables + self.ranks.heap_bytes() + (self.assign.len() + self.first.len()) as u64 * 4
-    }
 }
 
 /// The page-level tables. Pure storage: the [`crate::Ftl`] keeps them consistent with
@@ -286,8 +210,8 @@ impl Mapping {
     pub fn lpn_token(&self, lpn: Lpn) -> Option<u64> {
         if let (0, Some(Base::Sampled(s))) = (self.l2p[lpn.idx()], &self.base) {
             // An LPN nobody rewrote still lies where its sample put it, in a block not
-            // erased since.
-            let token = s.lpn_token(lpn).map(|(p, t)| self.tokens[p.idx()] ^ t);
+            // erased since, and its content is all in the base (`set_token`).
+            let token = s.lpn_token(lpn).map(|(_, t)| t);
             debug_assert_eq!(token, self.lookup(lpn).map(|p| self.token(p)), "{lpn}");
             return token;
         }
@@ -297,10 +221,8 @@ impl Mapping {
     /// Replaces the token of the page `lpn` maps to, which it returns (`None`, nothing
     /// done, if `lpn` is unmapped); on a sampled base without the reverse look-up.
     pub fn set_lpn_token(&mut self, lpn: Lpn, token: u64) -> Option<Ppn> {
-        if let (0, Some(Base::Sampled(s))) = (self.l2p[lpn.idx()], &self.base) {
-            let (p, t) = s.lpn_token(lpn)?;
-            self.tokens[p.idx()] = token ^ t;
-            return Some(p);
+        if let (0, Some(Base::Sampled(s))) = (self.l2p[lpn.idx()], &mut self.base) {
+            return s.set_lpn_token(lpn, token);
         }
         let p = self.lookup(lpn)?;
         self.set_token(p, token);
@@ -460,6 +382,15 @@ impl Mapping {
             matches!(self.owner(ppn), PageOwner::Lpn(_)),
             "set_token on unwritten {ppn}"
         );
+        if self.p2l[ppn.idx()] == P2L_FREE {
+            // A page as the base left it (it holds data, so its block was not erased
+            // since): a sampled base keeps the change itself, by LPN, and the page's
+            // own entry stays zero.
+            if let Some(Base::Sampled(s)) = &mut self.base {
+                s.set_token(ppn, token);
+                return;
+            }
+        }
         self.tokens[ppn.idx()] = token ^ self.base_token(ppn);
     }
 
