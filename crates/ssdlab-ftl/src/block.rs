@@ -255,7 +255,7 @@ impl BlockManager {
     /// Asks the cache for block `b`'s record, to be written soon. Changes nothing.
     #[inline]
     pub fn prefetch(&self, b: u32) {
-        crate::prefetch::write(&self.blocks, b as usize);
+        crate::prefetch::ask(&self.blocks, b as usize, crate::prefetch::Soon::Written);
     }
 
     /// One page of block `b` stopped holding LPN data.

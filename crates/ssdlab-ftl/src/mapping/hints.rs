@@ -2,7 +2,7 @@
 //! and change, asked for before it is admitted or while it is. They change nothing.
 
 use super::{Mapping, L2P_UNMAPPED};
-use crate::prefetch;
+use crate::prefetch::{self, Soon};
 use ssdlab_nand::Ppn;
 
 impl Mapping {
@@ -13,10 +13,10 @@ impl Mapping {
         let end = first.saturating_add(n);
         let per_line = (64 / std::mem::size_of::<u32>()) as u32;
         for l in (first..end).step_by(per_line as usize) {
-            prefetch::read(&self.l2p, l as usize);
+            prefetch::ask(&self.l2p, l as usize, Soon::Read);
         }
         if n > 0 {
-            prefetch::read(&self.l2p, end as usize - 1);
+            prefetch::ask(&self.l2p, end as usize - 1, Soon::Read);
         }
     }
 
@@ -31,7 +31,7 @@ impl Mapping {
             match self.l2p[l as usize] {
                 0 | L2P_UNMAPPED => {}
                 v => {
-                    prefetch::write(&self.p2l, (v - 1) as usize);
+                    prefetch::ask(&self.p2l, (v - 1) as usize, Soon::Written);
                     also(Ppn(v - 1));
                 }
             }
