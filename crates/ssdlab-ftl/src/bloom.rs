@@ -60,7 +60,7 @@ impl Bloom {
     #[inline]
     fn get(&self, pos: u64) -> u8 {
         let byte = self.counters[(pos / 2) as usize];
-        if pos % 2 == 0 {
+        if pos.is_multiple_of(2) {
             byte & 0x0f
         } else {
             byte >> 4
@@ -70,7 +70,7 @@ impl Bloom {
     #[inline]
     fn set(&mut self, pos: u64, v: u8) {
         let byte = &mut self.counters[(pos / 2) as usize];
-        *byte = if pos % 2 == 0 {
+        *byte = if pos.is_multiple_of(2) {
             (*byte & 0xf0) | v
         } else {
             (*byte & 0x0f) | (v << 4)

@@ -376,13 +376,13 @@ pub(crate) fn group_errors(
         errs.push(RaidConfigError::GroupSizeZero);
         return errs;
     }
-    if members > 0 && members % group_size != 0 {
+    if members > 0 && !members.is_multiple_of(group_size) {
         errs.push(RaidConfigError::GroupSizeNotDivisor {
             group_size,
             members,
         });
     }
-    if level == RaidLevel::Raid1 && group_size % 2 != 0 {
+    if level == RaidLevel::Raid1 && !group_size.is_multiple_of(2) {
         errs.push(RaidConfigError::Raid1OddGroupSize { group_size });
     }
     if level.has_parity() && group_size < 2 {

@@ -98,7 +98,9 @@ fn classify_words(line: &[u8]) -> Option<Shape> {
         let md5 = last[(n - 1) % 4];
         let op = last[(n - 4) % 4];
         // One digest, or several concatenated (per page or per sector).
-        let hex = !md5.is_empty() && md5.len() % 32 == 0 && md5.iter().all(u8::is_ascii_hexdigit);
+        let hex = !md5.is_empty()
+            && md5.len().is_multiple_of(32)
+            && md5.iter().all(u8::is_ascii_hexdigit);
         return (hex && is_op_word(op)).then_some(Shape::Fiu);
     }
     if n == 5 && f[1..5].iter().all(|x| is_uint(x)) {

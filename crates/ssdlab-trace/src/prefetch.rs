@@ -186,12 +186,16 @@ mod tests {
                 };
                 return Some(Err(TraceError::new(Path::new("t"), i + 1, kind)));
             }
-            if i % 10 == 0 {
+            if i.is_multiple_of(10) {
                 self.skipped += 1;
             }
             Some(Ok(IoRequest {
                 arrival_ns: i,
-                op: if i % 3 == 0 { Op::Read } else { Op::Write },
+                op: if i.is_multiple_of(3) {
+                    Op::Read
+                } else {
+                    Op::Write
+                },
                 offset_bytes: i * 4096,
                 size_bytes: 4096,
                 content: None,

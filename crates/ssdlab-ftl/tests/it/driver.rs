@@ -242,7 +242,7 @@ impl Driver {
     /// then invalid); else begin a move of the victim or finish any move in flight.
     pub fn gc_step(&mut self, plane: PlaneId, k: usize) {
         let Some(run) = self.gc[plane.idx()].as_mut() else {
-            if self.ftl.gc_needed(plane) || self.ftl.bg_gc_wanted(plane) || k % 5 == 0 {
+            if self.ftl.gc_needed(plane) || self.ftl.bg_gc_wanted(plane) || k.is_multiple_of(5) {
                 self.start_gc(plane);
             } else {
                 self.finish_one_move(k);
@@ -250,13 +250,13 @@ impl Driver {
             return;
         };
         let victim = run.victim;
-        if self.ftl.erasable(victim) && (run.todo.is_empty() || k % 3 == 0) {
+        if self.ftl.erasable(victim) && (run.todo.is_empty() || k.is_multiple_of(3)) {
             self.ftl.erase_done(victim);
             self.gc[plane.idx()] = None;
             assert_eq!(self.ftl.gc_victim(plane), None);
             return;
         }
-        if !run.todo.is_empty() && (self.moves.is_empty() || k % 2 == 0) {
+        if !run.todo.is_empty() && (self.moves.is_empty() || k.is_multiple_of(2)) {
             let (src, lpn) = run.todo.pop().unwrap();
             if let Some(dst) = self.ftl.gc_begin_move(src) {
                 run.moved = true;

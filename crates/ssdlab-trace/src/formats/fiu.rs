@@ -73,7 +73,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
 /// is `field` (one digest, one per 4 KiB page, or one per sector).
 fn content(field: &[u8], lba: u64, sectors: u64) -> Result<Content, TraceErrorKind> {
     if field.len() < DIGEST_HEX
-        || field.len() % DIGEST_HEX != 0
+        || !field.len().is_multiple_of(DIGEST_HEX)
         || !field.iter().all(u8::is_ascii_hexdigit)
     {
         return Err(bad_digest(field));

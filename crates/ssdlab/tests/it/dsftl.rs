@@ -263,7 +263,7 @@ fn duplicates_under_gc_keep_every_read_right_and_write_no_more() {
         let mut steps = 0u64;
         while sim.step().unwrap() {
             steps += 1;
-            if steps % 997 == 0 {
+            if steps.is_multiple_of(997) {
                 sim.check_invariants();
             }
         }
