@@ -111,10 +111,9 @@ impl SampledBase {
 
     /// Makes page `ppn`, which holds LPN data as the sample left it, hold `token`.
     pub(super) fn set_token(&mut self, ppn: Ppn, token: u64) {
-        let PageOwner::Lpn(l) = self.owner(ppn) else {
+        let (PageOwner::Lpn(l), t) = self.sample_token(ppn) else {
             unreachable!("set_token on {ppn}, which holds no LPN's data")
         };
-        let t = self.token(ppn) ^ self.deltas.get(l);
         self.deltas.set(l, token ^ t);
     }
 
@@ -125,8 +124,8 @@ impl SampledBase {
         (p, m, Ppn(ppn.0 % self.plane_pages))
     }
 
-    pub(super) fn owner(&self, ppn: Ppn) -> PageOwner {
-        let (p, m, q) = self.locate(ppn);
+    /// The owner of page `q` of sample `m` where plane `p` takes it.
+    fn owner_at(&self, p: usize, m: &Mapping, q: Ppn) -> PageOwner {
         match m.owner(q) {
             PageOwner::Lpn(rank) => {
                 let lpn = self.ranks.lpn_of(p as u32, rank.0);
@@ -136,13 +135,29 @@ impl SampledBase {
         }
     }
 
-    pub(super) fn token(&self, ppn: Ppn) -> u64 {
+    pub(super) fn owner(&self, ppn: Ppn) -> PageOwner {
         let (p, m, q) = self.locate(ppn);
+        self.owner_at(p, m, q)
+    }
+
+    /// The owner of `ppn` and its token as the sample left it, without a change set
+    /// since: one look-up of the page for both.
+    fn sample_token(&self, ppn: Ppn) -> (PageOwner, u64) {
+        let (p, m, q) = self.locate(ppn);
+        let owner = self.owner_at(p, m, q);
         let version = m.token(q) as u32;
-        match self.owner(ppn) {
+        let token = match owner {
             PageOwner::Free => 0,
-            PageOwner::Lpn(l) => token_for(l, version) ^ self.deltas.get(l),
+            PageOwner::Lpn(l) => token_for(l, version),
             PageOwner::Invalid => token_for(Lpn(self.first[p]), version),
+        };
+        (owner, token)
+    }
+
+    pub(super) fn token(&self, ppn: Ppn) -> u64 {
+        match self.sample_token(ppn) {
+            (PageOwner::Lpn(l), t) => t ^ self.deltas.get(l),
+            (_, t) => t,
         }
     }
 
