@@ -3,20 +3,35 @@
 
 use super::{Mapping, L2P_UNMAPPED};
 use crate::prefetch::{self, Soon};
-use ssdlab_nand::Ppn;
+use ssdlab_nand::{Lpn, Ppn};
 
 impl Mapping {
     /// Asks the cache for the forward-map entries of `first .. first + n` (a request's
     /// LPNs), to be read soon. Changes nothing.
     #[inline]
     pub fn prefetch_lookups(&self, first: u32, n: u32) {
+        const PER_LINE: usize = 64 / std::mem::size_of::<u32>();
         let end = first.saturating_add(n);
-        let per_line = (64 / std::mem::size_of::<u32>()) as u32;
-        for l in (first..end).step_by(per_line as usize) {
+        for l in (first..end).step_by(PER_LINE) {
             prefetch::ask(&self.l2p, l as usize, Soon::Read);
         }
         if n > 0 {
             prefetch::ask(&self.l2p, end as usize - 1, Soon::Read);
+        }
+    }
+
+    /// Asks the cache for the entries a write of each of `lpns` changes (its forward-map
+    /// entry, then the reverse entry of the page it leaves), every LPN's before any of
+    /// the next, so that their misses overlap instead of each write waiting for its own
+    /// (random overwrites, drawn ahead of the writes). Changes nothing.
+    pub fn warm(&self, lpns: impl Iterator<Item = Lpn> + Clone) {
+        for l in lpns.clone() {
+            prefetch::ask(&self.l2p, l.idx(), Soon::Written);
+        }
+        for l in lpns {
+            if let Some(p) = self.lookup(l) {
+                prefetch::ask(&self.p2l, p.idx(), Soon::Written);
+            }
         }
     }
 
@@ -43,7 +58,6 @@ impl Mapping {
 mod tests {
     use super::*;
     use crate::PageOwner;
-    use ssdlab_nand::Lpn;
 
     #[test]
     fn an_overwrite_hint_names_the_pages_the_lpns_leave_and_nothing_else() {

@@ -250,21 +250,6 @@ impl Mapping {
         });
     }
 
-    /// Reads the entries a write of each of `lpns` reads first (its forward-map entry,
-    /// then the reverse entry of the page it leaves), every LPN's before any of the
-    /// next: the reads are independent, so their cache misses overlap instead of each
-    /// write waiting for its own. Changes nothing.
-    pub fn warm(&self, lpns: impl Iterator<Item = Lpn> + Clone) {
-        for l in lpns.clone() {
-            std::hint::black_box(self.l2p[l.idx()]);
-        }
-        for l in lpns {
-            if let Some(p) = self.lookup(l) {
-                std::hint::black_box(self.p2l[p.idx()]);
-            }
-        }
-    }
-
     /// Points `lpn` at `ppn`.
     #[inline]
     pub fn map(&mut self, lpn: Lpn, ppn: Ppn) {
