@@ -232,9 +232,14 @@ impl Ftl {
     }
 
     /// True while `ppn` is allocated and its program not yet done.
+    ///
+    /// The block's count of pending programs is asked first: it is zero for all but the
+    /// few blocks being written, and a host read goes on to pin the same block record,
+    /// so the bitset (another cache miss) is read only in a block with programs pending.
     #[inline]
     pub fn is_pending(&self, ppn: Ppn) -> bool {
-        self.map.is_pending(ppn)
+        let b = self.geom.block_of_page(ppn);
+        self.blocks.blocks[b.idx()].pending > 0 && self.map.is_pending(ppn)
     }
 
     /// A read is outstanding on `ppn`: its block must not be erased until [`Ftl::unpin`].
