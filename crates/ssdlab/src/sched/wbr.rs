@@ -59,6 +59,10 @@ impl WriteBehindRead {
             self.barrier[i] = (pushed, ctx.queues.pushes() + 1);
         }
         let barrier = self.barrier[i].1;
+        if ctx.queues.queued_ops_for_die(die).0 == 0 {
+            // No read of the die is queued: nothing to look for behind the program.
+            return false;
+        }
         let mut found = None;
         for (pos, &t) in q.iter().enumerate().skip(head + 1) {
             let x = &ctx.txns[t];
