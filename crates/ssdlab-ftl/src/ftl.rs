@@ -165,9 +165,8 @@ impl Ftl {
     /// Nothing changes.
     #[inline]
     pub fn prefetch_overwrite(&self, first: Lpn, n: u32) {
-        let ppb = self.geom.pages_per_block;
         self.map.prefetch_overwrite(first.0, n, |p| {
-            self.blocks.prefetch(p.0 / ppb);
+            self.blocks.prefetch(self.geom.block_of_page(p).0);
         });
     }
 
