@@ -52,7 +52,7 @@ mod mapping;
 mod meta;
 mod order;
 mod precondition;
-mod prefetch;
+pub mod prefetch;
 mod similarity;
 mod stats;
 #[cfg(test)]

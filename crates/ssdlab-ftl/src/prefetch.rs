@@ -6,14 +6,16 @@
 
 /// What a hinted entry is about to be used for.
 #[derive(Clone, Copy)]
-pub(crate) enum Soon {
+pub enum Soon {
+    /// To be read.
     Read,
+    /// To be written.
     Written,
 }
 
 /// Asks for the cache line holding `v[i]` (nothing if `i` is out of range).
 #[inline(always)]
-pub(crate) fn ask<T>(v: &[T], i: usize, soon: Soon) {
+pub fn ask<T>(v: &[T], i: usize, soon: Soon) {
     #[cfg(target_arch = "x86_64")]
     if let Some(x) = v.get(i) {
         match soon {
