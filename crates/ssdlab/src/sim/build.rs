@@ -65,7 +65,10 @@ impl Simulation {
         let placement = placement::build(&cfg);
         let prepared = super::prepare::prepare(&cfg, ftl, placement, raid.as_ref(), &rng);
         let (ftl, placement) = (prepared.ftl, prepared.placement);
-        let (settled, write_seq) = (prepared.settled, prepared.write_seq);
+        let write_seq = prepared.write_seq;
+        if let Some(e) = prepared.no_room {
+            return Err(e.into());
+        }
         if prepared.replayed_instead {
             return Err(SimError::config(
                 "ftl.precondition.aging",
@@ -163,9 +166,6 @@ impl Simulation {
             geom,
             cfg,
         };
-        if sim.cfg.ftl.precondition.enabled {
-            sim.raid_fix_redundancy(settled)?;
-        }
         sim.init_failures()?;
         if sim.cfg.ftl.precondition.enabled {
             sim.verify_from_set_up();

@@ -13,7 +13,7 @@
 //! configuration except the sections it never reads (`host`, `scheduler`, `dgc`,
 //! `verify`). The last [`KEEP`] devices are kept; [`release_shared_devices`] drops them.
 
-use super::raid::RaidState;
+use super::raid::{fix_redundancy, NoRoom, RaidState};
 use crate::config::SimConfig;
 use crate::placement::{self, PlacementPolicy};
 use ssdlab_engine::SimRng;
@@ -29,8 +29,9 @@ pub const KEEP: usize = 2;
 pub(super) struct Prepared {
     pub ftl: Ftl,
     pub placement: Box<dyn PlacementPolicy>,
-    /// LPNs whose content preconditioning already left final (see raid_fix_redundancy).
-    pub settled: u32,
+    /// The redundancy could not be made consistent after preconditioning
+    /// ([`fix_redundancy`]): the preconditioned layout does not fit the device.
+    pub no_room: Option<NoRoom>,
     /// The last write sequence number preconditioning used: the run's writes carry on
     /// from it, so that no trace write gets the token of a page's preconditioned data.
     pub write_seq: u32,
@@ -43,7 +44,7 @@ pub(super) struct Prepared {
 struct Frozen {
     ftl: FrozenFtl,
     placement: Box<dyn PlacementPolicy>,
-    settled: u32,
+    no_room: Option<NoRoom>,
     write_seq: u32,
     replayed_instead: bool,
 }
@@ -140,7 +141,7 @@ pub(super) fn prepare(
         Mutex::new(Frozen {
             ftl: p.ftl.freeze(),
             placement: p.placement,
-            settled: p.settled,
+            no_room: p.no_room,
             write_seq: p.write_seq,
             replayed_instead: p.replayed_instead,
         })
@@ -149,7 +150,7 @@ pub(super) fn prepare(
     Prepared {
         ftl: f.ftl.thaw(),
         placement: f.placement.boxed_clone(),
-        settled: f.settled,
+        no_room: f.no_room,
         write_seq: f.write_seq,
         replayed_instead: f.replayed_instead,
     }
@@ -226,10 +227,18 @@ fn precondition(
             replayed_instead = pre.aging == Aging::Sampled && report.overwrites > 0;
         }
     }
+    // The redundancy is made consistent here, before an aged device is frozen: runs
+    // that share the device share the work and the tables it writes.
+    let no_room = match raid {
+        Some(r) if cfg.ftl.precondition.enabled && !replayed_instead => {
+            fix_redundancy(&mut ftl, &mut *placement, &r.map, &geom, settled).err()
+        }
+        _ => None,
+    };
     Prepared {
         ftl,
         placement,
-        settled,
+        no_room,
         write_seq,
         replayed_instead,
     }

@@ -2,10 +2,11 @@
 //! pages that a read materializes with their stripe.
 
 use crate::error::SimError;
-use crate::placement::{PageToPlace, Role};
+use crate::layout::RaidMap;
+use crate::placement::{PageToPlace, PlacementPolicy, Role};
 use crate::sim::Simulation;
-use ssdlab_ftl::LpnTokens;
-use ssdlab_nand::{Lpn, PlaneId};
+use ssdlab_ftl::{Ftl, LpnTokens};
+use ssdlab_nand::{Geometry, Lpn, PlaneId};
 use ssdlab_raid::{RaidLayout, RaidLevel};
 use std::ops::Range;
 
@@ -55,81 +56,108 @@ fn parity_xors(
     })
 }
 
+/// After zero-time preconditioning, gives every redundancy page of `map` its real
+/// content (the XOR of its stripe, or its primary's content) so that the array starts
+/// consistent. A redundancy page not written by the preconditioning itself (with a fill
+/// ratio below 1 the redundancy part of the map is not filled) is written now, in the
+/// plane `placement` fills it into, with instant GC there. Redundancy pages below FTL
+/// page `settled` already hold their content (an implicit fill laid it out:
+/// [`crate::layout::RaidMap::filled_token`]) and are left alone.
+///
+/// Preparation runs it before an aged device is frozen (docs/SIMULATOR.md, "Shared
+/// prepared devices"), so runs sharing the device share the work and the tables it
+/// writes; a trace warm-up runs it again after its own writes.
+///
+/// # Errors
+/// [`NoRoom`] if a redundancy page finds no room in its plane even after GC: the
+/// preconditioned layout does not fit the device.
+pub(in crate::sim) fn fix_redundancy(
+    ftl: &mut Ftl,
+    placement: &mut dyn PlacementPolicy,
+    map: &RaidMap,
+    geom: &Geometry,
+    settled: u32,
+) -> Result<(), NoRoom> {
+    let host = map.host_pages;
+    let first = u64::from(settled).saturating_sub(host);
+    let mut set = |ftl: &mut Ftl, lpn: Lpn, token: u64| -> Result<(), NoRoom> {
+        if ftl.set_lpn_token(lpn, token) || token == 0 {
+            return Ok(());
+        }
+        let plane = placement.fill_plane(lpn, geom, Some(map));
+        match ftl.write_now(lpn, plane, token) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(NoRoom { plane, lpn }),
+        }
+    };
+    match map.level {
+        RaidLevel::Raid1 => {
+            for x in first..host {
+                let lpn = Lpn(x as u32);
+                let token = ftl.lookup(lpn).map(|p| ftl.token(p));
+                set(ftl, map.red_lpn(x), token.unwrap_or(0))?;
+            }
+        }
+        RaidLevel::Raid4 | RaidLevel::Raid5 => {
+            let layout = &map.layout;
+            let (groups, per_row) = (u64::from(layout.groups()), u64::from(layout.data_per_row()));
+            let rows = host / per_row;
+            // Stripes in parity order (row by row), from the first one not settled, a
+            // batch of rows at a time: the batch's XORs read the map on every core, then
+            // its parity pages are set in order.
+            let batch = (FIX_BATCH_PAGES / per_row).max(1);
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+            let mut row = first / groups;
+            while row < rows {
+                let end = rows.min(row + batch);
+                // Threads only where each has a few thousand pages to read.
+                let threads = cores.min(((end - row) * per_row).div_ceil(1 << 14));
+                let xors = parity_xors(ftl.lpn_tokens(), layout, row..end, threads);
+                for (i, xor) in (row * groups..).zip(xors).skip_while(|&(i, _)| i < first) {
+                    debug_assert_eq!(i, layout.parity_index(i / groups, (i % groups) as u32));
+                    set(ftl, map.red_lpn(i), xor)?;
+                }
+                row = end;
+            }
+        }
+        RaidLevel::Raid0 | RaidLevel::None => {}
+    }
+    Ok(())
+}
+
+/// A redundancy page [`fix_redundancy`] found no room for.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::sim) struct NoRoom {
+    plane: PlaneId,
+    lpn: Lpn,
+}
+
+impl From<NoRoom> for SimError {
+    fn from(e: NoRoom) -> SimError {
+        SimError::config(
+            "ftl.precondition",
+            format!(
+                "the preconditioned data leaves no room in {} for redundancy page {}; \
+                 lower ftl.precondition.fill_ratio or overwrite_ratio",
+                e.plane, e.lpn
+            ),
+        )
+    }
+}
+
 impl Simulation {
-    /// After zero-time preconditioning, gives every redundancy page its real content
-    /// (the XOR of its stripe, or its primary's content) so that the array starts
-    /// consistent. A redundancy page not written by the preconditioning itself (with a
-    /// fill ratio below 1 the redundancy part of the map is not filled) is written now,
-    /// with instant GC in its plane. Redundancy pages below FTL page `settled` already
-    /// hold their content (an implicit fill laid it out:
-    /// [`crate::layout::RaidMap::filled_token`]) and
-    /// are left alone.
-    ///
-    /// # Errors
-    /// [`SimError::Config`] naming `ftl.precondition` if a redundancy page finds no room
-    /// in its plane even after GC: the preconditioned layout does not fit the device.
+    /// [`fix_redundancy`] of this simulation's device (after a trace warm-up).
     pub(in crate::sim) fn raid_fix_redundancy(&mut self, settled: u32) -> Result<(), SimError> {
         let Some(r) = self.raid.as_ref() else {
             return Ok(());
         };
-        let level = r.map.level;
-        let host = r.map.host_pages;
-        let first = u64::from(settled).saturating_sub(host);
-        match level {
-            RaidLevel::Raid1 => {
-                for x in first..host {
-                    let lpn = Lpn(x as u32);
-                    let token = self.ftl.lookup(lpn).map(|p| self.ftl.token(p));
-                    self.set_redundancy(self.raid().map.red_lpn(x), token.unwrap_or(0))?;
-                }
-            }
-            RaidLevel::Raid4 | RaidLevel::Raid5 => {
-                let layout = self.raid().map.layout.clone();
-                let (groups, per_row) =
-                    (u64::from(layout.groups()), u64::from(layout.data_per_row()));
-                let rows = host / per_row;
-                // Stripes in parity order (row by row), from the first one not settled,
-                // a batch of rows at a time: the batch's XORs read the map on every
-                // core, then its parity pages are set in order.
-                let batch = (FIX_BATCH_PAGES / per_row).max(1);
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-                let mut row = first / groups;
-                while row < rows {
-                    let end = rows.min(row + batch);
-                    // Threads only where each has a few thousand pages to read.
-                    let threads = cores.min(((end - row) * per_row).div_ceil(1 << 14));
-                    let xors = parity_xors(self.ftl.lpn_tokens(), &layout, row..end, threads);
-                    for (i, xor) in (row * groups..).zip(xors).skip_while(|&(i, _)| i < first) {
-                        debug_assert_eq!(i, layout.parity_index(i / groups, (i % groups) as u32));
-                        self.set_redundancy(self.raid().map.red_lpn(i), xor)?;
-                    }
-                    row = end;
-                }
-            }
-            RaidLevel::Raid0 | RaidLevel::None => {}
-        }
-        Ok(())
-    }
-
-    /// Sets redundancy page `lpn` to `token` in zero time (writing it if needed).
-    fn set_redundancy(&mut self, lpn: Lpn, token: u64) -> Result<(), SimError> {
-        match self.ftl.set_lpn_token(lpn, token) {
-            true => {}
-            false if token == 0 => {}
-            false => {
-                let map = self.raid.as_ref().map(|r| &r.map);
-                let plane = self.placement.fill_plane(lpn, &self.geom, map);
-                if self.ftl.write_now(lpn, plane, token).is_err() {
-                    return Err(SimError::config(
-                        "ftl.precondition",
-                        format!(
-                            "the preconditioned data leaves no room in {plane} for redundancy page {lpn}; \
-                             lower ftl.precondition.fill_ratio or overwrite_ratio"
-                        ),
-                    ));
-                }
-            }
-        }
+        fix_redundancy(
+            &mut self.ftl,
+            &mut *self.placement,
+            &r.map,
+            &self.geom,
+            settled,
+        )?;
         Ok(())
     }
 

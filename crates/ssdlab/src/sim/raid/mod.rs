@@ -35,6 +35,7 @@ use std::collections::VecDeque;
 mod audit;
 mod buffer;
 mod fix;
+pub(in crate::sim) use fix::{fix_redundancy, NoRoom};
 mod job;
 mod recon;
 
