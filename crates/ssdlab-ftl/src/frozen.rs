@@ -91,6 +91,13 @@ impl LpnTokens<'_> {
     pub fn get(&self, lpn: Lpn) -> Option<u64> {
         self.0.lpn_token(lpn)
     }
+
+    /// Asks the cache for what [`LpnTokens::get`] of `lpn` will read (see
+    /// [`Ftl::prefetch_lpn_token`]). Nothing changes.
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn) {
+        self.0.prefetch_lpn_token(lpn);
+    }
 }
 
 impl std::fmt::Debug for Snapshot {

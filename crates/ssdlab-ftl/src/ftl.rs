@@ -170,6 +170,14 @@ impl Ftl {
         });
     }
 
+    /// Asks the cache for the content token of the page `lpn` maps to, to be read soon
+    /// (a pass over every LPN asks a few LPNs ahead, so that the random token reads
+    /// overlap). Out-of-range or unmapped LPNs are ignored; nothing changes.
+    #[inline]
+    pub fn prefetch_lpn_token(&self, lpn: Lpn) {
+        self.map.prefetch_lpn_token(lpn);
+    }
+
     /// The content token stored with `ppn` (0 = never written since its last erase).
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {

@@ -1,7 +1,7 @@
 //! Cache hints over the page tables (see [`crate::prefetch`]): what a request will read
 //! and change, asked for before it is admitted or while it is. They change nothing.
 
-use super::{Mapping, L2P_UNMAPPED};
+use super::{Base, Mapping, L2P_UNMAPPED};
 use crate::prefetch::{self, Soon};
 use ssdlab_nand::{Lpn, Ppn};
 
@@ -17,6 +17,31 @@ impl Mapping {
         }
         if n > 0 {
             prefetch::ask(&self.l2p, end as usize - 1, Soon::Read);
+        }
+    }
+
+    /// Asks the cache for the token of the page `lpn` maps to (this table's entry and,
+    /// over frozen tables, theirs), to be read soon. Out-of-range or unmapped LPNs are
+    /// ignored, and so is an LPN a sampled base still holds (its token is kept by LPN,
+    /// [`Mapping::lpn_token`]); nothing changes.
+    #[inline]
+    pub fn prefetch_lpn_token(&self, lpn: Lpn) {
+        match (self.l2p.get(lpn.idx()), &self.base) {
+            (None, _) | (Some(0), Some(Base::Sampled(_))) => {}
+            _ => {
+                if let Some(p) = self.lookup(lpn) {
+                    self.prefetch_token(p);
+                }
+            }
+        }
+    }
+
+    /// [`Mapping::prefetch_lpn_token`] of a page.
+    #[inline]
+    fn prefetch_token(&self, ppn: Ppn) {
+        prefetch::ask(&self.tokens, ppn.idx(), Soon::Read);
+        if let Some(Base::Tables(t)) = &self.base {
+            t.prefetch_token(ppn);
         }
     }
 

@@ -9,6 +9,9 @@ use ssdlab_nand::Lpn;
 use ssdlab_stats::{Counter, EndState, Report};
 use std::collections::VecDeque;
 
+/// How many LPNs ahead the audit asks for the pages' tokens.
+const AUDIT_AHEAD: u32 = 16;
+
 impl Simulation {
     /// Checks that every LPN written (or preconditioned) is mapped to a page holding the
     /// token last written to it. Needs `verify = true` (the shadow of expected tokens).
@@ -19,6 +22,10 @@ impl Simulation {
     pub fn audit(&self) -> Result<u64, SimError> {
         let mut checked = 0;
         for (lpn, expected) in self.verify.iter().flat_map(|v| v.written()) {
+            // The pages lie all over the device: asking for the token of a page some
+            // LPNs ahead lets the misses of the pass overlap.
+            self.ftl
+                .prefetch_lpn_token(Lpn(lpn.0.saturating_add(AUDIT_AHEAD)));
             let lpn = lpn.0 as usize;
             if self.is_lost(Lpn(lpn as u32)) {
                 continue;

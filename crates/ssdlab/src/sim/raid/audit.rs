@@ -5,6 +5,9 @@ use crate::sim::Simulation;
 use ssdlab_nand::Lpn;
 use ssdlab_raid::RaidLevel;
 
+/// How many rows of stripes ahead the redundancy check asks for the pages' tokens.
+const AUDIT_ROWS_AHEAD: u64 = 2;
+
 impl Simulation {
     /// Full redundancy check: every stripe without a job or open buffer has parity
     /// equal to the XOR of its data (under CR5M, of what it covers: the expired versions
@@ -48,7 +51,20 @@ impl Simulation {
                 let groups = u64::from(r.map.layout.groups());
                 let rows = r.map.host_pages / u64::from(r.map.layout.data_per_row());
                 let mut lpns = Vec::new();
+                let per_row = u64::from(r.map.layout.data_per_row());
                 for row in 0..rows {
+                    // The stripes lie all over the device: the tokens of a row some rows
+                    // ahead are asked for, so that the misses of the pass overlap.
+                    let ahead = row + AUDIT_ROWS_AHEAD;
+                    if ahead < rows {
+                        for x in ahead * per_row..(ahead + 1) * per_row {
+                            self.ftl.prefetch_lpn_token(Lpn(x as u32));
+                        }
+                        for group in 0..groups as u32 {
+                            let i = r.map.layout.parity_index(ahead, group);
+                            self.ftl.prefetch_lpn_token(r.map.red_lpn(i));
+                        }
+                    }
                     for group in 0..groups as u32 {
                         let i = r.map.layout.parity_index(row, group);
                         if r.locks.contains_key(&i)

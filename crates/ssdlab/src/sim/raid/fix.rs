@@ -32,8 +32,16 @@ fn parity_xors(
         .collect();
     let xors = |part: Range<u64>| {
         let mut out = vec![0u64; (part.end - part.start) as usize * groups];
+        let end = part.end;
         for (row, acc) in part.zip(out.chunks_exact_mut(groups)) {
             let first = row * per_row;
+            // The pages lie all over the device: a row two rows ahead is asked for, so
+            // that the misses of the pass overlap.
+            if row + 2 < end {
+                for x in first + 2 * per_row..first + 3 * per_row {
+                    tokens.prefetch(Lpn(x as u32));
+                }
+            }
             for (k, &g) in group_of.iter().enumerate() {
                 acc[g] ^= tokens.get(Lpn((first + k as u64) as u32)).unwrap_or(0);
             }
