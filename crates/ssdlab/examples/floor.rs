@@ -208,16 +208,7 @@ impl Floor {
             pending: pages,
             write: io.op == Op::Write,
         };
-        let id = match self.free_reqs.pop() {
-            Some(i) => {
-                self.reqs[i as usize] = r;
-                i
-            }
-            None => {
-                self.reqs.push(r);
-                (self.reqs.len() - 1) as u32
-            }
-        };
+        let id = insert(&mut self.reqs, &mut self.free_reqs, r);
         if self.outstanding < self.device_queue_depth {
             self.admit(id);
         } else {
@@ -296,16 +287,7 @@ impl Floor {
                 enqueued_ns: now,
                 started_ns: 0,
             };
-            let t = match self.free_txns.pop() {
-                Some(i) => {
-                    self.txns[i as usize] = t;
-                    i
-                }
-                None => {
-                    self.txns.push(t);
-                    (self.txns.len() - 1) as u32
-                }
-            };
+            let t = insert(&mut self.txns, &mut self.free_txns, t);
             let chip = die as usize;
             if self.overflow[chip].is_empty() && self.chip_queue[chip].len() < self.chip_queue_depth
             {
@@ -434,6 +416,20 @@ impl Floor {
             }
         }
         Ok(())
+    }
+}
+
+/// Stores `x` in a free slot of `slots` (or a new one) and returns its index.
+fn insert<T>(slots: &mut Vec<T>, free: &mut Vec<u32>, x: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            slots[i as usize] = x;
+            i
+        }
+        None => {
+            slots.push(x);
+            (slots.len() - 1) as u32
+        }
     }
 }
 
