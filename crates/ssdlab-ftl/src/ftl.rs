@@ -5,10 +5,10 @@ use ssdlab_engine::SimRng;
 use ssdlab_nand::{BlockId, Geometry, Lpn, PlaneId, Ppn};
 
 use crate::block::{BlockManager, BlockState, Stream, NONE};
-use crate::config::{Aging, FtlConfig, FtlConfigError, PreconditionConfig};
+use crate::config::{FtlConfig, FtlConfigError};
 use crate::content::ContentIndex;
 use crate::gc::{self, GcVictimPolicy};
-use crate::mapping::{Layout, Mapping, PageOwner};
+use crate::mapping::{Mapping, PageOwner};
 use crate::stats::{EraseSummary, FtlCounters, PlaneSummary};
 
 /// A host write found no free page in its plane outside the GC reserve. The controller
@@ -54,16 +54,6 @@ impl std::fmt::Debug for Ftl {
             .field("policy", &self.policy)
             .field("counters", &self.counters)
             .finish_non_exhaustive()
-    }
-}
-
-/// How the page tables are laid out: dense (huge pages) when preconditioning writes
-/// them all over, that is random overwrites replayed page by page over the whole device
-/// (their GC moves reach every block); else committed as written.
-fn table_layout(pre: &PreconditionConfig) -> Layout {
-    match pre.enabled && pre.overwrite_ratio > 0.0 && pre.aging == Aging::Replay {
-        true => Layout::Dense,
-        false => Layout::Sparse,
     }
 }
 
@@ -113,7 +103,7 @@ impl Ftl {
             })?;
         Ok(Ftl {
             geom: *geom,
-            map: Mapping::with_layout(total, geom.pages(), table_layout(&cfg.precondition)),
+            map: Mapping::new(total, geom.pages()),
             blocks: BlockManager::new(geom, cfg.wear_leveling.dynamic),
             policy: gc::build(cfg.gc.victim, rng),
             reserve_blocks: cfg.gc.reserve_blocks,

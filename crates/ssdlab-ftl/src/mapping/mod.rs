@@ -28,11 +28,8 @@ use crate::fill::ImplicitFill;
 
 mod hints;
 mod sampled;
-mod table;
 
 pub(crate) use sampled::{LpnDeltas, SampledBase};
-pub(crate) use table::Layout;
-use table::Table;
 
 /// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
@@ -68,9 +65,9 @@ enum Base {
 /// the block manager.
 #[derive(Clone, Debug)]
 pub(crate) struct Mapping {
-    l2p: Table<u32>,
-    p2l: Table<u32>,
-    tokens: Table<u64>,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    tokens: Vec<u64>,
     pending: Vec<u64>,
     /// What zero entries stand for, if anything.
     base: Option<Base>,
@@ -81,20 +78,12 @@ pub(crate) struct Mapping {
 }
 
 impl Mapping {
-    /// Tables for `map_entries` LPNs over `pages` physical pages, all unmapped and free,
-    /// committed as they are written.
+    /// Tables for `map_entries` LPNs over `pages` physical pages, all unmapped and free.
     pub fn new(map_entries: u32, pages: u32) -> Mapping {
-        Mapping::with_layout(map_entries, pages, Layout::Sparse)
-    }
-
-    /// [`Mapping::new`] with the forward map, the reverse map and the tokens laid out as
-    /// `layout` says (dense: about to be written all over, as aging by replay does).
-    pub fn with_layout(map_entries: u32, pages: u32, layout: Layout) -> Mapping {
-        const { assert!(P2L_FREE == 0) };
         Mapping {
-            l2p: Table::zeroed(map_entries as usize, layout),
-            p2l: Table::zeroed(pages as usize, layout),
-            tokens: Table::zeroed(pages as usize, layout),
+            l2p: vec![0; map_entries as usize],
+            p2l: vec![P2L_FREE; pages as usize],
+            tokens: vec![0; pages as usize],
             pending: vec![0; (pages as usize).div_ceil(64)],
             base: None,
             ppb: 0,
@@ -187,9 +176,9 @@ impl Mapping {
 
     /// Heap bytes held by the tables.
     pub fn heap_bytes(&self) -> u64 {
-        (self.l2p.reserved_bytes()
-            + self.p2l.reserved_bytes()
-            + self.tokens.reserved_bytes()
+        (self.l2p.capacity() * 4
+            + self.p2l.capacity() * 4
+            + self.tokens.capacity() * 8
             + self.pending.capacity() * 8
             + self.erased.capacity() * 8) as u64
             + match &self.base {
