@@ -24,7 +24,8 @@
 //! and a run that would need GC stops with an error.
 
 use hdrhistogram::Histogram;
-use ssdlab::config::{HostMode, UnwrittenReads};
+use ssdlab::config::{Bind, HostMode, UnwrittenReads};
+use ssdlab::sched::MergeReads;
 use ssdlab::{ConfigBuilder, SimConfig};
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
 use ssdlab_ftl::prefetch::{ask, Soon};
@@ -415,7 +416,8 @@ impl Floor {
                 return Err(f);
             }
         }
-        Ok(())
+        // A trace that fails at its first request schedules no event.
+        self.failure.take().map_or(Ok(()), Err)
     }
 }
 
@@ -476,6 +478,19 @@ fn check_family(cfg: &SimConfig) -> Result<(), String> {
             "timing.write_ack must be \"program\"",
         ),
         (cfg.ftl.gc.background, "ftl.gc.background must be false"),
+        (
+            cfg.placement.bind != Bind::Admission,
+            "placement.bind must be \"admission\"",
+        ),
+        (
+            cfg.scheduler.merge.reads != MergeReads::Off,
+            "scheduler.merge.reads must be \"off\"",
+        ),
+        (
+            cfg.content_index(),
+            "no content index (dsftl.index, content-aware allocation)",
+        ),
+        (!cfg.raid.fail.is_empty(), "raid.fail must be empty"),
         (cfg.dgc.enabled, "dgc must be off"),
         (cfg.verify, "verify must be off"),
     ];

@@ -26,13 +26,22 @@ impl Mapping {
     /// [`Mapping::lpn_token`]); nothing changes.
     #[inline]
     pub fn prefetch_lpn_token(&self, lpn: Lpn) {
+        if self.token_by_lpn(lpn) {
+            return;
+        }
+        if let Some(p) = self.lookup(lpn) {
+            self.prefetch_token(p);
+        }
+    }
+
+    /// True when there is no page-indexed token of `lpn` to ask for: `lpn` is out of
+    /// range, or nobody rewrote it since a sampled base laid it out (directly, or under
+    /// frozen tables), which keeps its token by LPN.
+    fn token_by_lpn(&self, lpn: Lpn) -> bool {
         match (self.l2p.get(lpn.idx()), &self.base) {
-            (None, _) | (Some(0), Some(Base::Sampled(_))) => {}
-            _ => {
-                if let Some(p) = self.lookup(lpn) {
-                    self.prefetch_token(p);
-                }
-            }
+            (None, _) | (Some(0), Some(Base::Sampled(_))) => true,
+            (Some(0), Some(Base::Tables(t))) => t.token_by_lpn(lpn),
+            _ => false,
         }
     }
 

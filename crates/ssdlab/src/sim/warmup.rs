@@ -72,7 +72,7 @@ impl Simulation {
             }
         }
         if self.raid.is_some() {
-            self.raid_fix_redundancy(0)?;
+            self.raid_fix_after_warm_up()?;
         }
         self.verify_from_set_up();
         self.warmed_up = true;

@@ -10,8 +10,8 @@ use ssdlab_nand::{Geometry, Lpn, PlaneId};
 use ssdlab_raid::{RaidLayout, RaidLevel};
 use std::ops::Range;
 
-/// Data pages whose stripes' parity [`Simulation::raid_fix_redundancy`] computes at once
-/// (whole rows of them).
+/// Data pages whose stripes' parity [`fix_redundancy`] computes at once (whole rows of
+/// them).
 const FIX_BATCH_PAGES: u64 = 1 << 22;
 
 /// The XOR of the tokens of each stripe's data pages (a page never written counts 0),
@@ -154,19 +154,19 @@ impl From<NoRoom> for SimError {
 }
 
 impl Simulation {
-    /// [`fix_redundancy`] of this simulation's device (after a trace warm-up).
-    pub(in crate::sim) fn raid_fix_redundancy(&mut self, settled: u32) -> Result<(), SimError> {
+    /// [`fix_redundancy`] of this simulation's device, every stripe (after a trace
+    /// warm-up has rewritten the device).
+    pub(in crate::sim) fn raid_fix_after_warm_up(&mut self) -> Result<(), SimError> {
         let Some(r) = self.raid.as_ref() else {
             return Ok(());
         };
-        fix_redundancy(
+        Ok(fix_redundancy(
             &mut self.ftl,
             &mut *self.placement,
             &r.map,
             &self.geom,
-            settled,
-        )?;
-        Ok(())
+            0,
+        )?)
     }
 
     /// Materializes a never-written host page under RAID: the unwritten pages of its
