@@ -71,9 +71,7 @@ impl Simulation {
                 self.warm_redundancy(lpn, &mut stripes, &mut done);
             }
         }
-        if self.raid.is_some() {
-            self.raid_fix_after_warm_up()?;
-        }
+        self.raid_fix_after_warm_up()?;
         self.verify_from_set_up();
         self.warmed_up = true;
         Ok(done)

@@ -49,9 +49,9 @@ impl Simulation {
             }
             RaidLevel::Raid4 | RaidLevel::Raid5 => {
                 let groups = u64::from(r.map.layout.groups());
-                let rows = r.map.host_pages / u64::from(r.map.layout.data_per_row());
-                let mut lpns = Vec::new();
                 let per_row = u64::from(r.map.layout.data_per_row());
+                let rows = r.map.host_pages / per_row;
+                let mut lpns = Vec::new();
                 for row in 0..rows {
                     // The stripes lie all over the device: the tokens of a row some rows
                     // ahead are asked for, so that the misses of the pass overlap.
