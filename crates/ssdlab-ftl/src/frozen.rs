@@ -30,6 +30,14 @@ pub struct FrozenFtl {
 }
 
 impl Ftl {
+    /// Takes background GC's settings (`ftl.gc.background`, `background_free_ratio`)
+    /// from `cfg`: a run on a device prepared under other ones (preconditioning never
+    /// reads them) collects in the background as its own configuration says.
+    pub fn set_background_gc(&mut self, cfg: &crate::FtlConfig) {
+        self.background = cfg.gc.background;
+        self.bg_threshold_blocks = cfg.bg_threshold_blocks(&self.geom);
+    }
+
     /// Freezes this FTL's state for [`FrozenFtl::thaw`]. The FTL must be idle: no
     /// program outstanding (as after preconditioning).
     pub fn freeze(mut self) -> FrozenFtl {

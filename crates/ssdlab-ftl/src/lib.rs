@@ -69,7 +69,7 @@ pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentU
 pub use fill::{FillContent, FillPattern};
 pub use frozen::{FrozenFtl, LpnTokens, Snapshot};
 pub use ftl::{Ftl, NoSpace};
-pub use mapping::PageOwner;
+pub use mapping::{release_spare_tables, PageOwner};
 pub use order::{AllocOrder, Dim, StripeMap};
 pub use precondition::PreconditionReport;
 pub use stats::{EraseSummary, FtlCounters, PlaneSummary};

@@ -127,22 +127,24 @@ pub fn run_all_by<R: Send>(
     } else {
         ProgressBar::hidden()
     };
+    let order = device_order(jobs);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<R, String>>>> =
         Mutex::new(jobs.iter().map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let out = run(i, job).map_err(|e| format!("{}: {e}", job.label));
-                if bar.is_hidden() {
-                    eprintln!("[{}/{}] {}", i + 1, jobs.len(), job.label);
-                } else {
-                    bar.set_message(job.label.clone());
-                    bar.inc(1);
+            s.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let job = &jobs[i];
+                    let out = run(i, job).map_err(|e| format!("{}: {e}", job.label));
+                    if bar.is_hidden() {
+                        eprintln!("[{}/{}] {}", i + 1, jobs.len(), job.label);
+                    } else {
+                        bar.set_message(job.label.clone());
+                        bar.inc(1);
+                    }
+                    results.lock().expect("no thread panicked")[i] = Some(out);
                 }
-                results.lock().expect("no thread panicked")[i] = Some(out);
             });
         }
     });
@@ -152,6 +154,25 @@ pub fn run_all_by<R: Send>(
         .expect("no thread panicked")
         .into_iter()
         .map(|r| r.expect("every job ran"))
+        .collect()
+}
+
+/// The order to start `jobs` in: as listed, except that the runs of one shared
+/// prepared device ([`ssdlab::sim::shared_device_key`]) start one after the other, at
+/// the place of the first. A kept device is then prepared once, not again each time the
+/// list comes back to it after others have taken its place.
+fn device_order(jobs: &[Job]) -> Vec<usize> {
+    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let key = ssdlab::sim::shared_device_key(&job.cfg);
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|(_, members)| members)
         .collect()
 }
 
@@ -208,4 +229,41 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
         mismatches: 0,
     };
     Ok((run, log))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdlab::ConfigBuilder;
+
+    fn job(sets: &[&str]) -> Job {
+        let mut b = ConfigBuilder::new().preset("dgc").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        Job {
+            label: sets.join(" "),
+            preset: "dgc",
+            cfg: b.build().unwrap(),
+            source: file(Path::new("unused.csv")),
+        }
+    }
+
+    /// Runs of one aged device start together, at the place of the first; runs on
+    /// devices of their own keep their places.
+    #[test]
+    fn runs_of_one_device_start_together() {
+        let g4 = "raid.group_size=4";
+        let fresh = "ftl.precondition.overwrite_ratio=0";
+        let jobs = [
+            job(&[]),
+            job(&[g4]),
+            job(&[fresh]),
+            job(&["ftl.gc.trigger=\"eager\""]),
+            job(&[fresh]),
+            job(&[g4, "dgc.enabled=true"]),
+            job(&["host.time_scale=0.5"]),
+        ];
+        assert_eq!(device_order(&jobs), [0, 3, 6, 1, 5, 2, 4]);
+    }
 }

@@ -28,8 +28,10 @@ use crate::fill::ImplicitFill;
 
 mod hints;
 mod sampled;
+mod spare;
 
 pub(crate) use sampled::{LpnDeltas, SampledBase};
+pub use spare::release_spare_tables;
 
 /// `p2l` value of a page that holds no data since its last erase (or what the fill left).
 const P2L_FREE: u32 = 0;
@@ -75,19 +77,23 @@ pub(crate) struct Mapping {
     ppb: u32,
     /// One bit per block: erased since the base was laid (empty without a base).
     erased: Vec<u64>,
+    /// The regions of the tables written (for reuse of a shared device's run tables).
+    written: spare::Written,
 }
 
 impl Mapping {
     /// Tables for `map_entries` LPNs over `pages` physical pages, all unmapped and free.
     pub fn new(map_entries: u32, pages: u32) -> Mapping {
+        let (map_entries, pages) = (map_entries as usize, pages as usize);
         Mapping {
-            l2p: vec![0; map_entries as usize],
-            p2l: vec![P2L_FREE; pages as usize],
-            tokens: vec![0; pages as usize],
-            pending: vec![0; (pages as usize).div_ceil(64)],
+            l2p: vec![0; map_entries],
+            p2l: vec![P2L_FREE; pages],
+            tokens: vec![0; pages],
+            pending: vec![0; pages.div_ceil(64)],
             base: None,
             ppb: 0,
             erased: Vec::new(),
+            written: spare::Written::new(map_entries, pages),
         }
     }
 
@@ -98,7 +104,20 @@ impl Mapping {
             base.pending.iter().all(|&w| w == 0),
             "a base with pages pending"
         );
-        let mut m = Mapping::new(base.map_entries(), base.p2l.len() as u32);
+        let (map_entries, pages) = (base.l2p.len(), base.p2l.len());
+        let mut m = match spare::take(map_entries, pages) {
+            Some(t) => Mapping {
+                l2p: t.l2p,
+                p2l: t.p2l,
+                tokens: t.tokens,
+                pending: t.pending,
+                base: None,
+                ppb: 0,
+                erased: Vec::new(),
+                written: t.written,
+            },
+            None => Mapping::new(map_entries as u32, pages as u32),
+        };
         m.set_base(Base::Tables(base), ppb);
         m
     }
@@ -254,12 +273,14 @@ impl Mapping {
     #[inline]
     pub fn map(&mut self, lpn: Lpn, ppn: Ppn) {
         self.l2p[lpn.idx()] = ppn.0 + 1;
+        self.written.l2p.mark(lpn.idx());
     }
 
     /// Unmaps `lpn`.
     #[inline]
     pub fn unmap(&mut self, lpn: Lpn) {
         self.l2p[lpn.idx()] = L2P_UNMAPPED;
+        self.written.l2p.mark(lpn.idx());
     }
 
     /// The owner of `ppn`.
@@ -293,6 +314,8 @@ impl Mapping {
         debug_assert!(!self.is_pending(ppn), "page {ppn} is free but pending");
         self.p2l[ppn.idx()] = lpn.0 + 1;
         self.tokens[ppn.idx()] = token;
+        self.written.p2l.mark(ppn.idx());
+        self.written.tokens.mark(ppn.idx());
         self.set_pending(ppn);
     }
 
@@ -306,6 +329,7 @@ impl Mapping {
             self.owner(ppn)
         );
         self.p2l[ppn.idx()] = lpn.0 + 1;
+        self.written.p2l.mark(ppn.idx());
     }
 
     /// Marks a page that held `lpn`'s data invalid.
@@ -317,6 +341,7 @@ impl Mapping {
             self.owner(ppn)
         );
         self.p2l[ppn.idx()] = P2L_INVALID;
+        self.written.p2l.mark(ppn.idx());
     }
 
     /// Returns the pages `first .. first + n` to the free state (after an erase).
@@ -330,7 +355,9 @@ impl Mapping {
             debug_assert!(!self.is_pending(Ppn(p as u32)), "erasing pending page {p}");
         }
         self.p2l[range.clone()].fill(P2L_FREE);
-        self.tokens[range].fill(0);
+        self.tokens[range.clone()].fill(0);
+        self.written.p2l.mark_range(range.clone());
+        self.written.tokens.mark_range(range);
         if self.base.is_some() {
             let b = (first.0 / self.ppb) as usize;
             self.erased[b / 64] |= 1 << (b % 64);
@@ -377,6 +404,7 @@ impl Mapping {
             }
         }
         self.tokens[ppn.idx()] = token ^ self.base_token(ppn);
+        self.written.tokens.mark(ppn.idx());
     }
 
     /// True while a program into `ppn` is outstanding.
@@ -388,6 +416,7 @@ impl Mapping {
     #[inline]
     fn set_pending(&mut self, ppn: Ppn) {
         self.pending[ppn.idx() / 64] |= 1 << (ppn.0 % 64);
+        self.written.pending.mark(ppn.idx() / 64);
     }
 
     /// Clears the pending bit; returns whether it was set.
@@ -396,6 +425,22 @@ impl Mapping {
         let was = self.is_pending(ppn);
         self.pending[ppn.idx() / 64] &= !(1 << (ppn.0 % 64));
         was
+    }
+}
+
+impl Drop for Mapping {
+    /// The tables of a run on a shared device are kept for the next such run
+    /// ([`spare`]).
+    fn drop(&mut self) {
+        if matches!(self.base, Some(Base::Tables(_))) {
+            spare::give(spare::Tables {
+                l2p: std::mem::take(&mut self.l2p),
+                p2l: std::mem::take(&mut self.p2l),
+                tokens: std::mem::take(&mut self.tokens),
+                pending: std::mem::take(&mut self.pending),
+                written: self.written.clone(),
+            });
+        }
     }
 }
 

@@ -265,8 +265,10 @@ mod tests {
         NO_SHARING.with(|n| n.set(!share));
         let mut sim = build(sets, false);
         NO_SHARING.with(|n| n.set(false));
-        // A shared device is one frozen layer; verify mode's snapshot of set-up another.
-        let layers = usize::from(share) + usize::from(sim.cfg.verify);
+        // A shared device is one frozen layer; verify mode's snapshot of set-up another,
+        // and one more after a warm-up.
+        let warm = sim.cfg.ftl.precondition.warmup != ssdlab_ftl::Warmup::None;
+        let layers = usize::from(share) + usize::from(sim.cfg.verify) * (1 + usize::from(warm));
         assert_eq!(sim.ftl.frozen_layers(), layers, "{sets:?}: shared");
         sim.run_to_end().unwrap();
         sim.audit().unwrap();
@@ -319,6 +321,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Runs whose configurations differ only in what preconditioning never reads (the
+    /// timing, when GC starts, background GC, the warm-up, the scheduler) start from one
+    /// device, prepared once, and each is the run on a device of its own.
+    #[test]
+    fn runs_that_differ_in_what_aging_never_reads_share_one_device() {
+        use super::super::prepare::{shared_device_key, PREPARED_HERE};
+        let aged = ["ftl.precondition.overwrite_ratio=0.5", "seed=77"];
+        let variants: &[&[&str]] = &[
+            &[],
+            &["ftl.gc.trigger=\"lazy\""],
+            &["ftl.gc.background=true", "ftl.gc.background_free_ratio=0.2"],
+            &["timing.t_prog_ns=500000", "timing.bus_ps_per_byte=10000"],
+            &["ftl.precondition.warmup=\"trace\""],
+            &["scheduler.name=\"sync-fifo\"", "ftl.gc.copyback=true"],
+        ];
+        let json = |s: Simulation| serde_json::to_string(&s.into_report().unwrap()).unwrap();
+        let prepared = || PREPARED_HERE.with(std::cell::Cell::get);
+        let before = prepared();
+        let mut keys = Vec::new();
+        for v in variants {
+            let sets = [&aged[..], v].concat();
+            let own = ran(&sets, false);
+            let shared = ran(&sets, true);
+            assert_eq!(shared.ftl.diff_state(&own.ftl), None, "{sets:?}");
+            keys.push(shared_device_key(&shared.cfg));
+            assert_eq!(json(shared), json(own), "{sets:?}");
+        }
+        assert_eq!(prepared() - before, 1, "one device for every variant");
+        assert!(keys[0].is_some());
+        assert!(keys.iter().all(|k| *k == keys[0]), "{keys:?}");
+        // What the aging reads makes another device.
+        let other = ran(
+            &[&aged[..], &["ftl.gc.threshold_free_ratio=0.1"]].concat(),
+            true,
+        );
+        assert_ne!(shared_device_key(&other.cfg), keys[0]);
+        assert_eq!(prepared() - before, 2);
     }
 
     /// Sampled aging with every plane its own sample is the replay, with and without

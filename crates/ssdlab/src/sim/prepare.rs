@@ -10,8 +10,10 @@
 //! is that set-up is paid once and memory holds one set of tables, not one per run.
 //!
 //! Runs share a device when everything preconditioning reads is equal: the whole
-//! configuration except the sections it never reads (`host`, `scheduler`, `dgc`,
-//! `verify`). The last [`KEEP`] devices are kept; [`release_shared_devices`] drops them.
+//! configuration except what it never reads (see [`shared_device_key`]). The last
+//! [`KEEP`] devices are kept; [`release_shared_devices`] drops them. A caller with many
+//! runs to make (`ssdlab reproduce`) starts the runs of one device one after the other,
+//! so that each device is prepared once.
 
 use super::raid::{fix_redundancy, NoRoom, RaidState};
 use crate::config::SimConfig;
@@ -52,6 +54,7 @@ struct Frozen {
 type Slot = Arc<OnceLock<Mutex<Frozen>>>;
 
 /// The kept devices by key, oldest first.
+#[cfg(not(test))]
 static SHARED: Mutex<Vec<(String, Slot)>> = Mutex::new(Vec::new());
 
 /// Whether aged devices are shared ([`set_device_sharing`]).
@@ -78,12 +81,17 @@ fn sharing_off() -> bool {
     false
 }
 
-/// Drops the prepared devices kept for later runs (runs using one keep their share);
-/// returns how many there were.
+/// Drops the prepared devices kept for later runs (runs using one keep their share),
+/// and the page tables kept from finished runs on them; returns how many devices there
+/// were.
 pub fn release_shared_devices() -> usize {
-    let mut kept = lock();
-    let n = kept.len();
-    kept.clear();
+    let n = {
+        let mut kept = lock();
+        let n = kept.len();
+        kept.clear();
+        n
+    };
+    ssdlab_ftl::release_spare_tables();
     n
 }
 
@@ -92,17 +100,56 @@ pub fn shared_devices() -> usize {
     lock().len()
 }
 
+#[cfg(test)]
+thread_local! {
+    /// In unit tests, each test thread keeps its own devices, so that tests running at
+    /// once never evict each other's.
+    static SHARED_HERE: &'static Mutex<Vec<(String, Slot)>> =
+        Box::leak(Box::new(Mutex::new(Vec::new())));
+    /// Devices prepared for sharing by this thread.
+    pub(super) static PREPARED_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn lock() -> std::sync::MutexGuard<'static, Vec<(String, Slot)>> {
-    SHARED.lock().unwrap_or_else(|e| e.into_inner())
+    #[cfg(test)]
+    let shared = SHARED_HERE.with(|s| *s);
+    #[cfg(not(test))]
+    let shared = &SHARED;
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The device a run of `cfg` starts from, as text, when runs share it (an aged device,
+/// with sharing on); `None` when the run prepares a device of its own. Runs with equal
+/// keys start from one device, prepared once while it is kept.
+pub fn shared_device_key(cfg: &SimConfig) -> Option<String> {
+    let pre = &cfg.ftl.precondition;
+    let shared = pre.enabled
+        && pre.overwrite_ratio > 0.0
+        && SHARING.load(Ordering::Relaxed)
+        && !sharing_off();
+    shared.then(|| device_key(cfg))
 }
 
 /// Everything preconditioning reads, as text: runs with equal keys get equal devices.
+///
+/// Left out is what it never reads: the host, the scheduler, DGC and verify mode; the
+/// flash timing (the fill and the aging take no simulated time); what only the
+/// controller reads of GC (`ftl.gc.trigger`, `copyback`), and background GC, which
+/// each run's copy takes from its own configuration ([`Ftl::set_background_gc`]); the
+/// warm-up (`ftl.precondition.warmup`), which each run replays on its own copy.
 fn device_key(cfg: &SimConfig) -> String {
     let mut k = cfg.clone();
     k.host = Default::default();
     k.scheduler = Default::default();
     k.dgc = Default::default();
     k.verify = false;
+    k.timing = Default::default();
+    let (gc, default_gc) = (&mut k.ftl.gc, ssdlab_ftl::GcConfig::default());
+    gc.trigger = default_gc.trigger;
+    gc.copyback = default_gc.copyback;
+    gc.background = default_gc.background;
+    gc.background_free_ratio = default_gc.background_free_ratio;
+    k.ftl.precondition.warmup = ssdlab_ftl::Warmup::None;
     k.to_toml()
 }
 
@@ -137,6 +184,8 @@ pub(super) fn prepare(
     };
     // The first run to ask prepares the device; the others wait for it.
     let frozen = slot.get_or_init(|| {
+        #[cfg(test)]
+        PREPARED_HERE.with(|n| n.set(n.get() + 1));
         let p = precondition(cfg, ftl, placement, raid, rng);
         Mutex::new(Frozen {
             ftl: p.ftl.freeze(),
@@ -147,8 +196,10 @@ pub(super) fn prepare(
         })
     });
     let f = frozen.lock().unwrap_or_else(|e| e.into_inner());
+    let mut ftl = f.ftl.thaw();
+    ftl.set_background_gc(&cfg.ftl);
     Prepared {
-        ftl: f.ftl.thaw(),
+        ftl,
         placement: f.placement.boxed_clone(),
         no_room: f.no_room,
         write_seq: f.write_seq,
