@@ -77,8 +77,9 @@ pub(crate) struct Mapping {
     ppb: u32,
     /// One bit per block: erased since the base was laid (empty without a base).
     erased: Vec<u64>,
-    /// The regions of the tables written (for reuse of a shared device's run tables).
-    written: spare::Written,
+    /// Over a frozen base only: the regions of the tables written, so that they can be
+    /// reused zeroed once dropped ([`spare`]), and never-written regions are not read.
+    written: Option<spare::Written>,
 }
 
 impl Mapping {
@@ -93,7 +94,7 @@ impl Mapping {
             base: None,
             ppb: 0,
             erased: Vec::new(),
-            written: spare::Written::new(map_entries, pages),
+            written: None,
         }
     }
 
@@ -114,9 +115,13 @@ impl Mapping {
                 base: None,
                 ppb: 0,
                 erased: Vec::new(),
-                written: t.written,
+                written: Some(t.written),
             },
-            None => Mapping::new(map_entries as u32, pages as u32),
+            None => {
+                let mut m = Mapping::new(map_entries as u32, pages as u32);
+                m.written = Some(spare::Written::new(map_entries, pages));
+                m
+            }
         };
         m.set_base(Base::Tables(base), ppb);
         m
@@ -273,14 +278,14 @@ impl Mapping {
     #[inline]
     pub fn map(&mut self, lpn: Lpn, ppn: Ppn) {
         self.l2p[lpn.idx()] = ppn.0 + 1;
-        self.written.l2p.mark(lpn.idx());
+        self.mark(|w| w.l2p.mark(lpn.idx()));
     }
 
     /// Unmaps `lpn`.
     #[inline]
     pub fn unmap(&mut self, lpn: Lpn) {
         self.l2p[lpn.idx()] = L2P_UNMAPPED;
-        self.written.l2p.mark(lpn.idx());
+        self.mark(|w| w.l2p.mark(lpn.idx()));
     }
 
     /// The owner of `ppn`.
@@ -314,8 +319,10 @@ impl Mapping {
         debug_assert!(!self.is_pending(ppn), "page {ppn} is free but pending");
         self.p2l[ppn.idx()] = lpn.0 + 1;
         self.tokens[ppn.idx()] = token;
-        self.written.p2l.mark(ppn.idx());
-        self.written.tokens.mark(ppn.idx());
+        self.mark(|w| {
+            w.p2l.mark(ppn.idx());
+            w.tokens.mark(ppn.idx());
+        });
         self.set_pending(ppn);
     }
 
@@ -329,7 +336,7 @@ impl Mapping {
             self.owner(ppn)
         );
         self.p2l[ppn.idx()] = lpn.0 + 1;
-        self.written.p2l.mark(ppn.idx());
+        self.mark(|w| w.p2l.mark(ppn.idx()));
     }
 
     /// Marks a page that held `lpn`'s data invalid.
@@ -341,7 +348,7 @@ impl Mapping {
             self.owner(ppn)
         );
         self.p2l[ppn.idx()] = P2L_INVALID;
-        self.written.p2l.mark(ppn.idx());
+        self.mark(|w| w.p2l.mark(ppn.idx()));
     }
 
     /// Returns the pages `first .. first + n` to the free state (after an erase).
@@ -356,8 +363,10 @@ impl Mapping {
         }
         self.p2l[range.clone()].fill(P2L_FREE);
         self.tokens[range.clone()].fill(0);
-        self.written.p2l.mark_range(range.clone());
-        self.written.tokens.mark_range(range);
+        self.mark(|w| {
+            w.p2l.mark_range(range.clone());
+            w.tokens.mark_range(range);
+        });
         if self.base.is_some() {
             let b = (first.0 / self.ppb) as usize;
             self.erased[b / 64] |= 1 << (b % 64);
@@ -367,7 +376,9 @@ impl Mapping {
     /// The content token of `ppn` (0 = never written since the last erase).
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {
-        let t = self.tokens[ppn.idx()];
+        // Over a frozen base, a region never written is zero: not reading it spares a
+        // page fault (the audits read every page's token).
+        let t = self.own_token(ppn);
         if self.base.is_none() {
             return t;
         }
@@ -382,9 +393,26 @@ impl Mapping {
         match &self.base {
             // A free reverse entry with an owner: the page still holds the fill's data.
             Some(Base::Fill(f)) if self.p2l[ppn.idx()] == P2L_FREE => {
-                self.tokens[ppn.idx()] ^ f.token(lpn)
+                self.own_token(ppn) ^ f.token(lpn)
             }
             _ => self.token(ppn),
+        }
+    }
+
+    /// The token entry of `ppn` in these tables (zero where they never wrote one).
+    #[inline(always)]
+    fn own_token(&self, ppn: Ppn) -> u64 {
+        match &self.written {
+            Some(w) if !w.tokens.has(ppn.idx()) => 0,
+            _ => self.tokens[ppn.idx()],
+        }
+    }
+
+    /// Records a write in the written regions, if they are kept.
+    #[inline(always)]
+    fn mark(&mut self, f: impl FnOnce(&mut spare::Written)) {
+        if let Some(w) = &mut self.written {
+            f(w);
         }
     }
 
@@ -404,7 +432,7 @@ impl Mapping {
             }
         }
         self.tokens[ppn.idx()] = token ^ self.base_token(ppn);
-        self.written.tokens.mark(ppn.idx());
+        self.mark(|w| w.tokens.mark(ppn.idx()));
     }
 
     /// True while a program into `ppn` is outstanding.
@@ -416,7 +444,7 @@ impl Mapping {
     #[inline]
     fn set_pending(&mut self, ppn: Ppn) {
         self.pending[ppn.idx() / 64] |= 1 << (ppn.0 % 64);
-        self.written.pending.mark(ppn.idx() / 64);
+        self.mark(|w| w.pending.mark(ppn.idx() / 64));
     }
 
     /// Clears the pending bit; returns whether it was set.
@@ -432,13 +460,13 @@ impl Drop for Mapping {
     /// The tables of a run on a shared device are kept for the next such run
     /// ([`spare`]).
     fn drop(&mut self) {
-        if matches!(self.base, Some(Base::Tables(_))) {
+        if let Some(written) = self.written.take() {
             spare::give(spare::Tables {
                 l2p: std::mem::take(&mut self.l2p),
                 p2l: std::mem::take(&mut self.p2l),
                 tokens: std::mem::take(&mut self.tokens),
                 pending: std::mem::take(&mut self.pending),
-                written: self.written.clone(),
+                written,
             });
         }
     }

@@ -42,6 +42,13 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
         self.bits[r >> 6] |= 1 << (r & 63);
     }
 
+    /// Whether entry `i`'s region was written (if not, the entry is zero).
+    #[inline(always)]
+    pub fn has(&self, i: usize) -> bool {
+        let r = i >> SHIFT;
+        self.bits[r >> 6] >> (r & 63) & 1 == 1
+    }
+
     /// Entries `range` are written.
     pub fn mark_range(&mut self, range: std::ops::Range<usize>) {
         if range.is_empty() {
