@@ -9,29 +9,34 @@
 //! same size takes them and zeroes only the regions written before ([`Dirty`] records
 //! them as the tables are written).
 //!
-//! At most one set per core is kept (as many as runs at once can give back), at least
-//! two; [`release_spare_tables`] drops them.
+//! Zeroed regions stay in memory, so a kept set holds every region any of its users
+//! wrote. A set whose regions in memory outnumber twice the most one of its users wrote
+//! is dropped instead of kept, so that light runs over a large device (a sweep's short
+//! traces) do not pile up memory run after run, while runs that write most of their
+//! tables (those that collect garbage) keep theirs, also between lighter runs. One set is kept at a time: a thread that
+//! finishes a run starts the next, which takes it. [`release_spare_tables`] drops it.
 
 use std::sync::Mutex;
 
-/// Sets of tables kept at once: one per core, at least two.
-fn keep() -> usize {
-    static KEEP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *KEEP.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get().max(2)))
-}
+/// Sets of tables kept at once.
+const KEEP: usize = 1;
 
 /// The 4 KiB regions of one table written since it was last all zero, one bit each
 /// (`SHIFT`: log2 of the entries a region holds).
 #[derive(Clone, Debug)]
 pub(crate) struct Dirty<const SHIFT: u32> {
     bits: Vec<u64>,
+    /// Regions written before the last zeroing (still in memory).
+    before: Vec<u64>,
 }
 
 impl<const SHIFT: u32> Dirty<SHIFT> {
     /// No region of a table of `len` entries written.
     pub fn new(len: usize) -> Self {
+        let words = (len >> SHIFT).div_ceil(64) + 1;
         Dirty {
-            bits: vec![0; (len >> SHIFT).div_ceil(64) + 1],
+            bits: vec![0; words],
+            before: vec![0; words],
         }
     }
 
@@ -63,6 +68,7 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
     pub fn zero<T: Copy + Default>(&mut self, table: &mut [T]) {
         for (w, word) in self.bits.iter_mut().enumerate() {
             let mut m = std::mem::take(word);
+            self.before[w] |= m;
             while m != 0 {
                 let r = w * 64 + m.trailing_zeros() as usize;
                 m &= m - 1;
@@ -71,6 +77,17 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
                 table[start..end].fill(T::default());
             }
         }
+    }
+}
+
+impl<const SHIFT: u32> Dirty<SHIFT> {
+    /// Regions written since the last zeroing, and regions written ever.
+    fn regions(&self) -> (u32, u32) {
+        let now = self.bits.iter().map(|w| w.count_ones()).sum();
+        let ever = (self.bits.iter().zip(&self.before))
+            .map(|(a, b)| (a | b).count_ones())
+            .sum();
+        (now, ever)
     }
 }
 
@@ -90,6 +107,8 @@ pub(crate) struct Written {
     pub p2l: Dirty<10>,
     pub tokens: Dirty<9>,
     pub pending: Dirty<9>,
+    /// The most regions one user of the set wrote.
+    most: u32,
 }
 
 impl Written {
@@ -100,14 +119,35 @@ impl Written {
             p2l: Dirty::new(pages),
             tokens: Dirty::new(pages),
             pending: Dirty::new(pages.div_ceil(64)),
+            most: 0,
         }
+    }
+
+    /// Regions written since the last zeroing, and regions written ever.
+    fn regions(&self) -> (u32, u32) {
+        [
+            self.l2p.regions(),
+            self.p2l.regions(),
+            self.tokens.regions(),
+            self.pending.regions(),
+        ]
+        .iter()
+        .fold((0, 0), |(a, b), p| (a + p.0, b + p.1))
     }
 }
 
 impl Tables {
+    /// Whether the set is worth keeping: the regions in memory are at most twice the
+    /// most one of its users wrote (and a few).
+    fn worth_keeping(&self) -> bool {
+        let (now, ever) = self.written.regions();
+        ever <= 2 * now.max(self.written.most) + 16
+    }
+
     /// Zeroes what was written.
     fn zero(&mut self) {
         let w = &mut self.written;
+        w.most = w.most.max(w.regions().0);
         w.l2p.zero(&mut self.l2p);
         w.p2l.zero(&mut self.p2l);
         w.tokens.zero(&mut self.tokens);
@@ -145,12 +185,15 @@ pub(super) fn take(map_entries: usize, pages: usize) -> Option<Tables> {
     Some(t)
 }
 
-/// Keeps `t` for a later run (dropping the oldest beyond [`keep`]).
+/// Keeps `t` for a later run if it is worth it (dropping the oldest beyond [`KEEP`]).
 pub(super) fn give(t: Tables) {
+    if !t.worth_keeping() {
+        return;
+    }
     let old = {
         let mut kept = lock();
         kept.push(t);
-        let excess = kept.len().saturating_sub(keep());
+        let excess = kept.len().saturating_sub(KEEP);
         kept.drain(..excess).collect::<Vec<_>>()
     };
     drop(old);
@@ -180,10 +223,52 @@ mod tests {
         d.zero(&mut t);
         assert!(t.iter().all(|&v| v == 0));
         assert!(d.bits.iter().all(|&w| w == 0));
+        assert_eq!(d.regions(), (0, 4), "regions 0, 1, 2 and 4 were written");
         // A write outside any marked region survives: only marked regions are zeroed.
         t[4000] = 1;
         d.mark(10);
         d.zero(&mut t);
         assert_eq!(t[4000], 1);
+    }
+
+    /// A set whose last user wrote much less than earlier users did is not worth keeping;
+    /// one whose last user wrote most of what is in memory is.
+    #[test]
+    fn a_set_is_kept_while_its_users_write_most_of_it() {
+        let (entries, pages) = (1 << 18, 1 << 16);
+        let mut t = Tables {
+            l2p: vec![0; entries],
+            p2l: vec![0; pages],
+            tokens: vec![0; pages],
+            pending: vec![0; pages / 64],
+            written: Written::new(entries, pages),
+        };
+        for i in (0..pages).step_by(512) {
+            t.tokens[i] = 1;
+            t.written.tokens.mark(i);
+        }
+        assert!(t.worth_keeping(), "the first user wrote all it holds");
+        t.zero();
+        assert!(t.all_zero());
+        t.written.l2p.mark(0);
+        assert!(
+            t.worth_keeping(),
+            "a light user after one that wrote it all"
+        );
+        // Light users that each write elsewhere: the set holds more and more that none
+        // of them needs.
+        let (entries_per_region, mut next) = (1 << 10, 0);
+        let mut light = |t: &mut Tables| {
+            t.zero();
+            for _ in 0..64 {
+                t.written.l2p.mark(next * entries_per_region);
+                next += 1;
+            }
+            t.worth_keeping()
+        };
+        // In memory, against twice the most one user wrote (128) and 16.
+        assert!(light(&mut t), "128 + 64 regions");
+        assert!(light(&mut t), "128 + 128 regions");
+        assert!(!light(&mut t), "128 + 192 regions");
     }
 }
