@@ -154,7 +154,12 @@ pub fn flatten(report: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
 type PointResult = Result<Vec<(String, serde_json::Value)>, String>;
 
 /// Runs one point; a failure is a result, not an error of the sweep.
-fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -> PointResult {
+/// The configuration of point `p`.
+fn point_config(
+    args: &SweepArgs,
+    grid: &[(String, Vec<toml::Value>)],
+    p: &Point,
+) -> Result<SimConfig, Failure> {
     let sets: Vec<String> = grid
         .iter()
         .zip(&p.values)
@@ -164,7 +169,11 @@ fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -
     if p.seed.is_some() {
         device.seed = p.seed;
     }
-    let cfg: SimConfig = build_config(&device, &sets).map_err(|f| format!("{:#}", f.err))?;
+    build_config(&device, &sets)
+}
+
+fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -> PointResult {
+    let cfg: SimConfig = point_config(args, grid, p).map_err(|f| format!("{:#}", f.err))?;
     let src = TraceSource::File {
         path: p.trace.clone(),
         options: TraceOptions {
@@ -172,7 +181,7 @@ fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -
             ..TraceOptions::default()
         },
     };
-    let report = simulate(cfg, &src, device.preset.as_deref(), None, false)
+    let report = simulate(cfg, &src, args.device.preset.as_deref(), None, false)
         .map_err(|f| format!("{:#}", f.err))?;
     let json: serde_json::Value =
         serde_json::from_str(&report.to_json()).map_err(|e| format!("report as JSON: {e}"))?;
@@ -208,23 +217,29 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    // Points on one aged device run one after the other, so that it is prepared once.
+    let cfgs: Vec<Option<SimConfig>> = pts
+        .iter()
+        .map(|p| point_config(args, &grid, p).ok())
+        .collect();
+    let order = ssdlab::sim::device_order(cfgs.iter().map(Option::as_ref));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<BTreeMap<usize, PointResult>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
         for _ in 0..jobs.min(pts.len()) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = pts.get(i) else { break };
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_point(args, &grid, p)
-                }))
-                .unwrap_or_else(|_| Err("internal error: the simulation panicked".into()));
-                if let Ok(mut m) = results.lock() {
-                    m.insert(i, r);
+            s.spawn(|| {
+                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_point(args, &grid, &pts[i])
+                    }))
+                    .unwrap_or_else(|_| Err("internal error: the simulation panicked".into()));
+                    if let Ok(mut m) = results.lock() {
+                        m.insert(i, r);
+                    }
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    eprint!("\rsweep: {n}/{} points", pts.len());
                 }
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                eprint!("\rsweep: {n}/{} points", pts.len());
             });
         }
     });

@@ -157,23 +157,10 @@ pub fn run_all_by<R: Send>(
         .collect()
 }
 
-/// The order to start `jobs` in: as listed, except that the runs of one shared
-/// prepared device ([`ssdlab::sim::shared_device_key`]) start one after the other, at
-/// the place of the first. A kept device is then prepared once, not again each time the
-/// list comes back to it after others have taken its place.
+/// The order to start `jobs` in: runs of one shared device together
+/// ([`ssdlab::sim::device_order`]).
 fn device_order(jobs: &[Job]) -> Vec<usize> {
-    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
-    for (i, job) in jobs.iter().enumerate() {
-        let key = ssdlab::sim::shared_device_key(&job.cfg);
-        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
-    groups
-        .into_iter()
-        .flat_map(|(_, members)| members)
-        .collect()
+    ssdlab::sim::device_order(jobs.iter().map(|j| Some(&j.cfg)))
 }
 
 fn run_one(job: &Job) -> Result<Run, String> {

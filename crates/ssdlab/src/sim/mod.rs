@@ -91,7 +91,9 @@ use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
 
-pub use prepare::{release_shared_devices, set_device_sharing, shared_device_key, shared_devices};
+pub use prepare::{
+    device_order, release_shared_devices, set_device_sharing, shared_device_key, shared_devices,
+};
 pub use stream::VecStream;
 pub use warmup::WarmUp;
 

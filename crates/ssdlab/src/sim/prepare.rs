@@ -130,6 +130,23 @@ pub fn shared_device_key(cfg: &SimConfig) -> Option<String> {
     shared.then(|| device_key(cfg))
 }
 
+/// The order to start runs of `cfgs` in (`None`: a run without a configuration, which
+/// keeps its place): as listed, except that the runs of one shared device
+/// ([`shared_device_key`]) start one after the other, at the place of the first. A kept
+/// device is then prepared once, not again each time the list comes back to it after
+/// others have taken its place (the last [`KEEP`] are kept).
+pub fn device_order<'a>(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>) -> Vec<usize> {
+    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+    for (i, cfg) in cfgs.into_iter().enumerate() {
+        let key = cfg.and_then(shared_device_key);
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups.into_iter().flat_map(|(_, m)| m).collect()
+}
+
 /// Everything preconditioning reads, as text: runs with equal keys get equal devices.
 ///
 /// Left out is what it never reads: the host, the scheduler, DGC and verify mode; the
