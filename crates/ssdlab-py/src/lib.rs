@@ -376,8 +376,8 @@ fn cached_traces() -> usize {
     cache::len()
 }
 
-/// Drops the prepared (aged) devices this process keeps for later runs; returns how
-/// many there were.
+/// Drops the prepared (aged) devices this process keeps for later runs, and the page
+/// tables kept from a finished run on one; returns how many devices there were.
 #[pyfunction]
 fn release_shared_devices() -> usize {
     ssdlab::sim::release_shared_devices()

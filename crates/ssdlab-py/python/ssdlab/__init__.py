@@ -39,8 +39,9 @@ from .sweep import sweep
 
 def release_shared_devices() -> int:
     """Drop the aged devices this process keeps so that later runs on the same device
-    skip preconditioning (see docs/SIMULATOR.md, "Shared prepared devices"); returns how
-    many there were. Runs still using one keep their share."""
+    skip preconditioning (see docs/SIMULATOR.md, "Shared prepared devices"), and the page
+    tables kept from a finished run on one for the next; returns how many devices there
+    were. Runs still using one keep their share."""
     return _native.release_shared_devices()
 
 
