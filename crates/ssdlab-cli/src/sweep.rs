@@ -153,7 +153,6 @@ pub fn flatten(report: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
 /// A point's flattened report, or why it failed.
 type PointResult = Result<Vec<(String, serde_json::Value)>, String>;
 
-/// Runs one point; a failure is a result, not an error of the sweep.
 /// The configuration of point `p`.
 fn point_config(
     args: &SweepArgs,
@@ -172,8 +171,9 @@ fn point_config(
     build_config(&device, &sets)
 }
 
-fn run_point(args: &SweepArgs, grid: &[(String, Vec<toml::Value>)], p: &Point) -> PointResult {
-    let cfg: SimConfig = point_config(args, grid, p).map_err(|f| format!("{:#}", f.err))?;
+/// Runs point `p` with its configuration `cfg`; a failure is a result, not an error of
+/// the sweep.
+fn run_point(args: &SweepArgs, cfg: SimConfig, p: &Point) -> PointResult {
     let src = TraceSource::File {
         path: p.trace.clone(),
         options: TraceOptions {
@@ -204,25 +204,17 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
         args.seeds.iter().copied().map(Some).collect()
     };
     let pts = points(&grid, &args.traces, &seeds);
-    for p in &pts {
-        let sets: Vec<String> = grid
-            .iter()
-            .zip(&p.values)
-            .map(|((k, _), v)| format!("{k}={v}"))
-            .collect();
-        build_config(&args.device, &sets)?;
-    }
+    let cfgs = pts
+        .iter()
+        .map(|p| point_config(args, &grid, p))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = crate::create_output("--out", &args.out)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     // Points on one aged device run one after the other, so that it is prepared once.
-    let cfgs: Vec<Option<SimConfig>> = pts
-        .iter()
-        .map(|p| point_config(args, &grid, p).ok())
-        .collect();
-    let order = ssdlab::sim::device_order(cfgs.iter().map(Option::as_ref));
+    let order = ssdlab::sim::device_order(cfgs.iter().map(Some));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<BTreeMap<usize, PointResult>> = Mutex::new(BTreeMap::new());
@@ -231,7 +223,7 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
             s.spawn(|| {
                 while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run_point(args, &grid, &pts[i])
+                        run_point(args, cfgs[i].clone(), &pts[i])
                     }))
                     .unwrap_or_else(|_| Err("internal error: the simulation panicked".into()));
                     if let Ok(mut m) = results.lock() {

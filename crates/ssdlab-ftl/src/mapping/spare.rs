@@ -13,13 +13,11 @@
 //! wrote. A set whose regions in memory outnumber twice the most one of its users wrote
 //! is dropped instead of kept, so that light runs over a large device (a sweep's short
 //! traces) do not pile up memory run after run, while runs that write most of their
-//! tables (those that collect garbage) keep theirs, also between lighter runs. One set is kept at a time: a thread that
-//! finishes a run starts the next, which takes it. [`release_spare_tables`] drops it.
+//! tables (those that collect garbage) keep theirs, also between lighter runs. One set
+//! is kept at a time: a thread that finishes a run starts the next, which takes it.
+//! [`release_spare_tables`] drops it.
 
 use std::sync::Mutex;
-
-/// Sets of tables kept at once.
-const KEEP: usize = 1;
 
 /// The 4 KiB regions of one table written since it was last all zero, one bit each
 /// (`SHIFT`: log2 of the entries a region holds).
@@ -43,7 +41,11 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
     /// Entry `i` is written.
     #[inline(always)]
     pub fn mark(&mut self, i: usize) {
-        let r = i >> SHIFT;
+        self.mark_region(i >> SHIFT);
+    }
+
+    #[inline(always)]
+    fn mark_region(&mut self, r: usize) {
         self.bits[r >> 6] |= 1 << (r & 63);
     }
 
@@ -60,7 +62,7 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
             return;
         }
         for r in range.start >> SHIFT..=(range.end - 1) >> SHIFT {
-            self.bits[r >> 6] |= 1 << (r & 63);
+            self.mark_region(r);
         }
     }
 
@@ -78,9 +80,7 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
             }
         }
     }
-}
 
-impl<const SHIFT: u32> Dirty<SHIFT> {
     /// Regions written since the last zeroing, and regions written ever.
     fn regions(&self) -> (u32, u32) {
         let now = self.bits.iter().map(|w| w.count_ones()).sum();
@@ -166,43 +166,37 @@ impl Tables {
     }
 }
 
-static SPARE: Mutex<Vec<Tables>> = Mutex::new(Vec::new());
+/// The kept set, if any.
+static SPARE: Mutex<Option<Tables>> = Mutex::new(None);
 
-fn lock() -> std::sync::MutexGuard<'static, Vec<Tables>> {
+fn lock() -> std::sync::MutexGuard<'static, Option<Tables>> {
     SPARE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Kept tables for `map_entries` LPNs over `pages` pages, all zero, if there are any.
+/// The kept tables, all zero, if they are for `map_entries` LPNs over `pages` pages.
 pub(super) fn take(map_entries: usize, pages: usize) -> Option<Tables> {
     let mut t = {
         let mut kept = lock();
-        let i = kept
-            .iter()
-            .rposition(|t| t.l2p.len() == map_entries && t.p2l.len() == pages)?;
-        kept.remove(i)
+        let fits = |t: &Tables| t.l2p.len() == map_entries && t.p2l.len() == pages;
+        kept.take_if(|t| fits(t))?
     };
     t.zero();
     Some(t)
 }
 
-/// Keeps `t` for a later run if it is worth it (dropping the oldest beyond [`KEEP`]).
+/// Keeps `t` for a later run, in place of the set kept before, if it is worth it. The
+/// set it replaces is freed outside the lock.
 pub(super) fn give(t: Tables) {
-    if !t.worth_keeping() {
-        return;
+    if t.worth_keeping() {
+        let old = lock().replace(t);
+        drop(old);
     }
-    let old = {
-        let mut kept = lock();
-        kept.push(t);
-        let excess = kept.len().saturating_sub(KEEP);
-        kept.drain(..excess).collect::<Vec<_>>()
-    };
-    drop(old);
 }
 
 /// Drops the kept tables; returns how many sets there were.
 pub fn release_spare_tables() -> usize {
-    let old = std::mem::take(&mut *lock());
-    old.len()
+    let old = lock().take();
+    usize::from(old.is_some())
 }
 
 #[cfg(test)]

@@ -179,15 +179,9 @@ pub(super) fn prepare(
     raid: Option<&RaidState>,
     rng: &SimRng,
 ) -> Prepared {
-    let pre = &cfg.ftl.precondition;
-    if !pre.enabled
-        || pre.overwrite_ratio == 0.0
-        || !SHARING.load(Ordering::Relaxed)
-        || sharing_off()
-    {
+    let Some(key) = shared_device_key(cfg) else {
         return precondition(cfg, ftl, placement, raid, rng);
-    }
-    let key = device_key(cfg);
+    };
     let slot = {
         let mut kept = lock();
         let slot = match kept.iter().position(|(k, _)| *k == key) {
