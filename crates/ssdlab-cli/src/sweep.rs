@@ -214,7 +214,7 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     // Points on one aged device run one after the other, so that it is prepared once.
-    let order = ssdlab::sim::device_order(cfgs.iter().map(Some));
+    let order = ssdlab::sim::device_order(cfgs.iter().map(Some), jobs);
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<BTreeMap<usize, PointResult>> = Mutex::new(BTreeMap::new());

@@ -127,7 +127,7 @@ pub fn run_all_by<R: Send>(
     } else {
         ProgressBar::hidden()
     };
-    let order = device_order(jobs);
+    let order = device_order(jobs, threads);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<R, String>>>> =
         Mutex::new(jobs.iter().map(|_| None).collect());
@@ -157,10 +157,10 @@ pub fn run_all_by<R: Send>(
         .collect()
 }
 
-/// The order to start `jobs` in: runs of one shared device together
+/// The order to start `jobs` in on `threads` threads: runs of one shared device together
 /// ([`ssdlab::sim::device_order`]).
-fn device_order(jobs: &[Job]) -> Vec<usize> {
-    ssdlab::sim::device_order(jobs.iter().map(|j| Some(&j.cfg)))
+fn device_order(jobs: &[Job], threads: usize) -> Vec<usize> {
+    ssdlab::sim::device_order(jobs.iter().map(|j| Some(&j.cfg)), threads)
 }
 
 fn run_one(job: &Job) -> Result<Run, String> {
@@ -237,7 +237,8 @@ mod tests {
     }
 
     /// Runs of one aged device start together, at the place of the first; runs on
-    /// devices of their own keep their places.
+    /// devices of their own keep their places. On two threads, two devices' first runs
+    /// start first, so that both are prepared at once.
     #[test]
     fn runs_of_one_device_start_together() {
         let g4 = "raid.group_size=4";
@@ -251,6 +252,7 @@ mod tests {
             job(&[g4, "dgc.enabled=true"]),
             job(&["host.time_scale=0.5"]),
         ];
-        assert_eq!(device_order(&jobs), [0, 3, 6, 1, 5, 2, 4]);
+        assert_eq!(device_order(&jobs, 1), [0, 3, 6, 1, 5, 2, 4]);
+        assert_eq!(device_order(&jobs, 2), [0, 1, 3, 6, 5, 2, 4]);
     }
 }

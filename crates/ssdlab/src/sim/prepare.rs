@@ -131,20 +131,44 @@ pub fn shared_device_key(cfg: &SimConfig) -> Option<String> {
 }
 
 /// The order to start runs of `cfgs` in (`None`: a run without a configuration, which
-/// keeps its place): as listed, except that the runs of one shared device
-/// ([`shared_device_key`]) start one after the other, at the place of the first. A kept
-/// device is then prepared once, not again each time the list comes back to it after
-/// others have taken its place (the last [`KEEP`] are kept).
-pub fn device_order<'a>(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>) -> Vec<usize> {
-    let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
-    for (i, cfg) in cfgs.into_iter().enumerate() {
-        let key = cfg.and_then(shared_device_key);
+/// prepares a device of its own) on `threads` threads taking them in turn; see
+/// [`order_by_device`], over the runs' [`shared_device_key`]s.
+pub fn device_order<'a>(
+    cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>,
+    threads: usize,
+) -> Vec<usize> {
+    let keys: Vec<Option<String>> = cfgs
+        .into_iter()
+        .map(|c| c.and_then(shared_device_key))
+        .collect();
+    order_by_device(&keys, threads)
+}
+
+/// The order to start runs in, given their device keys (`None`: a device of the run's
+/// own), on `threads` threads that each take the next run when they are free: the runs
+/// of one device start one after the other, so that a kept device is prepared once, not
+/// again each time the list comes back to it after others have taken its place (the
+/// last [`KEEP`] are kept).
+///
+/// Devices are taken in the order they first appear, up to `min(threads, KEEP)` at a
+/// time: the first run of each of them first, so that their preparations (one thread
+/// each) run side by side rather than one thread waiting for another's, then the rest
+/// of their runs, device by device.
+pub fn order_by_device<K: PartialEq>(keys: &[Option<K>], threads: usize) -> Vec<usize> {
+    let mut groups: Vec<(Option<&K>, Vec<usize>)> = Vec::new();
+    for (i, key) in keys.iter().enumerate() {
+        let key = key.as_ref();
         match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
         }
     }
-    groups.into_iter().flat_map(|(_, m)| m).collect()
+    let mut order = Vec::with_capacity(keys.len());
+    for window in groups.chunks(threads.clamp(1, KEEP)) {
+        order.extend(window.iter().map(|(_, m)| m[0]));
+        order.extend(window.iter().flat_map(|(_, m)| &m[1..]));
+    }
+    order
 }
 
 /// Everything preconditioning reads, as text: runs with equal keys get equal devices.
@@ -303,5 +327,34 @@ fn precondition(
         no_room,
         write_seq,
         replayed_instead,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs of one device start together; on several threads, the first runs of as many
+    /// devices as are kept start first; runs of devices of their own keep their places.
+    #[test]
+    fn devices_are_taken_a_window_at_a_time() {
+        let keys = [
+            Some("a"),
+            Some("b"),
+            None,
+            Some("a"),
+            Some("c"),
+            Some("b"),
+            None,
+            Some("c"),
+            Some("d"),
+        ];
+        assert_eq!(order_by_device(&keys, 1), [0, 3, 1, 5, 2, 4, 7, 6, 8]);
+        assert_eq!(order_by_device(&keys, 2), [0, 1, 3, 5, 2, 4, 7, 6, 8]);
+        // Never more devices at once than are kept: a third would push out the first
+        // before its runs had started.
+        assert_eq!(KEEP, 2);
+        assert_eq!(order_by_device(&keys, 8), order_by_device(&keys, 2));
+        assert_eq!(order_by_device::<&str>(&[], 2), Vec::<usize>::new());
     }
 }
