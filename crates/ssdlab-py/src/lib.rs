@@ -285,7 +285,9 @@ fn run(
     Ok((out.report_json, log, out.chips_json))
 }
 
-/// The resolved configuration as `(toml_text, json_text)`.
+/// The resolved configuration as `(toml_text, json_text, device_key)`; the device key
+/// (`ssdlab::sim::shared_device_key`) is `None` when a run of it prepares a device of its
+/// own, and runs with equal keys in one process share one preparation.
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, config_text=None, set=Vec::new(), seed=None,
     verify=false, fail=Vec::new(), scheduler=None, dgc=false))]
@@ -301,7 +303,7 @@ fn resolve_config(
     fail: Vec<String>,
     scheduler: Option<String>,
     dgc: bool,
-) -> PyResult<(String, String)> {
+) -> PyResult<(String, String, Option<String>)> {
     let l = layers(
         preset,
         config,
@@ -319,8 +321,15 @@ fn resolve_config(
             .map_err(|e| internal(&format!("configuration as TOML: {e}")))?;
         let json = serde_json::to_string(&value)
             .map_err(|e| internal(&format!("configuration as JSON: {e}")))?;
-        Ok((cfg.to_toml(), json))
+        Ok((cfg.to_toml(), json, ssdlab::sim::shared_device_key(&cfg)))
     })
+}
+
+/// The order to start runs in, given their device keys (the third of [`resolve_config`]'s results), on `threads`
+/// threads of one process (`ssdlab::sim::order_by_device`).
+#[pyfunction]
+fn device_order(keys: Vec<Option<String>>, threads: usize) -> Vec<usize> {
+    ssdlab::sim::order_by_device(&keys, threads)
 }
 
 /// A JSON document (an object) as TOML text; errors name what cannot be represented.
@@ -398,6 +407,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CSV_HEADER", ssdlab_stats::CSV_HEADER)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(device_order, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import ssdlab
-from ssdlab.sweep import flatten, points
+from ssdlab.sweep import batches, device_keys, flatten, points
 
 pytest.importorskip("distributed")
 
@@ -126,3 +126,52 @@ def test_cli_sweep_parquet_matches_the_frame(frame, slice7016: str, cli, tmp_pat
             assert same(a, b) or (pd.isna(a) and pd.isna(b)), (col, i, a, b)
     assert str(table["scheduler.chip_queue_depth"].dtype) == "int64"
     assert str(table["response.all.mean_ns"].dtype) == "float64"
+
+
+AGED = {
+    "geometry.blocks_per_plane": 128,
+    "ftl.precondition.enabled": True,
+    "ftl.precondition.overwrite_ratio": 0.5,
+}
+AGED_GRID = {"scheduler.name": ["async-fifo", "sync-fifo"]}
+
+
+def test_device_keys_group_points_by_aged_device(head200: str) -> None:
+    pts = points(AGED_GRID, [head200], seeds=[1, 2])
+    keys = device_keys(pts, preset="default", set=AGED)
+    # The scheduler is not part of the device; the seed is (it draws the overwrites).
+    assert keys[0] is not None and keys[0] == keys[2] and keys[1] == keys[3]
+    assert keys[0] != keys[1]
+    # A device that is not aged is each run's own; a point that does not build has none.
+    assert device_keys(pts, preset="default") == [None] * 4
+    bad = points({"scheduler.chip_queue_depth": [0]}, [head200])
+    assert device_keys(bad, preset="default", set=AGED) == [None]
+
+
+def test_batches_keep_a_device_on_one_worker_and_fill_the_slots() -> None:
+    keys = ["a", "b", None, "a", "b", "a", None]
+    # As many devices (and single points) as slots or more: one task per device.
+    assert batches(keys, 2) == [[0, 3, 5], [1, 4], [2], [6]]
+    # Fewer devices than slots: a device's points split evenly.
+    assert sorted(batches(["a"] * 5, 2)) == [[0, 1, 2], [3, 4]]
+    assert sorted(sum(batches(keys, 8), [])) == list(range(7))
+    assert batches(["a"] * 3, 8) == [[0], [1], [2]]
+
+
+@pytest.mark.parametrize("own_cluster", [True, False])
+def test_aged_sweep_matches_single_runs(own_cluster, cluster_client, head200: str) -> None:
+    client = None if own_cluster else cluster_client
+    df = ssdlab.sweep(AGED_GRID, head200, preset="default", seeds=[1, 2], set=AGED,
+                      client=client, n_workers=2, progress=False)
+    assert (df["status"] == "ok").all(), df["error"].tolist()
+    assert list(df["seed"]) == [1, 2, 1, 2]
+    if own_cluster:
+        # The default cluster ran in this process and dropped what it kept here.
+        assert ssdlab.shared_devices() == 0
+    for _, row in df.iterrows():
+        single = ssdlab.run(preset="default", trace=head200, scheduler=row["scheduler.name"],
+                            seed=int(row["seed"]), set=AGED)
+        assert single.summary["gc_runs"] > 0
+        for k, v in flatten(single.summary).items():
+            assert same(row[k], v), (k, row[k], v)
+    ssdlab.release_shared_devices()

@@ -110,9 +110,10 @@ def _resolve(
     fail: str | Iterable[str] | None,
     scheduler: str | None,
     dgc: bool,
-) -> tuple[str, str]:
-    """The resolved configuration as ``(toml_text, json_text)``, layered as by :func:`run`."""
-    result: tuple[str, str] = _call(
+) -> tuple[str, str, str | None]:
+    """The resolved configuration as ``(toml_text, json_text, device_key)``, layered as by
+    :func:`run` (the device key: see :func:`ssdlab.sweep.device_keys`)."""
+    result: tuple[str, str, str | None] = _call(
         _native.resolve_config,
         preset=preset,
         set=_sets(set),
@@ -149,7 +150,7 @@ def config(
     Raises:
         ConfigError: naming the key at fault.
     """
-    _, js = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
+    _, js, _ = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
     result: dict[str, Any] = json.loads(js)
     return result
 
@@ -167,7 +168,7 @@ def config_toml(
 ) -> str:
     """The resolved configuration as TOML, byte for byte what ``ssdlab config show``
     prints after its comment line (for a preset without overrides)."""
-    text, _ = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
+    text, _, _ = _resolve(preset, set, config, seed, verify, fail, scheduler, dgc)
     return text
 
 
