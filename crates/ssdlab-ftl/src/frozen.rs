@@ -152,7 +152,7 @@ mod tests {
     use crate::testutil::{small_cfg, tiny};
     use crate::{Ftl, PreconditionConfig};
     use ssdlab_engine::SimRng;
-    use ssdlab_nand::{Lpn, PlaneId};
+    use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
     fn aged(seed: u64) -> Ftl {
         let (cfg, g) = (small_cfg(), tiny());
@@ -249,5 +249,49 @@ mod tests {
             changed > 0,
             "the writes changed data the snapshot still has"
         );
+    }
+
+    /// After a snapshot, the LPNs the tables may hold differently are listed: every LPN
+    /// whose page or token differs from the snapshot's, after a few writes (fewer than
+    /// all LPNs listed) and after many with GC.
+    #[test]
+    fn changed_lpns_cover_every_change_since_the_snapshot() {
+        let mut a = aged(5);
+        assert_eq!(a.changed_lpns(), None, "no snapshot, no record");
+        let n = a.map_entries();
+        let then: Vec<Option<(Ppn, u64)>> = (0..n)
+            .map(|l| a.lookup(Lpn(l)).map(|p| (p, a.token(p))))
+            .collect();
+        let _snapshot = a.snapshot();
+        assert_eq!(a.changed_lpns(), Some(Vec::new()));
+        let planes = a.geometry().planes();
+        let mut written = 0u32;
+        for writes in [10u32, 3000] {
+            for i in written..written + writes {
+                let l = Lpn(i.wrapping_mul(2_654_435_761) % n);
+                a.write_now(l, PlaneId(l.0 % planes), u64::from(i) + 1)
+                    .unwrap();
+            }
+            written += writes;
+            let listed = a.changed_lpns().unwrap();
+            assert!(
+                listed.windows(2).all(|w| w[0] < w[1]),
+                "in order, once each"
+            );
+            let differ: Vec<u32> = (0..n)
+                .filter(|&l| a.lookup(Lpn(l)).map(|p| (p, a.token(p))) != then[l as usize])
+                .collect();
+            assert!(!differ.is_empty());
+            for l in &differ {
+                assert!(
+                    listed.binary_search(l).is_ok(),
+                    "LPN {l} changed, not listed"
+                );
+            }
+            if writes == 10 {
+                assert!(listed.len() < n as usize, "{} of {n}", listed.len());
+            }
+        }
+        assert!(a.counters().erases > 0 || a.erases_total > 0, "GC ran");
     }
 }

@@ -178,6 +178,13 @@ impl Ftl {
         self.map.prefetch_lpn_token(lpn);
     }
 
+    /// After [`Ftl::snapshot`]: every LPN whose page or data may differ from the
+    /// snapshot's, in order (what an audit of the changes since must check); `None` when
+    /// the tables do not sit over a snapshot or frozen device.
+    pub fn changed_lpns(&self) -> Option<Vec<u32>> {
+        self.map.changed_lpns()
+    }
+
     /// The content token stored with `ppn` (0 = never written since its last erase).
     #[inline]
     pub fn token(&self, ppn: Ppn) -> u64 {

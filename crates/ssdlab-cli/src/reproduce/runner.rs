@@ -199,7 +199,7 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
         Err(SimError::VerifyMismatch { .. }) => mismatches += 1,
         Err(e) => return Err(e.to_string()),
     }
-    if verify && mismatches == 0 && sim.audit().is_err() {
+    if verify && mismatches == 0 && sim.audit_changes().is_err() {
         mismatches += 1;
     }
     if mismatches > 0 {

@@ -26,6 +26,7 @@ use ssdlab_nand::{Lpn, Ppn};
 
 use crate::fill::ImplicitFill;
 
+mod changes;
 mod hints;
 mod sampled;
 mod spare;

@@ -66,18 +66,28 @@ impl<const SHIFT: u32> Dirty<SHIFT> {
         }
     }
 
+    /// The entries of the regions written since the last zeroing, in a table of `len`
+    /// entries, in order.
+    pub fn ranges(&self, len: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        self.bits.iter().enumerate().flat_map(move |(w, &word)| {
+            let mut m = word;
+            std::iter::from_fn(move || {
+                (m != 0).then(|| {
+                    let r = w * 64 + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    (r << SHIFT).min(len)..((r + 1) << SHIFT).min(len)
+                })
+            })
+        })
+    }
+
     /// Zeroes the written regions of `table` and forgets them.
     pub fn zero<T: Copy + Default>(&mut self, table: &mut [T]) {
-        for (w, word) in self.bits.iter_mut().enumerate() {
-            let mut m = std::mem::take(word);
-            self.before[w] |= m;
-            while m != 0 {
-                let r = w * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let start = (r << SHIFT).min(table.len());
-                let end = ((r + 1) << SHIFT).min(table.len());
-                table[start..end].fill(T::default());
-            }
+        for range in self.ranges(table.len()) {
+            table[range].fill(T::default());
+        }
+        for (before, now) in self.before.iter_mut().zip(&mut self.bits) {
+            *before |= std::mem::take(now);
         }
     }
 
