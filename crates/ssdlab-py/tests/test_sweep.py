@@ -156,6 +156,10 @@ def test_batches_keep_a_device_on_one_worker_and_fill_the_slots() -> None:
     assert sorted(batches(["a"] * 5, 2)) == [[0, 1, 2], [3, 4]]
     assert sorted(sum(batches(keys, 8), [])) == list(range(7))
     assert batches(["a"] * 3, 8) == [[0], [1], [2]]
+    # One large device beside single points: its points are spread over the slots.
+    tasks = batches(["a"] * 100 + [None] * 8, 8)
+    assert max(map(len, tasks)) <= 14 and sorted(sum(tasks, [])) == list(range(108))
+    assert batches([], 4) == []
 
 
 @pytest.mark.parametrize("own_cluster", [True, False])

@@ -15,7 +15,7 @@ releases the GIL): every point shares the one trace cache and the prepared devic
 ``ssdlab reproduce`` and ``ssdlab sweep`` do. Give a ``distributed.Client`` connected to
 a scheduler to spread it over many processes or machines (the trace paths must then be
 valid on the workers, e.g. on a shared file system); the points of one device then go
-to a worker together, in as few tasks as keep every worker thread busy.
+to a worker together, in tasks of at most about points / worker threads (:func:`batches`).
 """
 
 from __future__ import annotations
@@ -136,26 +136,25 @@ def device_keys(
 def batches(keys: Sequence[str | None], slots: int) -> list[list[int]]:
     """Points (by index) grouped into tasks for ``slots`` worker threads of their own
     processes: the points of one shared device together, so that a worker prepares it
-    once; a device's points split evenly when there are fewer devices than slots, so
-    that every slot has work. Largest tasks first."""
+    once, in tasks of at most about ``len(keys) / slots`` points, so that every slot has
+    work (a device whose points are more than that is split evenly, each part prepared
+    by the worker that runs it). Largest tasks first."""
     groups: list[list[int]] = []
     for i in _native.device_order(list(keys), 1):
         if groups and keys[i] is not None and keys[groups[-1][0]] == keys[i]:
             groups[-1].append(i)
         else:
             groups.append([i])
+    most = max(1, -(-len(keys) // max(1, slots)))
     out: list[list[int]] = []
-    if len(groups) >= slots:
-        out = groups
-    else:
-        for g in groups:
-            parts = max(1, min(len(g), round(slots * len(g) / len(keys))))
-            size, extra = divmod(len(g), parts)
-            start = 0
-            for j in range(parts):
-                end = start + size + (1 if j < extra else 0)
-                out.append(g[start:end])
-                start = end
+    for g in groups:
+        parts = -(-len(g) // most)
+        size, extra = divmod(len(g), parts)
+        start = 0
+        for j in range(parts):
+            end = start + size + (1 if j < extra else 0)
+            out.append(g[start:end])
+            start = end
     return sorted(out, key=len, reverse=True)
 
 
