@@ -214,14 +214,13 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     // Points on one aged device run one after the other, so that it is prepared once.
-    let order = ssdlab::sim::device_order(cfgs.iter().map(Some), jobs);
-    let next = AtomicUsize::new(0);
+    let queue = ssdlab::sim::RunQueue::new(cfgs.iter().map(Some), jobs);
     let done = AtomicUsize::new(0);
     let results: Mutex<BTreeMap<usize, PointResult>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
         for _ in 0..jobs.min(pts.len()) {
             s.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some(i) = queue.take() {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run_point(args, cfgs[i].clone(), &pts[i])
                     }))

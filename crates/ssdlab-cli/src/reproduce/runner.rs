@@ -13,7 +13,6 @@ use ssdlab_trace::{TraceOptions, TraceSource};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -127,14 +126,13 @@ pub fn run_all_by<R: Send>(
     } else {
         ProgressBar::hidden()
     };
-    let order = device_order(jobs, threads);
-    let next = AtomicUsize::new(0);
+    let queue = ssdlab::sim::RunQueue::new(jobs.iter().map(|j| Some(&j.cfg)), threads);
     let results: Mutex<Vec<Option<Result<R, String>>>> =
         Mutex::new(jobs.iter().map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| {
-                while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some(i) = queue.take() {
                     let job = &jobs[i];
                     let out = run(i, job).map_err(|e| format!("{}: {e}", job.label));
                     if bar.is_hidden() {
@@ -155,12 +153,6 @@ pub fn run_all_by<R: Send>(
         .into_iter()
         .map(|r| r.expect("every job ran"))
         .collect()
-}
-
-/// The order to start `jobs` in on `threads` threads: runs of one shared device together
-/// ([`ssdlab::sim::device_order`]).
-fn device_order(jobs: &[Job], threads: usize) -> Vec<usize> {
-    ssdlab::sim::device_order(jobs.iter().map(|j| Some(&j.cfg)), threads)
 }
 
 fn run_one(job: &Job) -> Result<Run, String> {
@@ -252,7 +244,8 @@ mod tests {
             job(&[g4, "dgc.enabled=true"]),
             job(&["host.time_scale=0.5"]),
         ];
-        assert_eq!(device_order(&jobs, 1), [0, 3, 6, 1, 5, 2, 4]);
-        assert_eq!(device_order(&jobs, 2), [0, 1, 3, 6, 5, 2, 4]);
+        let order = |threads| ssdlab::sim::device_order(jobs.iter().map(|j| Some(&j.cfg)), threads);
+        assert_eq!(order(1), [0, 3, 6, 1, 5, 2, 4]);
+        assert_eq!(order(2), [0, 1, 3, 6, 5, 2, 4]);
     }
 }

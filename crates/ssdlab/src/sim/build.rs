@@ -362,6 +362,37 @@ mod tests {
         assert_eq!(prepared() - before, 2);
     }
 
+    /// A run whose device was reserved as the run was taken finds it, prepared, even
+    /// after runs taken later pushed it out of the kept devices; without the
+    /// reservation it would prepare the device again.
+    #[test]
+    fn a_device_reserved_as_its_run_is_taken_is_not_prepared_again() {
+        use super::super::prepare::{reserve_device, shared_device_key, take_place, PREPARED_HERE};
+        let prepared = || PREPARED_HERE.with(std::cell::Cell::get);
+        let sim = |seed: &str| build(&["ftl.precondition.overwrite_ratio=0.5", seed], false);
+        let key = |s: &Simulation| shared_device_key(&s.cfg).unwrap();
+        let before = prepared();
+        let a = sim("seed=1");
+        let others = [key(&sim("seed=2")), key(&sim("seed=3"))];
+        assert_eq!(prepared() - before, 3);
+        for reserved in [true, false] {
+            // Device 1 is kept, prepared; a run of it is taken, then runs of devices 2
+            // and 3, which get to their preparation first and push device 1 out.
+            let _ = sim("seed=1");
+            let n = prepared();
+            if reserved {
+                reserve_device(&a.cfg);
+            }
+            for k in &others {
+                take_place(k.clone());
+            }
+            let again = sim("seed=1");
+            assert_eq!(key(&again), key(&a));
+            let expected = usize::from(!reserved);
+            assert_eq!(prepared() - n, expected, "reserved: {reserved}");
+        }
+    }
+
     /// Sampled aging with every plane its own sample is the replay, with and without
     /// RAID: once the run is over, every LPN on the same page with the same token, every
     /// plane with the same pages valid, invalid and free, the same wear, and the same

@@ -92,8 +92,8 @@ use std::collections::VecDeque;
 use txn::{ReqId, TxnId, TxnSlab};
 
 pub use prepare::{
-    device_order, order_by_device, release_shared_devices, set_device_sharing, shared_device_key,
-    shared_devices,
+    device_order, order_by_device, release_shared_devices, reserve_device, set_device_sharing,
+    shared_device_key, shared_devices, RunQueue,
 };
 pub use stream::VecStream;
 pub use warmup::WarmUp;

@@ -118,6 +118,46 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<(String, Slot)>> {
     shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The kept slot of the device `key`, made the newest (a new one if it is not kept),
+/// pushing the oldest out beyond [`KEEP`].
+fn keep(key: String) -> Slot {
+    let mut kept = lock();
+    let slot = match kept.iter().position(|(k, _)| *k == key) {
+        Some(i) => kept.remove(i).1,
+        None => Slot::default(),
+    };
+    kept.push((key, Arc::clone(&slot)));
+    let excess = kept.len().saturating_sub(KEEP);
+    kept.drain(..excess);
+    slot
+}
+
+/// Makes device `key` the newest kept one, as a run of it taken now would (tests).
+#[cfg(test)]
+pub(super) fn take_place(key: String) {
+    let _ = keep(key);
+}
+
+thread_local! {
+    /// The device slot the next run this thread prepares was given as it was taken
+    /// ([`reserve_device`]), with its key.
+    static RESERVED: std::cell::RefCell<Option<(String, Slot)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Gives the device of a run of `cfg` its place among the kept devices now, as
+/// preparing the run would, and holds it for the next run this thread prepares.
+///
+/// Runners that start runs on several threads call it as they take a run, under the
+/// lock that hands the runs out: the kept devices then follow the order the runs were
+/// taken in ([`order_by_device`]), and a run finds its device even when runs taken after
+/// it pushed the device out while it was still opening its trace. Without it such a run
+/// would prepare its device again.
+pub fn reserve_device(cfg: &SimConfig) {
+    let reserved = shared_device_key(cfg).map(|key| (key.clone(), keep(key)));
+    RESERVED.with(|r| *r.borrow_mut() = reserved);
+}
+
 /// The device a run of `cfg` starts from, as text, when runs share it (an aged device,
 /// with sharing on); `None` when the run prepares a device of its own. Runs with equal
 /// keys start from one device, prepared once while it is kept.
@@ -171,6 +211,41 @@ pub fn order_by_device<K: PartialEq>(keys: &[Option<K>], threads: usize) -> Vec<
     order
 }
 
+/// Runs handed out to threads that each take the next when they are free: in
+/// [`device_order`], each run's device reserved as the run is taken
+/// ([`reserve_device`]), so that the kept devices follow the order runs are taken in.
+pub struct RunQueue<'a> {
+    cfgs: Vec<Option<&'a SimConfig>>,
+    order: Vec<usize>,
+    next: Mutex<usize>,
+}
+
+impl<'a> RunQueue<'a> {
+    /// The runs of `cfgs` (`None`: a run without a configuration) for `threads` threads.
+    pub fn new(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>, threads: usize) -> Self {
+        let cfgs: Vec<_> = cfgs.into_iter().collect();
+        let order = device_order(cfgs.iter().copied(), threads);
+        RunQueue {
+            cfgs,
+            order,
+            next: Mutex::new(0),
+        }
+    }
+
+    /// The index of the next run, its device reserved for this thread; `None` when every
+    /// run has been taken.
+    pub fn take(&self) -> Option<usize> {
+        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        let &i = self.order.get(*next)?;
+        *next += 1;
+        match self.cfgs[i] {
+            Some(cfg) => reserve_device(cfg),
+            None => RESERVED.with(|r| *r.borrow_mut() = None),
+        }
+        Some(i)
+    }
+}
+
 /// Everything preconditioning reads, as text: runs with equal keys get equal devices.
 ///
 /// Left out is what it never reads: the host, the scheduler, DGC and verify mode; the
@@ -206,16 +281,9 @@ pub(super) fn prepare(
     let Some(key) = shared_device_key(cfg) else {
         return precondition(cfg, ftl, placement, raid, rng);
     };
-    let slot = {
-        let mut kept = lock();
-        let slot = match kept.iter().position(|(k, _)| *k == key) {
-            Some(i) => kept.remove(i).1,
-            None => Slot::default(),
-        };
-        kept.push((key, Arc::clone(&slot)));
-        let excess = kept.len().saturating_sub(KEEP);
-        kept.drain(..excess);
-        slot
+    let slot = match RESERVED.with(|r| r.borrow_mut().take()) {
+        Some((k, slot)) if k == key => slot,
+        _ => keep(key),
     };
     // The first run to ask prepares the device; the others wait for it.
     let frozen = slot.get_or_init(|| {
@@ -351,8 +419,8 @@ mod tests {
         ];
         assert_eq!(order_by_device(&keys, 1), [0, 3, 1, 5, 2, 4, 7, 6, 8]);
         assert_eq!(order_by_device(&keys, 2), [0, 1, 3, 5, 2, 4, 7, 6, 8]);
-        // Never more devices at once than are kept: a third would push out the first
-        // before its runs had started.
+        // A window holds no more devices than are kept: a third would push the first
+        // out while runs of it were still to be taken.
         assert_eq!(KEEP, 2);
         assert_eq!(order_by_device(&keys, 8), order_by_device(&keys, 2));
         assert_eq!(order_by_device::<&str>(&[], 2), Vec::<usize>::new());
