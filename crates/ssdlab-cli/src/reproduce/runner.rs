@@ -191,8 +191,12 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
         Err(SimError::VerifyMismatch { .. }) => mismatches += 1,
         Err(e) => return Err(e.to_string()),
     }
-    if verify && mismatches == 0 && sim.audit_changes().is_err() {
-        mismatches += 1;
+    if verify && mismatches == 0 {
+        match sim.audit_changes() {
+            Ok(_) => {}
+            Err(e @ SimError::Stuck { .. }) => return Err(e.to_string()),
+            Err(_) => mismatches += 1,
+        }
     }
     if mismatches > 0 {
         let run = Run {

@@ -18,8 +18,12 @@ impl Simulation {
     /// Returns the number of pages checked.
     ///
     /// # Errors
+    /// [`SimError::Stuck`] if requests remain that can never complete (checked first);
     /// [`SimError::VerifyMismatch`] for the first page that disagrees.
     pub fn audit(&self) -> Result<u64, SimError> {
+        // Writes still waiting are in the expected tokens, not on flash: the run's
+        // failure is that they never completed, not a mismatch.
+        self.check_finished()?;
         let mut checked = 0;
         for (lpn, expected) in self.verify.iter().flat_map(|v| v.written()) {
             // The pages lie all over the device: asking for the token of a page some
@@ -48,6 +52,7 @@ impl Simulation {
     /// # Errors
     /// As [`Simulation::audit`].
     pub fn audit_changes(&self) -> Result<u64, SimError> {
+        self.check_finished()?;
         let Some(v) = self.verify.as_ref() else {
             return self.audit();
         };
@@ -71,6 +76,20 @@ impl Simulation {
         }
         self.raid_audit_of(&lpns)?;
         Ok(checked)
+    }
+
+    /// [`SimError::Stuck`] if requests remain that can never complete (the run stopped
+    /// with writes waiting for space GC cannot free).
+    fn check_finished(&self) -> Result<(), SimError> {
+        let unfinished = u64::from(self.outstanding) + self.host_queue.len() as u64;
+        if unfinished > 0 {
+            let parked: usize = self.parked.iter().map(Vec::len).sum();
+            return Err(SimError::Stuck {
+                unfinished,
+                parked_writes: parked as u64,
+            });
+        }
+        Ok(())
     }
 
     /// Checks that `lpn` holds `expected` (read through its redundancy when its page is
@@ -138,14 +157,7 @@ impl Simulation {
     /// # Errors
     /// [`SimError::Stuck`] if requests remain that can never complete.
     pub fn into_report(mut self) -> Result<Report, SimError> {
-        let unfinished = u64::from(self.outstanding) + self.host_queue.len() as u64;
-        if unfinished > 0 {
-            let parked: usize = self.parked.iter().map(Vec::len).sum();
-            return Err(SimError::Stuck {
-                unfinished,
-                parked_writes: parked as u64,
-            });
-        }
+        self.check_finished()?;
         let c = self.counters;
         for (counter, v) in [
             (Counter::BufferHits, c.buffer_hits),

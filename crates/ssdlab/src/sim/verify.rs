@@ -294,6 +294,40 @@ mod tests {
         }
     }
 
+    /// A run that ends with writes still parked (here dynamic allocation filling one
+    /// plane with valid pages, which GC cannot reclaim, while the writes wait for it) is
+    /// reported stuck by both audits and by the report, not as a mismatch of the pages
+    /// those writes never reached.
+    #[test]
+    fn a_stuck_run_is_reported_stuck_not_as_a_mismatch() {
+        let text = "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
+                    dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
+                    pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n\
+                    allocation = \"dynamic\"\n[ftl.precondition]\nenabled = true\n\
+                    overwrite_ratio = 0.5\n";
+        let cfg = ConfigBuilder::new()
+            .text(text, "small")
+            .unwrap()
+            .build()
+            .unwrap();
+        let reqs: Vec<IoRequest> = (0..860u32)
+            .map(|i| IoRequest {
+                arrival_ns: u64::from(i) * 100_000,
+                op: if i % 4 == 3 { Op::Read } else { Op::Write },
+                offset_bytes: u64::from(i.wrapping_mul(2_654_435_761) % 2_000) * 4096,
+                size_bytes: 4096,
+                content: None,
+            })
+            .collect();
+        let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
+        sim.run_to_end().unwrap();
+        assert!(!sim.held.is_empty(), "writes left parked");
+        for audit in [Simulation::audit, Simulation::audit_changes] {
+            assert!(matches!(audit(&sim), Err(SimError::Stuck { .. })));
+        }
+        assert!(matches!(sim.into_report(), Err(SimError::Stuck { .. })));
+    }
+
     #[test]
     fn the_run_s_writes_are_kept_by_chunk_and_the_rest_is_unwritten() {
         let mut v = Verifier::new(2 * CHUNK as u32 + 7);
