@@ -325,8 +325,8 @@ fn resolve_config(
     })
 }
 
-/// The order to start runs in, given their device keys (the third of [`resolve_config`]'s results), on `threads`
-/// threads of one process (`ssdlab::sim::order_by_device`).
+/// The order to start runs in on `threads` threads of one process, given their device
+/// keys (the third of [`resolve_config`]'s results; `ssdlab::sim::order_by_device`).
 #[pyfunction]
 fn device_order(keys: Vec<Option<String>>, threads: usize) -> Vec<usize> {
     ssdlab::sim::order_by_device(&keys, threads)

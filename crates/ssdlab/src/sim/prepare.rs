@@ -154,7 +154,13 @@ thread_local! {
 /// it pushed the device out while it was still opening its trace. Without it such a run
 /// would prepare its device again.
 pub fn reserve_device(cfg: &SimConfig) {
-    let reserved = shared_device_key(cfg).map(|key| (key.clone(), keep(key)));
+    reserve(shared_device_key(cfg));
+}
+
+/// [`reserve_device`] for the device `key` (`None`: a device of the run's own, nothing
+/// to reserve).
+fn reserve(key: Option<String>) {
+    let reserved = key.map(|key| (key.clone(), keep(key)));
     RESERVED.with(|r| *r.borrow_mut() = reserved);
 }
 
@@ -177,11 +183,14 @@ pub fn device_order<'a>(
     cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>,
     threads: usize,
 ) -> Vec<usize> {
-    let keys: Vec<Option<String>> = cfgs
-        .into_iter()
+    order_by_device(&device_keys(cfgs), threads)
+}
+
+/// The [`shared_device_key`] of each run of `cfgs` (`None` for a run without one).
+fn device_keys<'a>(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>) -> Vec<Option<String>> {
+    cfgs.into_iter()
         .map(|c| c.and_then(shared_device_key))
-        .collect();
-    order_by_device(&keys, threads)
+        .collect()
 }
 
 /// The order to start runs in, given their device keys (`None`: a device of the run's
@@ -214,19 +223,20 @@ pub fn order_by_device<K: PartialEq>(keys: &[Option<K>], threads: usize) -> Vec<
 /// Runs handed out to threads that each take the next when they are free: in
 /// [`device_order`], each run's device reserved as the run is taken
 /// ([`reserve_device`]), so that the kept devices follow the order runs are taken in.
-pub struct RunQueue<'a> {
-    cfgs: Vec<Option<&'a SimConfig>>,
+pub struct RunQueue {
+    /// Each run's [`shared_device_key`].
+    keys: Vec<Option<String>>,
     order: Vec<usize>,
     next: Mutex<usize>,
 }
 
-impl<'a> RunQueue<'a> {
+impl RunQueue {
     /// The runs of `cfgs` (`None`: a run without a configuration) for `threads` threads.
-    pub fn new(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>, threads: usize) -> Self {
-        let cfgs: Vec<_> = cfgs.into_iter().collect();
-        let order = device_order(cfgs.iter().copied(), threads);
+    pub fn new<'a>(cfgs: impl IntoIterator<Item = Option<&'a SimConfig>>, threads: usize) -> Self {
+        let keys = device_keys(cfgs);
+        let order = order_by_device(&keys, threads);
         RunQueue {
-            cfgs,
+            keys,
             order,
             next: Mutex::new(0),
         }
@@ -238,10 +248,7 @@ impl<'a> RunQueue<'a> {
         let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
         let &i = self.order.get(*next)?;
         *next += 1;
-        match self.cfgs[i] {
-            Some(cfg) => reserve_device(cfg),
-            None => RESERVED.with(|r| *r.borrow_mut() = None),
-        }
+        reserve(self.keys[i].clone());
         Some(i)
     }
 }

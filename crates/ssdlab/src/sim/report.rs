@@ -52,16 +52,16 @@ impl Simulation {
     /// # Errors
     /// As [`Simulation::audit`].
     pub fn audit_changes(&self) -> Result<u64, SimError> {
+        let changes = match &self.verify {
+            Some(v) if self.fail.is_none() && self.cr5m.is_none() => {
+                self.ftl.changed_lpns().map(|lpns| (v, lpns))
+            }
+            _ => None,
+        };
+        let Some((v, mut lpns)) = changes else {
+            return self.audit();
+        };
         self.check_finished()?;
-        let Some(v) = self.verify.as_ref() else {
-            return self.audit();
-        };
-        if self.fail.is_some() || self.cr5m.is_some() {
-            return self.audit();
-        }
-        let Some(mut lpns) = self.ftl.changed_lpns() else {
-            return self.audit();
-        };
         lpns.extend(v.run_lpns());
         lpns.sort_unstable();
         lpns.dedup();

@@ -169,16 +169,17 @@ mod tests {
     /// after the fill) that reads `reads`, one page each.
     fn preconditioned(overwrite: f64, reads: &[u32]) -> Simulation {
         let ops: Vec<_> = reads.iter().map(|&l| (Op::Read, l)).collect();
-        small(overwrite, "", &ops)
+        small(overwrite, "", "", &ops)
     }
 
     /// A verified run on a small preconditioned device (`overwrite` of it rewritten
-    /// after the fill; `more`: further configuration lines) of one-page requests `ops`.
-    fn small(overwrite: f64, more: &str, ops: &[(Op, u32)]) -> Simulation {
+    /// after the fill; `ftl`: further lines of its `[ftl]` table, `more`: further
+    /// tables) of one-page requests `ops`.
+    fn small(overwrite: f64, ftl: &str, more: &str, ops: &[(Op, u32)]) -> Simulation {
         let text = format!(
             "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
              dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
-             pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n\
+             pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n{ftl}\
              [ftl.precondition]\nenabled = true\noverwrite_ratio = {overwrite}\n{more}"
         );
         let cfg = ConfigBuilder::new()
@@ -198,6 +199,16 @@ mod tests {
             })
             .collect();
         Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap()
+    }
+
+    /// `n` one-page requests scattered over the first `span` LPNs, every fourth a read.
+    fn scattered(n: u32, span: u32) -> Vec<(Op, u32)> {
+        (0..n)
+            .map(|i| {
+                let l = i.wrapping_mul(2_654_435_761) % span;
+                (if i % 4 == 3 { Op::Read } else { Op::Write }, l)
+            })
+            .collect()
     }
 
     /// Flips a bit of the token on `lpn`'s page, as a device that lost data would.
@@ -246,17 +257,12 @@ mod tests {
     #[test]
     fn the_audit_of_changes_finds_what_the_full_audit_finds() {
         // Rewrites of a quarter of the device, scattered, with reads between.
-        let ops: Vec<(Op, u32)> = (0..400u32)
-            .map(|i| {
-                let l = i.wrapping_mul(2_654_435_761) % 1_400;
-                (if i % 4 == 3 { Op::Read } else { Op::Write }, l)
-            })
-            .collect();
+        let ops = scattered(400, 1_400);
         let raid5 = "[raid]\nlevel = 5\ngroup_size = 4\n";
         for (overwrite, more) in [(0.0, ""), (0.5, ""), (0.5, raid5), (0.0, raid5)] {
             let case = format!("overwrite {overwrite} {more:?}");
             let run = || {
-                let mut sim = small(overwrite, more, &ops);
+                let mut sim = small(overwrite, "", more, &ops);
                 sim.run_to_end().unwrap();
                 sim
             };
@@ -300,26 +306,8 @@ mod tests {
     /// those writes never reached.
     #[test]
     fn a_stuck_run_is_reported_stuck_not_as_a_mismatch() {
-        let text = "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
-                    dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
-                    pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n\
-                    allocation = \"dynamic\"\n[ftl.precondition]\nenabled = true\n\
-                    overwrite_ratio = 0.5\n";
-        let cfg = ConfigBuilder::new()
-            .text(text, "small")
-            .unwrap()
-            .build()
-            .unwrap();
-        let reqs: Vec<IoRequest> = (0..860u32)
-            .map(|i| IoRequest {
-                arrival_ns: u64::from(i) * 100_000,
-                op: if i % 4 == 3 { Op::Read } else { Op::Write },
-                offset_bytes: u64::from(i.wrapping_mul(2_654_435_761) % 2_000) * 4096,
-                size_bytes: 4096,
-                content: None,
-            })
-            .collect();
-        let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
+        let dynamic = "allocation = \"dynamic\"\n";
+        let mut sim = small(0.5, dynamic, "", &scattered(860, 2_000));
         sim.run_to_end().unwrap();
         assert!(!sim.held.is_empty(), "writes left parked");
         for audit in [Simulation::audit, Simulation::audit_changes] {
