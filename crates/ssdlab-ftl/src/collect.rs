@@ -29,6 +29,15 @@ impl Ftl {
         pm.victim == NONE && pm.free_blocks() < self.gc_threshold_blocks
     }
 
+    /// `plane` has a full block with an invalid page: a GC started there would free
+    /// space. (A plane that needs GC without one is full of valid data; it waits for
+    /// writes elsewhere to invalidate some.)
+    #[inline]
+    pub fn gc_has_candidate(&mut self, plane: PlaneId) -> bool {
+        let ppb = self.blocks.ppb;
+        self.blocks.fewest_valid(plane, ppb).is_some()
+    }
+
     /// Background GC would help `plane`: enabled, fewer free blocks than the background
     /// target, and no GC running there.
     #[inline]

@@ -56,6 +56,11 @@ counters! {
     /// Page programs (host, mirror or parity) that found no free page in their plane and
     /// waited for its next erase.
     ParkedWrites = "parked-writes",
+    /// Times a plane needed GC and had no victim: every full block held only valid
+    /// pages (a *starved* plane, possible when a page's versions move between planes).
+    GcStarvedPlanes = "gc-starved-planes",
+    /// Parked host writes of a starved plane placed again on another plane.
+    ParkedWritesMoved = "parked-writes-moved",
     /// GC runs started on an idle die before free space fell to the foreground
     /// threshold (`ftl.gc.background`); counts runs.
     BackgroundGcRuns = "background-gc-runs",
@@ -114,6 +119,9 @@ counters! {
     RaidFullGroup = "raid-full-group",
     /// Pages pre-read for parity updates (RMW and RCW).
     RaidPreReads = "raid-pre-reads",
+    /// Pre-reads of them issued before their job held its stripe's lock, because a GC
+    /// victim waited for their pins (see the controller's early pre-reads).
+    RaidEarlyPreReads = "raid-early-pre-reads",
     /// Parity pages programmed.
     RaidParityWrites = "raid-parity-writes",
     /// Buffered groups of new writes encoded because their timeout expired before all

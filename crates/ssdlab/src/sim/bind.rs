@@ -143,6 +143,10 @@ impl Simulation {
         } else {
             batch.clear();
             batch.push(head);
+            // Superseded programs taken on the way are dropped once the group is bound:
+            // dropping one may complete its request, and that admits new requests,
+            // whose writes could supersede a program already in the batch.
+            let mut stale = Vec::new();
             while batch.len() < slots.len() {
                 let before = batch.len();
                 self.queues
@@ -150,7 +154,7 @@ impl Simulation {
                 let Some(&t) = batch.get(before) else { break };
                 if !self.unbound_is_current(t) {
                     batch.pop();
-                    self.drop_superseded(t, die, false);
+                    stale.push(t);
                 }
             }
             let per_die = self.geom.planes_per_die;
@@ -162,6 +166,9 @@ impl Simulation {
             }
             let b = self.binder();
             b.cursor[die.idx()] = (last + 1) % per_die;
+            for t in stale {
+                self.drop_superseded(t, die, false);
+            }
         }
         let b = self.binder();
         b.slots = slots;

@@ -124,6 +124,7 @@ impl Simulation {
             warmed_up: false,
             gc_pages: Vec::new(),
             gc_check: Vec::new(),
+            starved: Vec::new(),
             gc_cause: vec![super::gc_trigger::GcCause::None; planes],
             gc_blocking: vec![false; planes],
             gc_first: if cfg.ftl.gc.trigger == ssdlab_ftl::GcTrigger::Lazy {

@@ -9,10 +9,11 @@
 //! Host writes that find no free page in their plane are parked and placed again after
 //! the next erase in that plane (foreground GC stalls the writes that need it).
 
-use super::gc_trigger::GcKind;
+use super::gc_trigger::{GcCause, GcKind};
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
 use crate::device::GcJob;
+use crate::placement::{PageToPlace, Role};
 use ssdlab_nand::{DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 
 /// A write waiting for space: a host page (or its mirror) of request `req`, or the
@@ -45,6 +46,7 @@ impl Simulation {
         if kind.is_some_and(|k| !self.start_gc(plane, k)) && needed {
             // No victim: under CR5M, expired pages may be what fills the plane.
             self.cr5m_pressure(plane);
+            self.starve(plane);
         }
     }
 
@@ -98,7 +100,11 @@ impl Simulation {
     /// Issues the victim's erase once it is erasable.
     fn try_erase(&mut self, plane: PlaneId) {
         let job = self.gc_jobs[plane.idx()];
-        if !job.active() || job.erasing || job.moves_left > 0 || !self.ftl.erasable(job.block) {
+        if !job.active() || job.erasing || job.moves_left > 0 {
+            return;
+        }
+        if !self.ftl.erasable(job.block) {
+            self.raid_read_pinned_early(job.block);
             return;
         }
         self.gc_jobs[plane.idx()].erasing = true;
@@ -154,6 +160,12 @@ impl Simulation {
                 self.note_gc_erased(plane);
                 self.unpark(plane);
                 self.maybe_start_gc(plane, false);
+                self.revive_starved();
+                for k in 0..self.starved.len() {
+                    if let Some(&p) = self.starved.get(k) {
+                        self.replace_parked(p);
+                    }
+                }
             }
             r => unreachable!("{r:?} is not GC traffic"),
         }
@@ -296,8 +308,102 @@ impl Simulation {
         }
         planes.clear();
         self.gc_check = planes;
+        if !self.starved.is_empty() {
+            self.revive_starved();
+        }
         if self.dgc.is_some() {
             self.dgc_collect_idle_spared();
+        }
+    }
+}
+
+/// Starved planes (docs/SIMULATOR.md, *Garbage collection as traffic*). A plane that
+/// needs GC but has no full block with an invalid page cannot free space itself: under
+/// a placement that spreads an LPN's versions over planes, its pages are invalidated by
+/// writes placed elsewhere, which never check it. It is kept in `starved`, checked again
+/// after every admission and erase, and its parked host writes are offered to the
+/// placement policy again whenever space may have appeared elsewhere.
+impl Simulation {
+    /// `plane` needs GC and found no victim.
+    fn starve(&mut self, plane: PlaneId) {
+        if !self.starved.contains(&plane) {
+            self.counters.gc_starved += 1;
+            self.starved.push(plane);
+        }
+        self.replace_parked(plane);
+    }
+
+    /// Starts GC in the starved planes that have a victim now, and forgets those that
+    /// no longer need it.
+    pub(super) fn revive_starved(&mut self) {
+        let mut k = 0;
+        while let Some(&plane) = self.starved.get(k) {
+            let needed = self.ftl.gc_needed(plane) && !self.plane_dead(plane);
+            if needed && !self.ftl.gc_has_candidate(plane) {
+                k += 1;
+                continue;
+            }
+            self.starved.remove(k);
+            if needed {
+                self.maybe_start_gc(plane, false);
+            }
+        }
+    }
+
+    /// Where parked host write `p` of starved `plane` may go now: the placement
+    /// policy's choice; with binding at dispatch (the die was the placement's choice,
+    /// the plane is the die's), first another plane of the same die with a free page.
+    fn replacement_plane(&mut self, p: &Parked, plane: PlaneId) -> PlaneId {
+        if self.bind.is_some() {
+            let die = self.geom.die_of_plane(plane);
+            let sibling = (0..self.geom.planes_per_die)
+                .map(|n| self.geom.plane_of_die(die, n))
+                .find(|&q| q != plane && self.ftl.free_pages_in_plane(q) > 0);
+            if let Some(q) = sibling {
+                return q;
+            }
+        }
+        self.place(PageToPlace::new(p.lpn, p.token, Role::Data))
+    }
+
+    /// The parked host writes of starved `plane`, placed again by the policy: each it
+    /// puts on another plane with a free page is programmed there; the rest keep their
+    /// place in the queue. Writes under RAID keep their plane (their chunk fixes it).
+    fn replace_parked(&mut self, plane: PlaneId) {
+        if self.raid.is_some() || self.parked[plane.idx()].is_empty() {
+            return;
+        }
+        let waiting = std::mem::take(&mut self.parked[plane.idx()]);
+        let mut still = Vec::with_capacity(waiting.len());
+        let mut moved: Vec<PlaneId> = Vec::new();
+        for p in waiting {
+            if p.job != NONE || p.reason != TxnReason::HostWrite {
+                still.push(p);
+                continue;
+            }
+            if self.held.get(&p.lpn.0).map(|h| h.0) != Some(p.seq) {
+                self.sub_done(p.req, 0, 0);
+                continue;
+            }
+            let to = self.replacement_plane(&p, plane);
+            if to != plane && !self.plane_dead(to) && self.requeue_parked(&p, to) {
+                self.counters.parked_moved += 1;
+                if !moved.contains(&to) {
+                    moved.push(to);
+                }
+            } else {
+                still.push(p);
+            }
+        }
+        let newly = std::mem::take(&mut self.parked[plane.idx()]);
+        still.extend(newly);
+        self.parked[plane.idx()] = still;
+        for to in moved {
+            let cause = &mut self.gc_cause[to.idx()];
+            if *cause == GcCause::None && self.ftl.gc_needed(to) {
+                *cause = GcCause::Data;
+            }
+            self.maybe_start_gc(to, false);
         }
     }
 }

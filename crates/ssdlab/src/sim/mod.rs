@@ -127,6 +127,8 @@ pub(crate) struct SimCounters {
     pub zero_reads: u64,
     pub verified_reads: u64,
     pub parked_writes: u64,
+    pub gc_starved: u64,
+    pub parked_moved: u64,
     pub background_gc_runs: u64,
     pub multi_plane_ops: u64,
     pub multi_plane_pages: u64,
@@ -197,6 +199,9 @@ pub struct Simulation {
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
+    /// Planes that need GC and found no victim (every full block holds only valid
+    /// pages), in the order they starved: checked again as writes invalidate pages.
+    pub(crate) starved: Vec<PlaneId>,
     /// Per plane: what took it below the GC threshold since its last GC start.
     pub(crate) gc_cause: Vec<gc_trigger::GcCause>,
     /// Per plane: its running GC job blocks its die (`ftl.gc.trigger = "lazy"`).

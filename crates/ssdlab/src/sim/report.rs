@@ -165,6 +165,8 @@ impl Simulation {
             (Counter::UnwrittenZeroReads, c.zero_reads),
             (Counter::VerifiedReads, c.verified_reads),
             (Counter::ParkedWrites, c.parked_writes),
+            (Counter::GcStarvedPlanes, c.gc_starved),
+            (Counter::ParkedWritesMoved, c.parked_moved),
             (Counter::BackgroundGcRuns, c.background_gc_runs),
             (Counter::MultiPlaneOps, c.multi_plane_ops),
             (Counter::MultiPlanePages, c.multi_plane_pages),

@@ -9,6 +9,7 @@ mod dgc;
 mod dsftl;
 mod fail;
 mod hostile;
+mod liveness;
 mod raid;
 mod replay;
 mod sched_brr;

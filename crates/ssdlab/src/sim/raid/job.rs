@@ -312,20 +312,27 @@ impl Simulation {
         let reads = std::mem::take(&mut self.raid_mut().jobs[j].reads);
         if reads.is_empty() {
             self.raid_mut().jobs[j].reads = reads;
-            self.write_parity(j);
+            // Pre-reads issued early (`early.rs`) may still be in flight.
+            if self.raid().jobs[j].reads_left == 0 {
+                self.write_parity(j);
+            }
             return;
         }
+        self.issue_pre_reads(j, &reads);
+        self.raid_mut().jobs[j].reads = reads;
+    }
+
+    /// Sends job `j`'s pre-reads of `pages` to their chips.
+    pub(super) fn issue_pre_reads(&mut self, j: usize, pages: &[Ppn]) {
         let reason = if self.raid().jobs[j].origin == JobOrigin::Host {
-            self.raid_mut().counters.pre_reads += reads.len() as u64;
+            self.raid_mut().counters.pre_reads += pages.len() as u64;
             TxnReason::PreRead
         } else {
             TxnReason::ReclaimRead
         };
-        for &p in &reads {
-            let lpn = Lpn(u32::MAX);
-            self.raid_txn(FlashOp::Read, reason, p, lpn, j as u32);
+        for &p in pages {
+            self.raid_txn(FlashOp::Read, reason, p, Lpn(u32::MAX), j as u32);
         }
-        self.raid_mut().jobs[j].reads = reads;
     }
 
     /// All pre-reads of job `j` are in: program the new parity.

@@ -34,6 +34,7 @@ use std::collections::VecDeque;
 
 mod audit;
 mod buffer;
+mod early;
 mod fix;
 pub(in crate::sim) use fix::{fix_redundancy, NoRoom};
 mod job;
@@ -183,6 +184,8 @@ pub(crate) struct RaidCounters {
     pub reconstructions: u64,
     pub reconstruct_reads: u64,
     pub timeouts: u64,
+    /// Pre-reads issued before their job held the stripe's lock (`early.rs`).
+    pub early_reads: u64,
     pub mirror_reads: u64,
     pub materialized_stripes: u64,
 }
@@ -283,7 +286,7 @@ impl Simulation {
                 job.acc ^= token;
                 job.reads_left -= 1;
                 job.pre_read_ns = txn.bus_ns + txn.array_ns;
-                if job.reads_left == 0 {
+                if job.reads_left == 0 && self.job_running(j) {
                     self.write_parity(j);
                 }
             }
@@ -406,6 +409,7 @@ impl Simulation {
             (Counter::RaidRcw, c.rcw),
             (Counter::RaidFullGroup, c.full_group),
             (Counter::RaidPreReads, c.pre_reads),
+            (Counter::RaidEarlyPreReads, c.early_reads),
             (Counter::RaidParityWrites, c.parity_writes),
             (Counter::RaidGroupTimeouts, c.timeouts),
             (Counter::MirrorWrites, c.mirror_writes),
