@@ -345,6 +345,9 @@ impl Simulation {
             }
             self.starved.remove(k);
             if needed {
+                // Starts a job (or leaves it to the lazy trigger): a plane with a
+                // candidate has a victim under every victim policy, so it does not starve
+                // again here and the loop ends.
                 self.maybe_start_gc(plane, false);
             }
         }
