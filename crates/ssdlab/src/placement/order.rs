@@ -158,7 +158,12 @@ impl PlacementPolicy for RoundRobin {
                 return p;
             }
         }
-        c.map.plane_of(Lpn((c.next % planes) as u32))
+        // No plane has room: the write waits on the next live plane in turn.
+        let next = c.next;
+        (0..planes)
+            .map(|k| c.map.plane_of(Lpn(((next + k) % planes) as u32)))
+            .find(|&p| !view.dead.plane_dead(g, p))
+            .unwrap_or_else(|| c.map.plane_of(Lpn((next % planes) as u32)))
     }
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
@@ -227,7 +232,16 @@ impl PlacementPolicy for LeastBusy {
                 }
             }
         }
-        best.map_or(start, |(_, p)| p)
+        // No live plane has room: the write waits on the first live plane from `start`.
+        best.map_or_else(
+            || {
+                (0..planes)
+                    .map(|k| c.map.plane_of(Lpn(((c.next - 1 + k) % planes) as u32)))
+                    .find(|&p| !view.dead.plane_dead(g, p))
+                    .unwrap_or(start)
+            },
+            |(_, p)| p,
+        )
     }
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {

@@ -85,11 +85,21 @@ impl Simulation {
                 // not take it (from the write buffer) for the newest content.
                 let old = self.ftl.lookup(lpn);
                 let on_dead = old.is_some_and(|p| self.on_dead_chip(p));
+                // Without redundancy the content is lost instead.
                 if !on_dead || old.is_some_and(|p| self.ftl.is_pending(p)) {
                     if old.is_some() && !on_dead {
                         self.ftl.trim(lpn);
                     }
-                    self.fs_mut().redundant_only.insert(lpn.0);
+                    let redundant = self
+                        .raid
+                        .as_ref()
+                        .is_some_and(|r| r.map.level.is_redundant());
+                    let f = self.fs_mut();
+                    if redundant {
+                        f.redundant_only.insert(lpn.0);
+                    } else {
+                        f.lost_lpns.insert(lpn.0);
+                    }
                 }
             }
         }
