@@ -109,6 +109,14 @@ impl Counters {
         (page.role == Role::Degraded).then(|| self.map.plane_of(page.lpn))
     }
 
+    /// The first plane on a live chip in counter order from counter value `from`.
+    fn live_from(&self, from: u64, view: &DeviceView) -> Option<PlaneId> {
+        let planes = u64::from(view.geom.planes());
+        (0..planes)
+            .map(|k| self.map.plane_of(Lpn(((from + k) % planes) as u32)))
+            .find(|&p| !view.dead.plane_dead(view.geom, p))
+    }
+
     /// Preconditioning: the order applied to the fill's own write counter.
     fn fill(&mut self, geom: &Geometry) -> PlaneId {
         self.precondition = self.precondition.wrapping_add(1);
@@ -159,11 +167,8 @@ impl PlacementPolicy for RoundRobin {
             }
         }
         // No plane has room: the write waits on the next live plane in turn.
-        let next = c.next;
-        (0..planes)
-            .map(|k| c.map.plane_of(Lpn(((next + k) % planes) as u32)))
-            .find(|&p| !view.dead.plane_dead(g, p))
-            .unwrap_or_else(|| c.map.plane_of(Lpn((next % planes) as u32)))
+        c.live_from(c.next, view)
+            .unwrap_or_else(|| c.map.plane_of(Lpn((c.next % planes) as u32)))
     }
 
     fn fill_plane(&mut self, _lpn: Lpn, geom: &Geometry, _raid: Option<&RaidMap>) -> PlaneId {
@@ -234,12 +239,7 @@ impl PlacementPolicy for LeastBusy {
         }
         // No live plane has room: the write waits on the first live plane from `start`.
         best.map_or_else(
-            || {
-                (0..planes)
-                    .map(|k| c.map.plane_of(Lpn(((c.next - 1 + k) % planes) as u32)))
-                    .find(|&p| !view.dead.plane_dead(g, p))
-                    .unwrap_or(start)
-            },
+            || c.live_from(c.next - 1, view).unwrap_or(start),
             |(_, p)| p,
         )
     }

@@ -246,21 +246,33 @@ impl Simulation {
                 }
                 continue;
             }
-            if self.held.get(&p.lpn.0).map(|h| h.0) != Some(p.seq) {
-                // Superseded by a newer write while waiting: nothing to program.
-                self.sub_done(p.req, 0, 0);
+            if self.drop_if_superseded(&p) {
                 continue;
             }
             if !self.requeue_parked(&p, plane) {
                 still.push(p);
             }
         }
-        // Completing a superseded write can admit new requests that park here too:
-        // they queue behind the ones still waiting.
+        self.keep_parked(plane, still);
+        self.maybe_start_gc(plane, false);
+    }
+
+    /// Parked write `p` was superseded by a newer write of its page while it waited:
+    /// its part of the request is done with nothing to program. False if it is current.
+    fn drop_if_superseded(&mut self, p: &Parked) -> bool {
+        if self.held.get(&p.lpn.0).map(|h| h.0) == Some(p.seq) {
+            return false;
+        }
+        self.sub_done(p.req, 0, 0);
+        true
+    }
+
+    /// Makes `still` the writes parked on `plane`. Completing a superseded write can
+    /// admit new requests that park there meanwhile: they queue behind `still`.
+    fn keep_parked(&mut self, plane: PlaneId, mut still: Vec<Parked>) {
         let newly = std::mem::take(&mut self.parked[plane.idx()]);
         still.extend(newly);
         self.parked[plane.idx()] = still;
-        self.maybe_start_gc(plane, false);
     }
 
     /// Places parked host (or mirror) write `p` in `plane` and hands its program to the
@@ -384,8 +396,7 @@ impl Simulation {
                 still.push(p);
                 continue;
             }
-            if self.held.get(&p.lpn.0).map(|h| h.0) != Some(p.seq) {
-                self.sub_done(p.req, 0, 0);
+            if self.drop_if_superseded(&p) {
                 continue;
             }
             let to = self.replacement_plane(&p, plane);
@@ -398,14 +409,9 @@ impl Simulation {
                 still.push(p);
             }
         }
-        let newly = std::mem::take(&mut self.parked[plane.idx()]);
-        still.extend(newly);
-        self.parked[plane.idx()] = still;
+        self.keep_parked(plane, still);
         for to in moved {
-            let cause = &mut self.gc_cause[to.idx()];
-            if *cause == GcCause::None && self.ftl.gc_needed(to) {
-                *cause = GcCause::Data;
-            }
+            self.note_gc_cause(to, GcCause::Data);
             self.maybe_start_gc(to, false);
         }
     }

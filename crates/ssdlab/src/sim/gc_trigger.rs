@@ -84,6 +84,13 @@ impl Simulation {
         if self.gc_check.last() != Some(&plane) {
             self.gc_check.push(plane);
         }
+        self.note_gc_cause(plane, cause);
+    }
+
+    /// Remembers `cause` as what took `plane` below the GC threshold, if it is below and
+    /// no cause is recorded since its last GC start.
+    #[inline]
+    pub(in crate::sim) fn note_gc_cause(&mut self, plane: PlaneId, cause: GcCause) {
         let c = &mut self.gc_cause[plane.idx()];
         if *c == GcCause::None && self.ftl.gc_needed(plane) {
             *c = cause;

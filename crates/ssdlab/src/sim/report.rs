@@ -103,12 +103,7 @@ impl Simulation {
             // A page on a dead chip is checked through its redundancy, if any.
             Some(p) if self.on_dead_chip(p) => {
                 let mut sources = Vec::new();
-                if !self
-                    .raid
-                    .as_ref()
-                    .is_some_and(|r| r.map.level.is_redundant())
-                    || !self.raid_sources_ignoring_busy(lpn, &mut sources)
-                {
+                if !self.has_redundancy() || !self.raid_sources_ignoring_busy(lpn, &mut sources) {
                     return Ok(false);
                 }
                 sources.iter().fold(0, |acc, &p| acc ^ self.ftl.token(p))

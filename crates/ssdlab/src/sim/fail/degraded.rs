@@ -25,10 +25,7 @@ impl Simulation {
         expect: u64,
     ) -> crate::sim::host::ReadOutcome {
         use crate::sim::host::ReadOutcome;
-        let redundant = self
-            .raid
-            .as_ref()
-            .is_some_and(|r| r.map.level.is_redundant());
+        let redundant = self.has_redundancy();
         // A read that waited for its stripe may find its page declared lost meanwhile (a
         // parity update found a second member of the group dead): the stripe's parity no
         // longer covers it, so a reconstruction would answer garbage.
@@ -90,10 +87,7 @@ impl Simulation {
                     if old.is_some() && !on_dead {
                         self.ftl.trim(lpn);
                     }
-                    let redundant = self
-                        .raid
-                        .as_ref()
-                        .is_some_and(|r| r.map.level.is_redundant());
+                    let redundant = self.has_redundancy();
                     let f = self.fs_mut();
                     if redundant {
                         f.redundant_only.insert(lpn.0);
@@ -105,11 +99,7 @@ impl Simulation {
         }
         // Degraded when its redundancy can hold the content; lost without redundancy or
         // when a page already holding its stripe's redundancy is on a dead chip too.
-        let held = self
-            .raid
-            .as_ref()
-            .is_some_and(|r| r.map.level.is_redundant())
-            && !self.redundancy_on_dead_chip(lpn);
+        let held = self.has_redundancy() && !self.redundancy_on_dead_chip(lpn);
         if held {
             self.fs_mut().counters.degraded_writes += 1;
         } else {

@@ -320,11 +320,8 @@ impl Simulation {
             if !self.dead.is_dead(self.geom.chip_of_page(p)) {
                 continue;
             }
-            let recoverable = self
-                .raid
-                .as_ref()
-                .is_some_and(|r| r.map.level.is_redundant())
-                && self.raid_sources_ignoring_busy(Lpn(lpn), &mut sources);
+            let recoverable =
+                self.has_redundancy() && self.raid_sources_ignoring_busy(Lpn(lpn), &mut sources);
             if !recoverable {
                 lost += 1;
             }
@@ -372,6 +369,14 @@ impl Simulation {
         self.fail
             .as_deref()
             .is_some_and(|f| !f.lost_lpns.is_empty() && f.lost_lpns.contains(&lpn.0))
+    }
+
+    /// True when RAID keeps redundancy (mirror or parity) of the host data.
+    #[inline]
+    pub(in crate::sim) fn has_redundancy(&self) -> bool {
+        self.raid
+            .as_ref()
+            .is_some_and(|r| r.map.level.is_redundant())
     }
 
     /// True when `lpn`'s current content exists only through redundancy.
