@@ -1,7 +1,6 @@
 //! Reads and writes of pages on dead chips.
 
 use crate::placement::{PageToPlace, Role};
-use crate::sim::Event;
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, PlaneId, TxnReason};
 use ssdlab_raid::RaidLevel;
@@ -34,19 +33,9 @@ impl Simulation {
                 return ReadOutcome::Deferred;
             }
             if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
-                // The stripe is settling (parity update, buffer, pages in flight).
-                let i = match self.fs_mut().degraded_free.pop() {
-                    Some(i) => {
-                        self.fs_mut().degraded_wait[i as usize] = (id, lpn, expect);
-                        i
-                    }
-                    None => {
-                        self.fs_mut().degraded_wait.push((id, lpn, expect));
-                        (self.fs().degraded_wait.len() - 1) as u32
-                    }
-                };
-                let wait = ssdlab_engine::SimDuration(self.t_read.as_ns().max(1_000));
-                self.events.schedule_in(wait, Event::DegradedRetry(i));
+                // The stripe is settling (parity update, buffer, pages in flight): the
+                // read tries again once something has happened.
+                self.fs_mut().degraded_wait.push((id, lpn));
                 return ReadOutcome::Deferred;
             }
         }
@@ -54,13 +43,29 @@ impl Simulation {
         ReadOutcome::Done
     }
 
-    /// A degraded read that waited tries again; it returns the content current now.
-    pub(in crate::sim) fn retry_degraded(&mut self, i: u32) {
-        let (id, lpn, _) = self.fs().degraded_wait[i as usize];
-        self.fs_mut().degraded_free.push(i);
-        let expect = self.expected(lpn);
-        if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {
-            self.sub_done(id, 0, 0);
+    /// True when degraded reads wait for their stripes to settle.
+    #[inline(always)]
+    pub(in crate::sim) fn degraded_waiting(&self) -> bool {
+        self.fail
+            .as_deref()
+            .is_some_and(|f| !f.degraded_wait.is_empty())
+    }
+
+    /// The degraded reads that waited try again, after an event that may have settled
+    /// their stripes; each returns the content current now. Those still waiting wait on.
+    pub(in crate::sim) fn retry_degraded(&mut self) {
+        let mut waiting = std::mem::take(&mut self.fs_mut().degraded_wait);
+        for &(id, lpn) in &waiting {
+            let expect = self.expected(lpn);
+            if let crate::sim::host::ReadOutcome::Done = self.serve_degraded(id, lpn, expect) {
+                self.sub_done(id, 0, 0);
+            }
+        }
+        // Keep the list's allocation when nothing joined it meanwhile.
+        let f = self.fs_mut();
+        if f.degraded_wait.is_empty() {
+            waiting.clear();
+            f.degraded_wait = waiting;
         }
         self.run_gc_checks();
     }
@@ -69,6 +74,10 @@ impl Simulation {
     /// the page as being on the dead member (its data is gone), so reads of it are
     /// degraded; RAID-4/5 parity already carries its content, RAID-1 the other copy.
     pub(in crate::sim) fn dead_write(&mut self, lpn: Lpn, token: u64, reason: TxnReason) {
+        // As a placed write does, this version supersedes one waiting for space.
+        if !self.held.is_empty() && self.held.remove(&lpn.0).is_some() {
+            self.raid_note_held(lpn, false);
+        }
         let plane = self.place(PageToPlace::new(lpn, token, Role::Degraded));
         match self.ftl.host_write(lpn, plane, token) {
             Ok(p) => self.ftl.program_done(p),

@@ -48,9 +48,9 @@ pub(crate) struct FailState {
     /// Host LPNs whose content was lost (two members of their group failed) until they
     /// are written again.
     pub lost_lpns: rustc_hash::FxHashSet<u32>,
-    /// Degraded reads waiting for their stripe to settle (request, LPN, expected token).
-    pub degraded_wait: Vec<(ReqId, Lpn, u64)>,
-    pub degraded_free: Vec<u32>,
+    /// Degraded reads waiting for their stripe to settle (request, LPN), in the order
+    /// they began to wait.
+    pub degraded_wait: Vec<(ReqId, Lpn)>,
     /// The trace's length, for failures given as a fraction of it.
     pub trace_requests: Option<u64>,
 }
@@ -251,8 +251,6 @@ impl Simulation {
                         }
                         continue;
                     }
-                    self.held.remove(&w.lpn.0);
-                    self.raid_note_held(w.lpn, false);
                     self.admit_done_now = 0;
                     self.dead_write(w.lpn, w.token, w.reason);
                     self.admit_done_now = 0;
