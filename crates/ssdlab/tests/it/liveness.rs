@@ -229,6 +229,48 @@ const FAILING: [&[&str]; 8] = [
     DESIGNS[5],
 ];
 
+/// Every scheduler, with and without RAID, with a chip failing mid-run under two.
+const SCHEDULERS: [&[&str]; 12] = [
+    &["scheduler.name=\"sync-fifo\""],
+    &["scheduler.name=\"piq\""],
+    &["scheduler.name=\"vaq\""],
+    &["scheduler.name=\"paq0\""],
+    &["scheduler.name=\"paq1\""],
+    &["scheduler.name=\"paq2\""],
+    &["scheduler.name=\"paq2\"", "ftl.allocation=\"dynamic\""],
+    &[
+        "scheduler.multi_plane=true",
+        "scheduler.write_behind_read=true",
+        "ftl.allocation=\"dynamic\"",
+    ],
+    &[
+        "scheduler.name=\"brr\"",
+        "raid.level=5",
+        "raid.domain=\"chip\"",
+        "raid.group_size=4",
+    ],
+    &[
+        "scheduler.name=\"paq2\"",
+        "raid.level=5",
+        "raid.domain=\"chip\"",
+        "raid.group_size=4",
+    ],
+    &[
+        "scheduler.name=\"piq\"",
+        "raid.level=5",
+        "raid.domain=\"chip\"",
+        "raid.group_size=4",
+        "raid.fail=[\"chip:1@2ms\"]",
+    ],
+    &[
+        "scheduler.name=\"brr\"",
+        "raid.level=5",
+        "raid.domain=\"chip\"",
+        "raid.group_size=4",
+        "raid.fail=[\"chip:2@2ms\"]",
+    ],
+];
+
 /// The report of `ops` at `gap_ns` on the device of `shape`, aged `overwrite` tenths,
 /// whose chip `chip` fails after fraction `at` of the requests; run verified to the end
 /// and audited.
@@ -270,6 +312,28 @@ proptest! {
     ) {
         let ops: Vec<_> = ops.into_iter().map(|(w, l, p)| (w, l, p, None)).collect();
         with_failure(FAILING[shape], overwrite, chip, at, &ops, gap_ns)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_scheduler_under_space_pressure_finishes_verified(
+        scheduler in 0..SCHEDULERS.len(),
+        overwrite in 0u8..6,
+        gap_ns in prop_oneof![Just(1_000u64), Just(20_000), Just(100_000)],
+        ops in proptest::collection::vec(
+            (
+                prop_oneof![3 => Just(true), 1 => Just(false)],
+                0u64..2_900,
+                1u64..33,
+                (0u64..40).prop_map(Some),
+            ),
+            600..1_200,
+        ),
+    ) {
+        finishes(&sets(SCHEDULERS[scheduler], overwrite, false), requests(&ops, gap_ns))?;
     }
 }
 
