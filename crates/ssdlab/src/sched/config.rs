@@ -20,9 +20,11 @@ pub struct SchedulerConfig {
     /// Pack queued reads or programs of one die into multi-plane operations when they
     /// obey the plane-addressing rule (different planes, same page offset).
     pub multi_plane: bool,
-    /// `piq`, `brr`: a die whose next transaction is a program first serves the host
-    /// reads already queued behind it; reads queued later wait for the program (BRR
-    /// §III-C: writes are delayed behind reads, then served before newly arriving reads).
+    /// `async-fifo`, `piq`, `brr`: a die whose next transaction is a program first
+    /// serves the host reads already queued behind it; reads queued later wait for the
+    /// program (BRR §III-C: writes are delayed behind reads, then served before newly
+    /// arriving reads). `sync-fifo` keeps the rule by construction; refused with `vaq`
+    /// and the `paq` schedulers, which do not delay programs behind reads.
     pub write_behind_read: bool,
     /// `vaq` options.
     pub vaq: VaqConfig,
@@ -210,6 +212,26 @@ impl SchedulerConfig {
                 ),
             ));
         }
+        let paq = matches!(
+            self.name,
+            SchedulerKind::Paq0 | SchedulerKind::Paq1 | SchedulerKind::Paq2
+        );
+        if self.write_behind_read && (paq || self.name == SchedulerKind::Vaq) {
+            errs.push((
+                "scheduler.write_behind_read".into(),
+                format!(
+                    "{} does not delay programs behind reads (async-fifo, piq and brr do; \
+                     sync-fifo keeps the rule by serving whole requests in arrival order): \
+                     set it to false{}",
+                    self.name.name(),
+                    if paq {
+                        " (PAQ's own read priority is scheduler.paq.read_first)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
         if p.pack_writes && bind_at_dispatch && !self.multi_plane {
             errs.push((
                 "scheduler.paq.pack_writes".into(),
@@ -271,5 +293,20 @@ mod tests {
         assert!(e.contains("scheduler.vaq.block_on"), "{e}");
         let e = errors(&["scheduler.paq.age_limit=1"]);
         assert!(e.contains("age_limit"), "{e}");
+    }
+
+    #[test]
+    fn write_behind_read_is_refused_where_no_scheduler_would_apply_it() {
+        for name in ["vaq", "paq0", "paq1", "paq2"] {
+            let set = format!("scheduler.name=\"{name}\"");
+            let e = errors(&[&set, "scheduler.write_behind_read=true"]);
+            assert!(e.contains("scheduler.write_behind_read"), "{name}: {e}");
+            assert!(e.contains(name), "{name}: {e}");
+            assert_eq!(errors(&[&set, "scheduler.write_behind_read=false"]), "");
+        }
+        for name in ["sync-fifo", "async-fifo", "piq", "brr"] {
+            let set = format!("scheduler.name=\"{name}\"");
+            assert_eq!(errors(&[&set, "scheduler.write_behind_read=true"]), "");
+        }
     }
 }
