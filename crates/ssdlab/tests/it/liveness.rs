@@ -104,6 +104,22 @@ fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Vec<IoRequest
         .collect()
 }
 
+/// Operations for [`requests`], as many as `len` says: three writes in four, 1 to 32
+/// pages at LPNs below 2 900, half of them with one of 20 contents.
+fn ops_with_content(
+    len: std::ops::Range<usize>,
+) -> impl Strategy<Value = Vec<(bool, u64, u64, Option<u64>)>> {
+    proptest::collection::vec(
+        (
+            prop_oneof![3 => Just(true), 1 => Just(false)],
+            0u64..2_900,
+            1u64..33,
+            (0u64..40).prop_map(Some),
+        ),
+        len,
+    )
+}
+
 /// Runs `reqs` on the device of `sets` to its end, verified, audited and reported.
 fn finishes(s: &[String], reqs: Vec<IoRequest>) -> Result<(), TestCaseError> {
     let refs: Vec<&str> = s.iter().map(String::as_str).collect();
@@ -140,15 +156,7 @@ proptest! {
         design in 0..DESIGNS.len(),
         overwrite in 0u8..6,
         gap_ns in prop_oneof![Just(1_000u64), Just(20_000), Just(100_000)],
-        ops in proptest::collection::vec(
-            (
-                prop_oneof![3 => Just(true), 1 => Just(false)],
-                0u64..2_900,
-                1u64..33,
-                (0u64..40).prop_map(Some),
-            ),
-            800..1_600,
-        ),
+        ops in ops_with_content(800..1_600),
     ) {
         finishes(&sets(DESIGNS[design], overwrite, false), requests(&ops, gap_ns))?;
     }
@@ -323,15 +331,7 @@ proptest! {
         scheduler in 0..SCHEDULERS.len(),
         overwrite in 0u8..6,
         gap_ns in prop_oneof![Just(1_000u64), Just(20_000), Just(100_000)],
-        ops in proptest::collection::vec(
-            (
-                prop_oneof![3 => Just(true), 1 => Just(false)],
-                0u64..2_900,
-                1u64..33,
-                (0u64..40).prop_map(Some),
-            ),
-            600..1_200,
-        ),
+        ops in ops_with_content(600..1_200),
     ) {
         finishes(&sets(SCHEDULERS[scheduler], overwrite, false), requests(&ops, gap_ns))?;
     }
