@@ -383,30 +383,43 @@ impl Simulation {
 
     /// The parked host writes of starved `plane`, placed again by the policy: each it
     /// puts on another plane with a free page is programmed there; the rest keep their
-    /// place in the queue. Writes under RAID keep their plane (their chunk fixes it).
+    /// place in the queue. Writes under RAID keep their plane (their chunk fixes it),
+    /// except under CR5's SDA, which fixes only the chunk's channel and chooses the
+    /// chip, die and plane at run time for data and parity pages alike.
     fn replace_parked(&mut self, plane: PlaneId) {
-        if self.raid.is_some() || self.parked[plane.idx()].is_empty() {
+        let fixed =
+            self.raid.is_some() && self.cfg.raid.chip_in_channel != ssdlab_raid::ChipChoice::Sda;
+        if fixed || self.parked[plane.idx()].is_empty() {
             return;
         }
         let waiting = std::mem::take(&mut self.parked[plane.idx()]);
         let mut still = Vec::with_capacity(waiting.len());
         let mut moved: Vec<PlaneId> = Vec::new();
         for p in waiting {
-            if p.job != NONE || p.reason != TxnReason::HostWrite {
-                still.push(p);
-                continue;
-            }
-            if self.drop_if_superseded(&p) {
-                continue;
-            }
-            let to = self.replacement_plane(&p, plane);
-            if to != plane && !self.plane_dead(to) && self.requeue_parked(&p, to) {
-                self.counters.parked_moved += 1;
-                if !moved.contains(&to) {
-                    moved.push(to);
+            let to = if p.job != NONE {
+                let to = self.place(PageToPlace::new(p.lpn, p.token, Role::Parity));
+                let ok = to != plane
+                    && !self.plane_dead(to)
+                    && self.unpark_parity(p.job, p.lpn, to, p.token);
+                ok.then_some(to)
+            } else if p.reason == TxnReason::HostWrite {
+                if self.drop_if_superseded(&p) {
+                    continue;
                 }
+                let to = self.replacement_plane(&p, plane);
+                let ok = to != plane && !self.plane_dead(to) && self.requeue_parked(&p, to);
+                ok.then_some(to)
             } else {
-                still.push(p);
+                None
+            };
+            match to {
+                Some(to) => {
+                    self.counters.parked_moved += 1;
+                    if !moved.contains(&to) {
+                        moved.push(to);
+                    }
+                }
+                None => still.push(p),
             }
         }
         self.keep_parked(plane, still);

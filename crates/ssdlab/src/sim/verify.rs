@@ -373,6 +373,26 @@ mod tests {
     }
 
     #[test]
+    fn under_sda_writes_parked_on_a_starved_plane_move_within_their_channel() {
+        // CR5M on planes of 16 blocks: a data plane's invalid pages can all sit in its
+        // open blocks, so that its GC has no victim. SDA fixes only a page's channel: the
+        // data pages (first case) and parity pages (second) parked there take another
+        // plane of the channel's data chip.
+        let cr5m = "[host]\nmode = \"closed\"\nqueue_depth = 8\n[raid]\nlevel = 5\n\
+                    domain = \"channel\"\ngroup_size = 2\nchip_in_channel = \"sda\"\n\
+                    buffer_new_writes = false\nmirror_chips = true\nmirror_write = true\n";
+        for (overwrite, dies, seed, n) in [(0.0, 1, 1, 1_000), (0.3, 2, 48, 848)] {
+            let mut cfg = small_run(overwrite, "", cr5m, Vec::new()).cfg.clone();
+            cfg.geometry.blocks_per_plane = 16;
+            cfg.geometry.dies_per_chip = dies;
+            let reqs = random_requests(seed, n, 1_000, 32);
+            let sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
+            let sim = finishes_verified(sim);
+            assert!(sim.counters.gc_starved > 0 && sim.counters.parked_moved > 0);
+        }
+    }
+
+    #[test]
     fn a_victim_pinned_by_a_waiting_stripe_job_is_read_early() {
         // Large writes at short gaps queue stripe jobs behind each other; a victim held
         // by a waiting job's pin must not wait for that job's lock.

@@ -33,8 +33,9 @@ const SHAPES: [&[&str]; 9] = [
     &["raid.level=1", "raid.domain=\"chip\"", "raid.group_size=2"],
 ];
 
-/// DS-FTL's content index, DGC, CR5 and CR5M, on the same device.
-const DESIGNS: [&[&str]; 6] = [
+/// DS-FTL's content index, DGC, CR5 and CR5M, on the same device (CR5M also on a
+/// smaller one).
+const DESIGNS: [&[&str]; 7] = [
     &["ftl.allocation=\"content-aware\"", "dsftl.index=true"],
     &[
         "ftl.allocation=\"content-aware\"",
@@ -63,6 +64,21 @@ const DESIGNS: [&[&str]; 6] = [
         "raid.buffer_new_writes=false",
         "raid.mirror_chips=true",
         "raid.mirror_write=true",
+    ],
+    // CR5M on small planes of two dies a chip, closed loop: a plane's invalid pages can
+    // all sit in its open blocks.
+    &[
+        "raid.level=5",
+        "raid.domain=\"channel\"",
+        "raid.group_size=2",
+        "raid.chip_in_channel=\"sda\"",
+        "raid.buffer_new_writes=false",
+        "raid.mirror_chips=true",
+        "raid.mirror_write=true",
+        "geometry.blocks_per_plane=16",
+        "geometry.dies_per_chip=2",
+        "host.mode=\"closed\"",
+        "host.queue_depth=8",
     ],
 ];
 
