@@ -33,6 +33,21 @@ const SHAPES: [&[&str]; 9] = [
     &["raid.level=1", "raid.domain=\"chip\"", "raid.group_size=2"],
 ];
 
+/// CR5's keys (channel RAID-5 of two, chips chosen by SDA, no group buffer), then
+/// `$extra`.
+macro_rules! cr5 {
+    ($($extra:expr),*) => {
+        &[
+            "raid.level=5",
+            "raid.domain=\"channel\"",
+            "raid.group_size=2",
+            "raid.chip_in_channel=\"sda\"",
+            "raid.buffer_new_writes=false",
+            $($extra),*
+        ]
+    };
+}
+
 /// DS-FTL's content index, DGC, CR5 and CR5M, on the same device (CR5M also on a
 /// smaller one).
 const DESIGNS: [&[&str]; 7] = [
@@ -49,37 +64,18 @@ const DESIGNS: [&[&str]; 7] = [
         "raid.group_size=2",
         "dgc.enabled=true",
     ],
-    &[
-        "raid.level=5",
-        "raid.domain=\"channel\"",
-        "raid.group_size=2",
-        "raid.chip_in_channel=\"sda\"",
-        "raid.buffer_new_writes=false",
-    ],
-    &[
-        "raid.level=5",
-        "raid.domain=\"channel\"",
-        "raid.group_size=2",
-        "raid.chip_in_channel=\"sda\"",
-        "raid.buffer_new_writes=false",
-        "raid.mirror_chips=true",
-        "raid.mirror_write=true",
-    ],
+    cr5!(),
+    cr5!("raid.mirror_chips=true", "raid.mirror_write=true"),
     // CR5M on small planes of two dies a chip, closed loop: a plane's invalid pages can
     // all sit in its open blocks.
-    &[
-        "raid.level=5",
-        "raid.domain=\"channel\"",
-        "raid.group_size=2",
-        "raid.chip_in_channel=\"sda\"",
-        "raid.buffer_new_writes=false",
+    cr5!(
         "raid.mirror_chips=true",
         "raid.mirror_write=true",
         "geometry.blocks_per_plane=16",
         "geometry.dies_per_chip=2",
         "host.mode=\"closed\"",
-        "host.queue_depth=8",
-    ],
+        "host.queue_depth=8"
+    ),
 ];
 
 /// A device of 4 chips (one RAID-5 group), 32 blocks of 16 pages a plane, preconditioned full and
