@@ -393,6 +393,26 @@ mod tests {
     }
 
     #[test]
+    fn an_admission_inside_an_admission_keeps_its_pages_done() {
+        // CR5M losing channel 1's data chip: that channel's pages become degraded writes,
+        // done at admission without a transaction. A GC check at the end of the
+        // admission dropped a superseded parked write, which finished another request and
+        // admitted the next one inside this admission; that admission zeroed this one's
+        // count of pages done, and the request waited for them for ever.
+        let cr5m = "[raid]\nlevel = 5\ndomain = \"channel\"\ngroup_size = 2\n\
+                    chip_in_channel = \"sda\"\nbuffer_new_writes = false\n\
+                    mirror_chips = true\nmirror_write = true\nfail = [\"chip:1@3ms\"]\n";
+        let mut cfg = small_run(0.2, "", cr5m, Vec::new()).cfg.clone();
+        cfg.geometry.blocks_per_plane = 16;
+        cfg.geometry.dies_per_chip = 2;
+        let reqs = random_requests(0, 600, 1_000, 32);
+        let sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
+        let sim = finishes_verified(sim);
+        assert_eq!(sim.outstanding, 0);
+        assert!(sim.counters.parked_moved > 0);
+    }
+
+    #[test]
     fn a_victim_pinned_by_a_waiting_stripe_job_is_read_early() {
         // Large writes at short gaps queue stripe jobs behind each other; a victim held
         // by a waiting job's pin must not wait for that job's lock.

@@ -251,9 +251,10 @@ impl Simulation {
                         }
                         continue;
                     }
-                    self.admit_done_now = 0;
+                    // Not a page of an admission that may enclose this one.
+                    let enclosing = std::mem::take(&mut self.admit_done_now);
                     self.dead_write(w.lpn, w.token, w.reason);
-                    self.admit_done_now = 0;
+                    self.admit_done_now = enclosing;
                 }
                 self.sub_done(w.req, 0, 0);
             }

@@ -249,7 +249,11 @@ impl Simulation {
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
-        self.admit_done_now = 0;
+        // Completing a page below (a superseded parked write dropped by a GC check, say)
+        // can finish another request and admit the next one inside this admission: the
+        // count of pages done without a transaction belongs to the admission it began
+        // in, so an enclosing admission's count is kept aside and given back at the end.
+        let enclosing = std::mem::take(&mut self.admit_done_now);
         let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
         if op == Op::Write && first_lpn < self.logical_pages {
@@ -310,6 +314,7 @@ impl Simulation {
         for _ in 0..done_now {
             self.sub_done(id, 0, 0);
         }
+        self.admit_done_now = enclosing;
     }
 
     /// A host transaction finished (the FTL and verify bookkeeping is done by the caller).
