@@ -383,6 +383,15 @@ impl Simulation {
             Event::MergedRead(slot) => self.on_merged_read(slot),
         }
         self.last_event_ns = at.as_ns();
+        self.after_event()?;
+        Ok(true)
+    }
+
+    /// What follows every event: degraded reads waiting for their stripes try again,
+    /// idle dies of chips that received work start, the placement settles; an error
+    /// raised meanwhile stops the run.
+    #[inline(always)]
+    fn after_event(&mut self) -> Result<(), SimError> {
         if self.degraded_waiting() {
             self.retry_degraded();
         }
@@ -391,7 +400,7 @@ impl Simulation {
         if self.error.is_some() {
             return Err(self.error.take().expect("an error"));
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The event queue is empty. Degraded reads still waiting try once more (a GC check
@@ -400,12 +409,7 @@ impl Simulation {
         if !self.degraded_waiting() {
             return Ok(false);
         }
-        self.retry_degraded();
-        self.wake_touched();
-        self.settle_placement();
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
+        self.after_event()?;
         Ok(!self.events.is_empty())
     }
 

@@ -162,6 +162,7 @@ impl Simulation {
 mod tests {
     use super::*;
     use crate::config::ConfigBuilder;
+    use crate::SimConfig;
     use crate::VecStream;
     use ssdlab_trace::{IoRequest, Op};
 
@@ -192,18 +193,23 @@ mod tests {
 
     /// [`small`] with requests `reqs`.
     fn small_run(overwrite: f64, ftl: &str, more: &str, reqs: Vec<IoRequest>) -> Simulation {
+        let cfg = small_config(overwrite, ftl, more, &[]);
+        Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap()
+    }
+
+    /// The configuration of [`small_run`], with the overrides `sets` on top.
+    fn small_config(overwrite: f64, ftl: &str, more: &str, sets: &[&str]) -> SimConfig {
         let text = format!(
             "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
              dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
              pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\n{ftl}\
              [ftl.precondition]\nenabled = true\noverwrite_ratio = {overwrite}\n{more}"
         );
-        let cfg = ConfigBuilder::new()
-            .text(&text, "small")
-            .unwrap()
-            .build()
-            .unwrap();
-        Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap()
+        let mut b = ConfigBuilder::new().text(&text, "small").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap()
     }
 
     /// `n` one-page requests scattered over the first `span` LPNs, every fourth a read.
@@ -382,9 +388,13 @@ mod tests {
                     domain = \"channel\"\ngroup_size = 2\nchip_in_channel = \"sda\"\n\
                     buffer_new_writes = false\nmirror_chips = true\nmirror_write = true\n";
         for (overwrite, dies, seed, n) in [(0.0, 1, 1, 1_000), (0.3, 2, 48, 848)] {
-            let mut cfg = small_run(overwrite, "", cr5m, Vec::new()).cfg.clone();
-            cfg.geometry.blocks_per_plane = 16;
-            cfg.geometry.dies_per_chip = dies;
+            let dies = format!("geometry.dies_per_chip={dies}");
+            let cfg = small_config(
+                overwrite,
+                "",
+                cr5m,
+                &["geometry.blocks_per_plane=16", &dies],
+            );
             let reqs = random_requests(seed, n, 1_000, 32);
             let sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
             let sim = finishes_verified(sim);
@@ -402,9 +412,8 @@ mod tests {
         let cr5m = "[raid]\nlevel = 5\ndomain = \"channel\"\ngroup_size = 2\n\
                     chip_in_channel = \"sda\"\nbuffer_new_writes = false\n\
                     mirror_chips = true\nmirror_write = true\nfail = [\"chip:1@3ms\"]\n";
-        let mut cfg = small_run(0.2, "", cr5m, Vec::new()).cfg.clone();
-        cfg.geometry.blocks_per_plane = 16;
-        cfg.geometry.dies_per_chip = 2;
+        let small_planes = ["geometry.blocks_per_plane=16", "geometry.dies_per_chip=2"];
+        let cfg = small_config(0.2, "", cr5m, &small_planes);
         let reqs = random_requests(0, 600, 1_000, 32);
         let sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
         let sim = finishes_verified(sim);

@@ -132,15 +132,26 @@ fn ops_with_content(
     )
 }
 
-/// Runs `reqs` on the device of `sets` to its end, verified, audited and reported.
-fn finishes(s: &[String], reqs: Vec<IoRequest>) -> Result<(), TestCaseError> {
+/// Runs `reqs` on the device of `sets` to its end, verified, audited and reported: the
+/// pages the audit checked, and the report. The trace's length is known (for failures
+/// given as a fraction of it).
+fn finishes(s: &[String], reqs: Vec<IoRequest>) -> Result<(u64, ssdlab::Report), TestCaseError> {
     let refs: Vec<&str> = s.iter().map(String::as_str).collect();
+    let n = reqs.len() as u64;
     let mut sim = vec_sim(small_config(&refs), reqs);
+    sim.set_trace_requests(n);
     let fail = |e: ssdlab::SimError| TestCaseError::fail(format!("{s:?}: {e}"));
     sim.run_to_end().map_err(fail)?;
-    sim.audit().map_err(fail)?;
-    sim.into_report().map_err(fail)?;
-    Ok(())
+    let checked = sim.audit().map_err(fail)?;
+    Ok((checked, sim.into_report().map_err(fail)?))
+}
+
+/// [`sets`] for `shape` aged `overwrite` tenths, with chip `chip` failing after
+/// fraction `at` of the requests.
+fn failing_sets(shape: &[&str], overwrite: u8, chip: u32, at: f64) -> Vec<String> {
+    let mut s = sets(shape, overwrite, false);
+    s.push(format!("raid.fail=[\"chip:{chip}@{at}\"]"));
+    s
 }
 
 proptest! {
@@ -195,15 +206,10 @@ fn fixed_ops(n: u64) -> Vec<(bool, u64, u64, Option<u64>)> {
 /// `n` fixed operations on the device of `shape` whose chip 0 fails after the first
 /// request, run verified to the end and audited; its report.
 fn with_chip_0_lost(shape: &[&str], n: u64) -> ssdlab::Report {
-    let mut s = sets(shape, 0, false);
-    s.push("raid.fail=[\"chip:0@0.001\"]".to_string());
-    let refs: Vec<&str> = s.iter().map(String::as_str).collect();
-    let reqs = requests(&fixed_ops(n), 1_000);
-    let mut sim = vec_sim(small_config(&refs), reqs);
-    sim.set_trace_requests(n);
-    sim.run_to_end().unwrap();
-    assert!(sim.audit().unwrap() > 0, "pages checked");
-    sim.into_report().unwrap()
+    let s = failing_sets(shape, 0, 0, 0.001);
+    let (checked, report) = finishes(&s, requests(&fixed_ops(n), 1_000)).unwrap();
+    assert!(checked > 0, "pages checked");
+    report
 }
 
 #[test]
@@ -302,15 +308,8 @@ fn with_failure(
     ops: &[(bool, u64, u64, Option<u64>)],
     gap_ns: u64,
 ) -> Result<ssdlab::Report, TestCaseError> {
-    let mut s = sets(shape, overwrite, false);
-    s.push(format!("raid.fail=[\"chip:{chip}@{at}\"]"));
-    let refs: Vec<&str> = s.iter().map(String::as_str).collect();
-    let mut sim = vec_sim(small_config(&refs), requests(ops, gap_ns));
-    sim.set_trace_requests(ops.len() as u64);
-    let fail = |e: ssdlab::SimError| TestCaseError::fail(format!("{s:?}: {e}"));
-    sim.run_to_end().map_err(fail)?;
-    sim.audit().map_err(fail)?;
-    sim.into_report().map_err(fail)
+    let s = failing_sets(shape, overwrite, chip, at);
+    finishes(&s, requests(ops, gap_ns)).map(|(_, report)| report)
 }
 
 proptest! {
