@@ -6,7 +6,7 @@
 #   scripts/bench.sh --baseline ../base/target/release/ssdlab --runs 5 synth-64g synth-16g-gc
 #
 # Cases (scripts/bench_series.py): synth-64g and synth-16g-gc (the synthetic million-request
-# trace of ../shared/bench on its 64 GiB and GC-active 16 GiB geometries), brr-plain,
+# trace of bench/ on its 64 GiB and GC-active 16 GiB geometries), brr-plain,
 # brr-aged, brr-aged-sampled, brr-raid5, brr-raid5-aged, brr-raid5-aged-sampled, brr-verify
 # (RAID-5), brr-plain-verify and brr-aged-verify (UMass Financial1 replayed 20 times, one
 # million requests, on the 256 GB brr device). With --baseline, the baseline build and this one run
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 cargo build --release -p ssdlab-cli
 if [ ! -f target/bench-1m.trace ]; then
-  python3 ../shared/bench/gen_synth_trace.py --out target/bench-1m.trace   # seed 42
+  python3 bench/gen_trace.py --out target/bench-1m.trace   # seed 42
 fi
 exec python3 scripts/bench_series.py "${builds[@]}" --build "this=target/release/ssdlab" \
   --out target/bench-series.jsonl "${args[@]}"

@@ -21,8 +21,8 @@ import sys
 import tempfile
 import time
 
-SHARED = "../shared"
-FIN = f"{SHARED}/traces/spc-derived/financial1-50k.disksim.gz"
+TRACES = "traces"
+FIN = f"{TRACES}/spc-derived/financial1-50k.disksim.gz"
 SYNTH = "target/bench-1m.trace"
 # The brr preset on the 8 x 8 shared-bus layout its earlier builds had, so that builds from
 # before and after the preset moved to private links simulate the same device. The same
@@ -32,14 +32,14 @@ SYNTH = "target/bench-1m.trace"
 BRR = ["--preset", "brr", "--scheduler", "async-fifo", "--trace", FIN, "--repeat", "20",
        "--set", "geometry.channels=8", "--set", "geometry.chips_per_channel=8",
        "--set", "scheduler.write_behind_read=false", "--set", "ftl.gc.trigger=eager"]
-PROBE = f"{SHARED}/traces/msr/hm_0-head200.csv.gz"  # 200 requests: asks a build what it knows
+PROBE = f"{TRACES}/msr/hm_0-head200.csv.gz"  # 200 requests: asks a build what it knows
 # Keys a baseline may predate, with the value that is its only behaviour: a build that
 # refuses the key as unknown runs without it (and so with that behaviour).
 PREDATED = {"ftl.gc.trigger": "eager"}
 CASES = {
     # the synthetic million-request trace on the geometries other simulators were timed on
-    "synth-64g": ["--config", f"{SHARED}/bench/geometry-8x8-64GiB.toml", "--trace", SYNTH],
-    "synth-16g-gc": ["--config", f"{SHARED}/bench/geometry-8x8-16GiB-gc.toml", "--trace", SYNTH],
+    "synth-64g": ["--config", "bench/geometry-8x8-64GiB.toml", "--trace", SYNTH],
+    "synth-16g-gc": ["--config", "bench/geometry-8x8-16GiB-gc.toml", "--trace", SYNTH],
     # Financial1 x 20 on the 256 GB brr device
     "brr-plain": BRR + ["--set", "raid.level=none"],
     "brr-aged": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5"],

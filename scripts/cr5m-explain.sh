@@ -19,7 +19,7 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 R9=examples/synthetic/cr5m/radius9-like.toml
-F1=../shared/traces/spc-derived/financial1-50k.disksim.gz
+F1=traces/spc-derived/financial1-50k.disksim.gz
 # Radius9-like with one-page requests: the smallest update, where the paper's gain is largest.
 R9P="$TMP/radius9-like-2k.toml"
 sed -e 's/^size = .*/size = { kind = "fixed", bytes = 2048 }/' "$R9" >"$R9P"

@@ -7,7 +7,7 @@
 # (default 10^7) or SECONDS seconds each (0 = no time bound), starting from the
 # committed seeds (fuzz/seeds/TARGET: the malformed cases the readers must refuse) and
 # from corpora built here out of the presets and the first lines of every trace in
-# ../shared/traces. Crashes land in fuzz/artifacts/TARGET; keep each as a regression
+# traces/. Crashes land in fuzz/artifacts/TARGET; keep each as a regression
 # test. Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +26,9 @@ export MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_:-67108864}
 corpus=fuzz/corpus
 mkdir -p "$corpus"/{trace_reader,config,fail_spec,synthetic}
 # Trace seeds: a mode byte (0x0f: detect the format) and the first 40 lines of each
-# shared trace, decompressed.
-if [ -d ../shared/traces ]; then
-  find ../shared/traces -type f \( -name '*.gz' -o -name '*.csv' -o -name '*.txt' \) | sort |
+# sample trace, decompressed.
+if [ -d traces ]; then
+  find traces -type f \( -name '*.gz' -o -name '*.csv' -o -name '*.txt' \) | sort |
     while read -r f; do
       out="$corpus/trace_reader/$(basename "$f" | tr -c 'A-Za-z0-9._-' _)"
       [ -s "$out" ] && continue

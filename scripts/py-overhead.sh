@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 PY="${PY:-python3}"
 N="${N:-3}"
 T=target/bench-1m.trace
-C=../shared/bench/geometry-8x8-16GiB-gc.toml
-[ -f "$T" ] || python3 ../shared/bench/gen_synth_trace.py --out "$T"
+C=bench/geometry-8x8-16GiB-gc.toml
+[ -f "$T" ] || python3 bench/gen_trace.py --out "$T"
 cargo build -q --release -p ssdlab-cli
 B=target/release/ssdlab
 measure() {

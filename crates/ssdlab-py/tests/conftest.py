@@ -1,4 +1,4 @@
-"""Shared fixtures: the real traces under ../shared/traces (relative to the repo root)."""
+"""Shared fixtures: the sample traces in the repository's `traces/` folder."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-TRACES = (ROOT / ".." / "shared" / "traces").resolve()
+TRACES = (ROOT / "traces").resolve()
 
 
 def trace(rel: str) -> str:
     path = TRACES / rel
     if not path.exists():
-        pytest.fail(f"missing trace {path}: the tests replay the real traces in ../shared/traces")
+        pytest.fail(f"missing trace {path}: the tests replay the sample traces in traces/ (see traces/MANIFEST.md)")
     return str(path)
 
 

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 const FINANCIAL1: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/traces/spc-derived/financial1-50k.disksim.gz"
+    "/../../traces/spc-derived/financial1-50k.disksim.gz"
 );
 const MSR_SLICE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/traces/msr/hm_1-writes13069.csv.gz"
+    "/../../traces/msr/hm_1-writes13069.csv.gz"
 );
 
 fn gunzip_to_temp(src: &str, name: &str) -> PathBuf {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 fn trace(rel: &str) -> TraceSource {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
+        .join("../../traces")
         .join(rel);
     TraceSource::File {
         path,

@@ -1,7 +1,7 @@
 //! End-to-end tests of the `ssdlab` binary: exit codes, error messages, outputs.
 //!
-//! Every test runs the real binary on small real traces (read in place from the shared
-//! trace directory) or on small files written into the target's temporary directory.
+//! Every test runs the real binary on small real traces (read in place from the
+//! repository's `traces/` folder) or on small files written into the target's temporary directory.
 
 mod bad_args;
 mod bad_config;
@@ -117,14 +117,10 @@ where
     }
 }
 
-/// A real trace from the shared trace directory, e.g. `trace("msr/wdev_3.csv.gz")`.
+/// A sample trace of the repository's `traces/` folder, e.g. `trace("msr/wdev_3.csv.gz")`.
 pub fn trace(rel: &str) -> String {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces"
-    ))
-    .join(rel);
-    assert!(p.is_file(), "missing shared trace {}", p.display());
+    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")).join(rel);
+    assert!(p.is_file(), "missing sample trace {}", p.display());
     p.display().to_string()
 }
 

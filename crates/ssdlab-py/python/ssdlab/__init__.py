@@ -1,7 +1,7 @@
 """ssdlab from Python: runs as DataFrames, sweeps on Dask, plots.
 
 >>> import ssdlab
->>> r = ssdlab.run(preset="brr", trace="../shared/traces/msr/hm_0-head200.csv.gz")
+>>> r = ssdlab.run(preset="brr", trace="traces/msr/hm_0-head200.csv.gz")
 >>> r.summary["response"]["all"]["mean_ns"]      # the JSON report, as a dict
 >>> r.requests()                                 # one row per request (pandas)
 >>> r.chips()                                    # per-chip wear and space

@@ -1,4 +1,4 @@
-//! Integration tests of ssdlab-trace: the real traces in `shared/traces`, bad input
+//! Integration tests of ssdlab-trace: the sample traces in the repository's `traces/`, bad input
 //! written to a temp dir, synthetic workloads and content tokens.
 
 mod any_bytes;
@@ -9,11 +9,7 @@ mod tokens;
 
 use std::path::PathBuf;
 
-/// A file of the shared trace collection, by its path under `shared/traces`.
+/// A sample trace, by its path under the repository's `traces/`.
 pub fn trace(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces"
-    ))
-    .join(rel)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")).join(rel)
 }

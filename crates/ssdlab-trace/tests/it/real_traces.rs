@@ -1,4 +1,4 @@
-//! Every shared trace parses to completion, with its count, format and read ratio.
+//! Every sample trace parses to completion, with its count, format and read ratio.
 
 use crate::trace;
 use ssdlab_trace::{

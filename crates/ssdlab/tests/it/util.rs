@@ -4,10 +4,10 @@ use ssdlab::{ConfigBuilder, SimConfig, Simulation, VecStream};
 use ssdlab_trace::{IoRequest, Op, TraceOptions, TraceSource};
 use std::path::PathBuf;
 
-/// A path inside the shared real-trace directory.
-pub fn shared_trace(rel: &str) -> PathBuf {
+/// A path inside the repository's sample traces (`traces/`).
+pub fn sample_trace(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces")
+        .join("../../traces")
         .join(rel)
 }
 
@@ -30,7 +30,7 @@ pub fn small_config(sets: &[&str]) -> SimConfig {
 /// A simulation of `cfg` over the real trace at `rel`.
 pub fn trace_sim(cfg: SimConfig, rel: &str) -> Simulation {
     let src = TraceSource::File {
-        path: shared_trace(rel),
+        path: sample_trace(rel),
         options: TraceOptions::default(),
     };
     let stream = src.open().unwrap();
