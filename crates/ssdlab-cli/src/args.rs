@@ -138,6 +138,11 @@ pub struct TraceArgs {
     /// The largest request accepted, in bytes; a larger one is a bad line.
     #[arg(long, default_value_t = ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES, value_name = "BYTES")]
     pub max_request_bytes: u64,
+    /// Cut every gap between consecutive requests longer than DURATION to DURATION
+    /// (e.g. `1s`, `500ms`; units ns, us, ms, s, min, h, d): for traces whose clock
+    /// jumps (a wall-clock stamp inside relative times).
+    #[arg(long, value_name = "DURATION")]
+    pub max_gap: Option<String>,
     /// Use the built-in synthetic workload instead of a trace.
     #[arg(long, conflicts_with = "trace")]
     pub synthetic: bool,
@@ -258,6 +263,9 @@ pub struct InfoArgs {
     /// The largest request accepted, in bytes; a larger one is a bad line.
     #[arg(long, default_value_t = ssdlab_trace::DEFAULT_MAX_REQUEST_BYTES, value_name = "BYTES")]
     pub max_request_bytes: u64,
+    /// Cut every gap between consecutive requests longer than DURATION (e.g. `1s`).
+    #[arg(long, value_name = "DURATION")]
+    pub max_gap: Option<String>,
     /// A synthetic workload description (TOML) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with = "file")]
     pub synthetic_config: Option<PathBuf>,
@@ -272,6 +280,7 @@ impl InfoArgs {
             skip_bad_lines: self.skip_bad_lines,
             repeat: self.repeat,
             max_request_bytes: self.max_request_bytes,
+            max_gap: self.max_gap.clone(),
             synthetic: false,
             synthetic_config: self.synthetic_config.clone(),
         }

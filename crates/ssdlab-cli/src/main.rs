@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 pub use workload::trace_source;
-use workload::warn_unfired_failures;
+use workload::{warn_time_jumps, warn_unfired_failures};
 
 /// An error with the exit code it deserves.
 pub struct Failure {
@@ -146,6 +146,7 @@ pub fn simulate(
     }
     let report = report?;
     warn_unfired_failures(&report);
+    warn_time_jumps(&report);
     Ok(report)
 }
 
@@ -236,6 +237,7 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
     let audited = sim.audit()?;
     let report = sim.into_report()?;
     warn_unfired_failures(&report);
+    warn_time_jumps(&report);
     let c = |counter: Counter| report.counter(counter);
     let mut s = String::new();
     let lines: [(&str, u64); 14] = [

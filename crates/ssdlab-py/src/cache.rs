@@ -114,4 +114,7 @@ impl RequestStream for CachedStream {
     fn ignored_lines(&self) -> u64 {
         self.trace.counts.ignored
     }
+    fn time_jumps(&self) -> ssdlab_trace::TimeJumps {
+        self.trace.counts.jumps
+    }
 }

@@ -107,6 +107,19 @@ counters! {
     /// Trace records whose timestamp went backwards and was raised to the previous one;
     /// counts records.
     TraceClampedTimestamps = "trace-clamped-timestamps",
+    /// Gaps between consecutive trace requests longer than 30 days: jumps of the trace's
+    /// clock (a wall-clock stamp in a relative trace); counts gaps, reported only when
+    /// there is one.
+    TraceTimeJumps = "trace-time-jumps",
+    /// The trace line of the request after the first such jump.
+    TraceFirstJumpLine = "trace-first-jump-line",
+    /// The first such jump as the trace has it, in ns.
+    TraceFirstJumpNs = "trace-first-jump-ns",
+    /// Gaps cut to the `--max-gap` length (`max_gap_ns` of the trace options); counts
+    /// gaps, reported only when one was cut.
+    TraceGapsCut = "trace-gaps-cut",
+    /// Time those cuts removed from the trace, in ns.
+    TraceGapCutNs = "trace-gap-cut-ns",
     // RAID (present only with RAID configured).
     /// Parity updates done by read-modify-write (old data and old parity pre-read);
     /// counts stripe updates.

@@ -177,7 +177,7 @@ where
 /// [`DETECT_SAMPLE_LINES`] non-blank lines (after gunzip when it is gzip).
 pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
     let mut input = LineInput::open(path).map_err(|e| TraceError::io(path, 0, &e))?;
-    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let mut lines: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut line_no = 0;
     let mut buf = Vec::new();
     let mut first_too_long = None;
@@ -197,7 +197,7 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
         }
         let l = lex::trim(&buf);
         if !l.is_empty() && l[0] != b'#' {
-            lines.push(l.to_vec());
+            lines.push((line_no, l.to_vec()));
         }
     }
     if lines.is_empty() {
@@ -214,8 +214,11 @@ pub fn detect_format(path: &Path) -> Result<TraceFormat, TraceError> {
         });
     }
     let name = path.file_name().and_then(|n| n.to_str());
-    detect_format_from_lines(lines.iter().map(Vec::as_slice), name)
-        .ok_or_else(|| TraceError::new(path, 0, TraceErrorKind::UnknownFormat))
+    detect_format_from_lines(lines.iter().map(|(_, l)| l.as_slice()), name).ok_or_else(|| {
+        // Say what is wrong with the first record line, at that line.
+        let (line, first) = &lines[0];
+        TraceError::new(path, *line, crate::diagnose::diagnose(first))
+    })
 }
 
 /// Infers the unit of the `size` column of the DiskSim file at `path` from its first

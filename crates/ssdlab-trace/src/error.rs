@@ -101,6 +101,29 @@ pub enum TraceErrorKind {
          (formats: msr, spc, fiu, disksim, ssdsim, mqsim, blkparse); set it explicitly"
     )]
     UnknownFormat,
+    /// No known format has the shape of the trace's first record line; read as the
+    /// closest format (the one whose parser got furthest along its fields) it fails
+    /// for `reason`.
+    #[error(
+        "no trace format fits this line; read as `{closest}`, the closest, {reason} \
+         (formats: msr, spc, fiu, disksim, ssdsim, mqsim, blkparse; set one with --format)"
+    )]
+    UnrecognisedLine {
+        /// The format whose parser read most of the line.
+        closest: &'static str,
+        /// Why that parser refused it.
+        reason: Box<TraceErrorKind>,
+    },
+    /// The first record line fits a format's parser but not the shape detection
+    /// expects of it (e.g. an MSR line whose host name is a number).
+    #[error(
+        "the line reads as a `{format}` record but does not have that format's usual \
+         shape, so the format was not detected; set it with --format {format}"
+    )]
+    LooseShape {
+        /// The format whose parser accepts the line.
+        format: &'static str,
+    },
     /// An option of the reader is invalid.
     #[error("option `{name}`: {message}")]
     BadOption {
@@ -160,8 +183,15 @@ impl TraceError {
 
     /// The name of the field at fault, when the error is about one field.
     pub fn field(&self) -> Option<&'static str> {
+        self.kind.field()
+    }
+}
+
+impl TraceErrorKind {
+    /// The name of the field at fault, when the error is about one field.
+    pub fn field(&self) -> Option<&'static str> {
         use TraceErrorKind as K;
-        match &self.kind {
+        match self {
             K::Truncated { field }
             | K::BadNumber { field, .. }
             | K::BadDecimal { field, .. }

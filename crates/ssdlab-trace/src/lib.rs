@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod detect;
+mod diagnose;
 mod error;
 mod formats;
 mod input;
@@ -48,7 +49,9 @@ pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_M
 pub use prefetch::Prefetch;
 pub use reader::{TraceReader, MAX_ARRIVAL_NS};
 pub use request::{page_token, Content, IoRequest, Op, PAGE_BYTES};
-pub use source::{RequestStream, StreamCounts, TraceSource, SYNTHETIC_PATH};
+pub use source::{
+    RequestStream, StreamCounts, TimeJumps, TraceSource, SUSPICIOUS_GAP_NS, SYNTHETIC_PATH,
+};
 pub use stats::{analyze, TraceStats};
 pub use synthetic::{
     AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticError, SyntheticErrors,

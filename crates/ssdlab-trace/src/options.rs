@@ -156,6 +156,10 @@ pub struct TraceOptions {
     /// The largest request accepted, in bytes; a larger one is a bad line (skipped and
     /// counted with `skip_bad_lines`).
     pub max_request_bytes: u64,
+    /// The longest gap kept between two consecutive requests, in ns; a longer gap is cut
+    /// to this length (the rest of the trace moves earlier) and counted. `None` keeps
+    /// every gap (see [`crate::TimeJumps`] for the warning about jumps).
+    pub max_gap_ns: Option<u64>,
 }
 
 /// The default of [`TraceOptions::max_request_bytes`]: 1 GiB, far above any request a
@@ -171,6 +175,7 @@ impl Default for TraceOptions {
             repeat: 1,
             disksim_size_unit: None,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_gap_ns: None,
         }
     }
 }

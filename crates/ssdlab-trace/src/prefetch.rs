@@ -142,6 +142,9 @@ impl RequestStream for Prefetch {
     fn ignored_lines(&self) -> u64 {
         self.counters.ignored
     }
+    fn time_jumps(&self) -> crate::source::TimeJumps {
+        self.counters.jumps
+    }
 }
 
 impl Drop for Prefetch {

@@ -7,6 +7,7 @@ use crate::input::{LineInput, LineStatus, MAX_LINE_BYTES};
 use crate::lex;
 use crate::options::{SizeUnit, TraceFormat, TraceOptions};
 use crate::request::IoRequest;
+use crate::source::{TimeJumps, SUSPICIOUS_GAP_NS};
 use std::path::{Path, PathBuf};
 
 /// The latest arrival a trace may ask for (2^62 ns, about 146 years after its first
@@ -21,12 +22,17 @@ pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 /// read N times back to back (re-opened each pass); pass *k+1* starts one mean
 /// inter-arrival gap after the last request of pass *k*. After an error the iterator
 /// ends (unless bad lines are skipped, which then only counts them).
+///
+/// A gap between consecutive requests longer than [`SUSPICIOUS_GAP_NS`] is counted as a
+/// jump of the trace's clock ([`time_jumps`](Self::time_jumps)); with
+/// [`TraceOptions::max_gap_ns`] every longer gap is cut to that length.
 pub struct TraceReader {
     path: PathBuf,
     format: TraceFormat,
     size_unit: Option<SizeUnit>,
     skip_bad_lines: bool,
     max_request_bytes: u64,
+    max_gap_ns: Option<u64>,
     repeat: u32,
     input: LineInput,
     parser: Parser,
@@ -39,6 +45,9 @@ pub struct TraceReader {
     pass_offset_ns: u64,
     pass_requests: u64,
     last_rel_ns: u64,
+    /// Time cut from this pass's gaps so far (`max_gap_ns`).
+    pass_cut_ns: u64,
+    jumps: TimeJumps,
     requests: u64,
     skipped: u64,
     clamped: u64,
@@ -84,6 +93,7 @@ impl TraceReader {
             size_unit,
             skip_bad_lines: opts.skip_bad_lines,
             max_request_bytes: opts.max_request_bytes,
+            max_gap_ns: opts.max_gap_ns,
             repeat: opts.repeat,
             input,
             ns_per_tick: parser.ns_per_tick(),
@@ -96,6 +106,8 @@ impl TraceReader {
             pass_offset_ns: 0,
             pass_requests: 0,
             last_rel_ns: 0,
+            pass_cut_ns: 0,
+            jumps: TimeJumps::default(),
             requests: 0,
             skipped: 0,
             clamped: 0,
@@ -141,6 +153,12 @@ impl TraceReader {
         self.ignored
     }
 
+    /// Jumps of the trace's clock longer than [`SUSPICIOUS_GAP_NS`] and the gaps cut by
+    /// `max_gap_ns`, in the first pass so far.
+    pub fn time_jumps(&self) -> TimeJumps {
+        self.jumps
+    }
+
     /// Requests delivered so far.
     pub fn requests(&self) -> u64 {
         self.requests
@@ -180,15 +198,36 @@ impl TraceReader {
         };
         let clamped = rec.time < prev_time;
         let t = rec.time.max(prev_time);
-        let rel_ns = (t - first_time)
+        let (cut_before, last_rel) = if self.pass_requests == 0 {
+            (0, 0)
+        } else {
+            (self.pass_cut_ns, self.last_rel_ns)
+        };
+        let out_of_range = || TraceErrorKind::OutOfRange {
+            field: self.parser.time_field(),
+            value: format!("{} (more than 2^62 ns after the first request)", rec.time),
+        };
+        let uncut_ns = (t - first_time)
             .checked_mul(self.ns_per_tick)
-            .and_then(|ns| ns.checked_add(self.pass_offset_ns))
-            .filter(|&ns| ns <= MAX_ARRIVAL_NS)
-            .ok_or_else(|| TraceErrorKind::OutOfRange {
-                field: self.parser.time_field(),
-                value: format!("{} (more than 2^62 ns after the first request)", rec.time),
-            })?
-            - self.pass_offset_ns;
+            .ok_or_else(out_of_range)?;
+        // The gap to the previous request as the trace has it; a longer one than
+        // max_gap_ns is cut to that length.
+        let gap_ns = uncut_ns - cut_before - last_rel;
+        let cut_now = match self.max_gap_ns {
+            Some(max) if self.pass_requests > 0 => gap_ns.saturating_sub(max),
+            _ => 0,
+        };
+        let rel_ns = uncut_ns - cut_before - cut_now;
+        if rel_ns
+            .checked_add(self.pass_offset_ns)
+            .is_none_or(|ns| ns > MAX_ARRIVAL_NS)
+        {
+            return Err(out_of_range());
+        }
+        if self.pass == 0 && self.pass_requests > 0 {
+            self.note_gap(gap_ns, cut_now);
+        }
+        self.pass_cut_ns = cut_before + cut_now;
         self.first_time = first_time;
         self.prev_time = t;
         self.clamped += u64::from(clamped);
@@ -202,6 +241,22 @@ impl TraceReader {
             size_bytes: rec.size_bytes,
             content: rec.content,
         })
+    }
+
+    /// Counts a gap of the first pass: a jump when longer than [`SUSPICIOUS_GAP_NS`], a
+    /// cut when `max_gap_ns` shortened it by `cut_ns`.
+    fn note_gap(&mut self, gap_ns: u64, cut_ns: u64) {
+        if gap_ns > SUSPICIOUS_GAP_NS {
+            if self.jumps.count == 0 {
+                self.jumps.first_line = self.line_no;
+                self.jumps.first_gap_ns = gap_ns;
+            }
+            self.jumps.count += 1;
+        }
+        if cut_ns > 0 {
+            self.jumps.cut += 1;
+            self.jumps.cut_ns += cut_ns;
+        }
     }
 
     /// At the end of a pass: `Ok(true)` when another pass has been opened.
@@ -226,6 +281,7 @@ impl TraceReader {
         self.pass += 1;
         self.pass_requests = 0;
         self.last_rel_ns = 0;
+        self.pass_cut_ns = 0;
         self.line_no = 0;
         Ok(true)
     }

@@ -23,6 +23,33 @@ pub trait RequestStream: Iterator<Item = Result<IoRequest, TraceError>> + Send {
     fn ignored_lines(&self) -> u64 {
         0
     }
+    /// Suspicious forward jumps of the trace's clock, and gaps cut (see
+    /// [`TraceReader::time_jumps`]).
+    fn time_jumps(&self) -> TimeJumps {
+        TimeJumps::default()
+    }
+}
+
+/// A gap between two consecutive requests longer than this (30 days) is counted as a
+/// jump of the trace's clock: no workload a block trace records idles that long between
+/// two requests, while a wall-clock stamp inside a trace of relative times (as a real
+/// blktrace capture can hold) jumps by decades.
+pub const SUSPICIOUS_GAP_NS: u64 = 30 * 86_400 * 1_000_000_000;
+
+/// Forward jumps of a trace's clock longer than [`SUSPICIOUS_GAP_NS`], and the gaps
+/// that [`TraceOptions::max_gap_ns`] cut. Counted in the first pass over the file only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeJumps {
+    /// Gaps longer than [`SUSPICIOUS_GAP_NS`].
+    pub count: u64,
+    /// The line of the request after the first such gap (0 if none).
+    pub first_line: u64,
+    /// The first such gap, ns, as the trace has it (before any cut).
+    pub first_gap_ns: u64,
+    /// Gaps longer than `max_gap_ns`, cut to it.
+    pub cut: u64,
+    /// Time those cuts removed, ns.
+    pub cut_ns: u64,
 }
 
 /// A snapshot of what a [`RequestStream`] counted beside its requests, for streams
@@ -35,6 +62,8 @@ pub struct StreamCounts {
     pub clamped: u64,
     /// [`RequestStream::ignored_lines`].
     pub ignored: u64,
+    /// [`RequestStream::time_jumps`].
+    pub jumps: TimeJumps,
 }
 
 impl StreamCounts {
@@ -44,6 +73,7 @@ impl StreamCounts {
             skipped: stream.skipped_lines(),
             clamped: stream.clamped_timestamps(),
             ignored: stream.ignored_lines(),
+            jumps: stream.time_jumps(),
         }
     }
 }
@@ -60,6 +90,9 @@ impl RequestStream for TraceReader {
     }
     fn ignored_lines(&self) -> u64 {
         TraceReader::ignored_lines(self)
+    }
+    fn time_jumps(&self) -> TimeJumps {
+        TraceReader::time_jumps(self)
     }
 }
 

@@ -42,6 +42,14 @@ pub struct TraceStats {
     pub skipped_lines: u64,
     /// Timestamps clamped because they went backwards.
     pub clamped_timestamps: u64,
+    /// Gaps of more than 30 days between consecutive requests ([`crate::TimeJumps`]).
+    pub time_jumps: u64,
+    /// The line of the request after the first such gap (0 if none).
+    pub first_jump_line: u64,
+    /// Gaps cut by [`crate::TraceOptions::max_gap_ns`], and the time they removed.
+    pub gaps_cut: u64,
+    /// Time removed by those cuts, ns.
+    pub gap_cut_ns: u64,
     /// Format name of the stream.
     pub format: String,
 }
@@ -156,6 +164,7 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
     let requests = reads + writes;
     let mean = |bytes: u128, n: u64| if n == 0 { 0.0 } else { bytes as f64 / n as f64 };
     let content_known = writes > 0 && writes_without_content == 0 && with_content > 0;
+    let jumps = stream.time_jumps();
     Ok(TraceStats {
         requests,
         reads,
@@ -177,6 +186,10 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
             .then(|| duplicate_pages as f64 / written_page_count.max(1) as f64),
         skipped_lines: stream.skipped_lines(),
         clamped_timestamps: stream.clamped_timestamps(),
+        time_jumps: jumps.count,
+        first_jump_line: jumps.first_line,
+        gaps_cut: jumps.cut,
+        gap_cut_ns: jumps.cut_ns,
         format: stream.format_name().to_string(),
     })
 }
@@ -201,7 +214,13 @@ impl fmt::Display for TraceStats {
             None => writeln!(f, "duplicate_write_ratio: n/a")?,
         }
         writeln!(f, "skipped_lines: {}", self.skipped_lines)?;
-        writeln!(f, "clamped_timestamps: {}", self.clamped_timestamps)
+        writeln!(f, "clamped_timestamps: {}", self.clamped_timestamps)?;
+        writeln!(f, "time_jumps: {}", self.time_jumps)?;
+        if self.time_jumps > 0 {
+            writeln!(f, "first_jump_line: {}", self.first_jump_line)?;
+        }
+        writeln!(f, "gaps_cut: {}", self.gaps_cut)?;
+        writeln!(f, "gap_cut_ns: {}", self.gap_cut_ns)
     }
 }
 

@@ -114,7 +114,16 @@ fn empty_file() {
 #[test]
 fn unrecognisable_content() {
     let p = tmp_file("bt-prose.txt", "this is not\na block trace at all\n");
-    run_default(&p, &[]).assert_input_error(&[&p, "cannot recognise the trace format"]);
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:1"), "no trace format fits this line"]);
+}
+
+#[test]
+fn a_lone_malformed_first_line_is_reported_at_line_1_with_its_reason() {
+    let p = tmp_file(
+        "bt-lone-bad-line.csv",
+        "128166372003061629,hm,0,Wrte,383496192,32768,1331\n",
+    );
+    run_default(&p, &[]).assert_input_error(&[&format!("{p}:1"), "`msr`", "`Type`", "Wrte"]);
 }
 
 #[test]
@@ -196,4 +205,39 @@ fn trace_info_reports_bad_lines_too() {
         "128166372003061629,hm,0,Read,383496192,0,1331",
     );
     ssdlab(["trace", "info", &p]).assert_input_error(&[&format!("{p}:2"), "`Size`"]);
+}
+
+/// Relative DiskSim times with a wall-clock stamp from line 3 on (40 years ahead).
+const JUMPY: &str = "10.0 0 8 1 1\n20.0 0 16 1 1\n1262304000000.0 0 24 1 0\n\
+                     1262304000005.0 0 32 1 0\n";
+
+#[test]
+fn a_clock_jump_of_years_is_a_warning_naming_its_line() {
+    let p = tmp_file("bt-jumpy.disksim", JUMPY);
+    let json = out_path("bt-jumpy.json");
+    run_default(&p, &["--json", &json])
+        .assert_ok()
+        .assert_stderr_has(&["warning:", "line 3", "40.0 years", "--max-gap"]);
+    let r = read_report(&json);
+    assert_eq!(r.counter(Counter::TraceTimeJumps), 1);
+    assert_eq!(r.counter(Counter::TraceFirstJumpLine), 3);
+    assert!(
+        r.sim_time_ns > 1_000_000_000_000_000_000,
+        "the clock followed the jump"
+    );
+}
+
+#[test]
+fn max_gap_cuts_the_jump_and_says_so() {
+    let p = tmp_file("bt-jumpy-cut.disksim", JUMPY);
+    let json = out_path("bt-jumpy-cut.json");
+    run_default(&p, &["--max-gap", "1s", "--json", &json])
+        .assert_ok()
+        .assert_stderr_has(&["line 3", "--max-gap cut it", "cut 1 gap"]);
+    let r = read_report(&json);
+    assert_eq!(r.counter(Counter::TraceGapsCut), 1);
+    assert!(r.sim_time_ns < 2_000_000_000, "{}", r.sim_time_ns);
+    for bad in ["1", "1parsec", "x1s", "0s"] {
+        run_default(&p, &["--max-gap", bad]).assert_input_error(&["--max-gap"]);
+    }
 }

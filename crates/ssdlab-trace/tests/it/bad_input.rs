@@ -147,11 +147,36 @@ fn empty_traces_are_errors() {
 }
 
 #[test]
-fn unknown_formats_name_the_file() {
-    let path = write_temp("mystery.txt", "hello world\nthis is not a trace\n");
+fn unknown_formats_name_the_file_and_the_first_record_line() {
+    let path = write_temp(
+        "mystery.txt",
+        "# notes\n\nhello world\nthis is not a trace\n",
+    );
     let e = TraceReader::open(&path, &TraceOptions::default()).unwrap_err();
-    assert_eq!(e.kind, TraceErrorKind::UnknownFormat);
-    assert!(e.to_string().contains("mystery.txt"), "{e}");
+    assert!(
+        matches!(e.kind, TraceErrorKind::UnrecognisedLine { .. }),
+        "{e:?}"
+    );
+    assert_eq!(e.line, 3, "the first line that is not blank or a comment");
+    assert!(e.to_string().contains("mystery.txt:3: "), "{e}");
+}
+
+#[test]
+fn a_malformed_first_line_says_line_1_and_why() {
+    // One DiskSim record missing its flags column: no format's shape.
+    let path = write_temp("short.disksim", "12.5 0 100 8\n");
+    let e = TraceReader::open(&path, &TraceOptions::default()).unwrap_err();
+    assert_eq!(e.line, 1);
+    let TraceErrorKind::UnrecognisedLine { closest, reason } = &e.kind else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*closest, "disksim");
+    assert_eq!(**reason, TraceErrorKind::Truncated { field: "flags" });
+    let text = e.to_string();
+    assert!(
+        text.contains("short.disksim:1: ") && text.contains("`flags`"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -319,4 +344,82 @@ fn a_utf8_byte_order_mark_is_not_part_of_line_1() {
     let (ok, err, _) = read_all("bom.csv", &text, &TraceOptions::default());
     assert!(err.is_none(), "{err:?}");
     assert_eq!(ok.len(), 2);
+}
+
+/// A relative trace with a wall-clock stamp in it: line 3 jumps 40 years ahead.
+const JUMPY: &str = "10.0 0 8 1 1\n20.0 0 16 1 1\n1262304000000.0 0 24 1 0\n\
+                     1262304000005.0 0 32 1 0\n";
+
+fn arrivals(r: &mut TraceReader) -> Vec<u64> {
+    r.by_ref().map(|x| x.unwrap().arrival_ns).collect()
+}
+
+#[test]
+fn a_clock_jump_of_years_is_counted_at_its_line_and_followed() {
+    let path = write_temp("jumpy.disksim", JUMPY);
+    let mut r = TraceReader::open(&path, &TraceOptions::default()).unwrap();
+    let t = arrivals(&mut r);
+    let gap_ns = (1_262_304_000_000 - 20) * 1_000_000;
+    assert_eq!(t, [0, 10_000_000, 10_000_000 + gap_ns, 15_000_000 + gap_ns]);
+    let j = r.time_jumps();
+    assert_eq!((j.count, j.first_line, j.first_gap_ns), (1, 3, gap_ns));
+    assert_eq!((j.cut, j.cut_ns), (0, 0));
+}
+
+#[test]
+fn max_gap_cuts_every_longer_gap_and_moves_the_rest_earlier() {
+    let path = write_temp("jumpy-cut.disksim", JUMPY);
+    let opts = TraceOptions {
+        max_gap_ns: Some(1_000_000_000),
+        ..TraceOptions::default()
+    };
+    let mut r = TraceReader::open(&path, &opts).unwrap();
+    let t = arrivals(&mut r);
+    assert_eq!(t, [0, 10_000_000, 1_010_000_000, 1_015_000_000]);
+    let j = r.time_jumps();
+    let gap_ns = (1_262_304_000_000 - 20) * 1_000_000;
+    assert_eq!((j.count, j.first_line, j.first_gap_ns), (1, 3, gap_ns));
+    assert_eq!((j.cut, j.cut_ns), (1, gap_ns - 1_000_000_000));
+    // A gap no longer than the limit is kept whole.
+    let opts = TraceOptions {
+        max_gap_ns: Some(10_000_000),
+        ..TraceOptions::default()
+    };
+    let mut r = TraceReader::open(&path, &opts).unwrap();
+    assert_eq!(
+        arrivals(&mut r),
+        [0, 10_000_000, 20_000_000, 25_000_000],
+        "the 10 ms gap stays, the jump is cut to 10 ms"
+    );
+    assert_eq!(r.time_jumps().cut, 1);
+}
+
+#[test]
+fn max_gap_applies_to_every_pass_of_a_repeated_trace() {
+    let path = write_temp("jumpy-repeat.disksim", JUMPY);
+    let opts = TraceOptions {
+        max_gap_ns: Some(1_000_000_000),
+        repeat: 2,
+        ..TraceOptions::default()
+    };
+    let mut r = TraceReader::open(&path, &opts).unwrap();
+    let t = arrivals(&mut r);
+    assert_eq!(t.len(), 8);
+    // Pass 2 starts one mean gap (1.015 s / 3) after pass 1's last request and keeps
+    // pass 1's shape.
+    let start = 1_015_000_000 + 1_015_000_000 / 3;
+    assert_eq!(
+        t[4..],
+        [
+            start,
+            start + 10_000_000,
+            start + 1_010_000_000,
+            start + 1_015_000_000
+        ]
+    );
+    assert_eq!(
+        r.time_jumps().count,
+        1,
+        "jumps are counted in the first pass only"
+    );
 }

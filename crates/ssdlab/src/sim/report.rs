@@ -175,6 +175,18 @@ impl Simulation {
         ] {
             self.rec.count(counter, v);
         }
+        let jumps = self.source.time_jumps();
+        if jumps.count > 0 {
+            self.rec.count(Counter::TraceTimeJumps, jumps.count);
+            self.rec
+                .count(Counter::TraceFirstJumpLine, jumps.first_line);
+            self.rec
+                .count(Counter::TraceFirstJumpNs, jumps.first_gap_ns);
+        }
+        if jumps.cut > 0 {
+            self.rec.count(Counter::TraceGapsCut, jumps.cut);
+            self.rec.count(Counter::TraceGapCutNs, jumps.cut_ns);
+        }
         let design = self
             .raid_counters()
             .into_iter()
