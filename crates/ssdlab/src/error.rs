@@ -107,6 +107,19 @@ pub enum SimError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A request is larger than the whole logical capacity of the device.
+    #[error(
+        "request {request} of the trace (counting from 0) is {size_bytes} bytes, larger \
+         than the device's logical capacity of {capacity_bytes} bytes"
+    )]
+    LargerThanDevice {
+        /// 0-based index of the request in its source.
+        request: u64,
+        /// Request size.
+        size_bytes: u64,
+        /// Logical capacity.
+        capacity_bytes: u64,
+    },
     /// The run ended with requests that could never complete (the device is full:
     /// garbage collection found nothing to reclaim).
     #[error("device full: {unfinished} requests could not complete ({parked_writes} writes found no free page and GC had nothing to reclaim)")]
@@ -138,6 +151,7 @@ impl SimError {
                 | SimError::Trace(_)
                 | SimError::AddressOutOfRange { .. }
                 | SimError::BadRequest { .. }
+                | SimError::LargerThanDevice { .. }
                 | SimError::TimeOverflow { .. }
         )
     }

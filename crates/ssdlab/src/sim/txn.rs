@@ -119,6 +119,12 @@ impl TxnSlab {
     pub fn live(&self) -> u32 {
         self.live
     }
+
+    /// The most transactions ever stored at once (the slab never shrinks).
+    #[cfg(test)]
+    pub fn high_water(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 impl std::ops::Index<TxnId> for TxnSlab {

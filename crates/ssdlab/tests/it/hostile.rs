@@ -46,6 +46,25 @@ fn empty_wrapping_and_oversized_requests_are_bad_input() {
 }
 
 #[test]
+fn a_request_larger_than_the_device_is_refused() {
+    let bad = IoRequest {
+        offset_bytes: 0,
+        size_bytes: 1 << 30,
+        ..page(1_000, Op::Write, 0)
+    };
+    let e = run_one(bad);
+    assert!(
+        matches!(e, SimError::LargerThanDevice { request: 1, .. }),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("logical capacity") && text.contains("1073741824"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_request_table_counts_flash_operations_by_what_they_are() {
     // Writes only: every flash operation a request submitted is a program of its own.
     let reqs: Vec<IoRequest> = (0..20).map(|i| page(i * 1_000, Op::Write, i)).collect();
