@@ -131,15 +131,26 @@ fn open_source(src: &TraceSource) -> Result<Box<dyn RequestStream>, Failure> {
     src.open().map_err(Failure::input)
 }
 
-/// Runs one configuration on one source, with an optional progress bar.
+/// How a run shows its progress.
+pub enum Shown {
+    /// Its own display on a terminal: a spinner while the device is set up, then the
+    /// requests done.
+    Bar,
+    /// Calls back with its completed requests (one run of several, [`progress::Runs`]).
+    Callback(ssdlab::sim::ProgressFn),
+    /// Nothing.
+    Silent,
+}
+
+/// Runs one configuration on one source, showing its progress as `shown` says.
 pub fn simulate(
     cfg: SimConfig,
     src: &TraceSource,
     preset: Option<&str>,
     csv: Option<&std::path::Path>,
-    show_progress: bool,
+    shown: Shown,
 ) -> Result<Report, Failure> {
-    let (sim, bar) = prepare(cfg, src, preset, csv, show_progress)?;
+    let (sim, bar) = prepare(cfg, src, preset, csv, shown)?;
     let report = sim.run();
     if let Some(bar) = bar {
         bar.finish();
@@ -150,6 +161,15 @@ pub fn simulate(
     Ok(report)
 }
 
+/// What setting up `cfg`'s device does, for the spinner shown meanwhile.
+fn setup_step(cfg: &SimConfig) -> &'static str {
+    if cfg.ftl.precondition.enabled {
+        "preparing the device: fill and aging (ftl.precondition)"
+    } else {
+        "setting up the device"
+    }
+}
+
 /// Builds a simulation of `cfg` on `src` with its outputs and progress display; counts
 /// the trace's requests first when a failure is given as a fraction of them.
 pub fn prepare(
@@ -157,9 +177,14 @@ pub fn prepare(
     src: &TraceSource,
     preset: Option<&str>,
     csv: Option<&std::path::Path>,
-    show_progress: bool,
+    shown: Shown,
 ) -> Result<(Simulation, Option<progress::Progress>), Failure> {
+    let step = match shown {
+        Shown::Bar => progress::Progress::step(setup_step(&cfg)),
+        _ => None,
+    };
     let mut sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
+    drop(step);
     if let Some(p) = preset {
         sim.set_preset_name(p);
     }
@@ -167,7 +192,14 @@ pub fn prepare(
         let f = create_output("--per-request-csv", path)?;
         sim.set_per_request_csv(Box::new(std::io::BufWriter::new(f)));
     }
-    let bar = show_progress.then(progress::Progress::new).flatten();
+    let bar = match shown {
+        Shown::Bar => progress::Progress::new(),
+        Shown::Callback(f) => {
+            sim.set_progress(f);
+            None
+        }
+        Shown::Silent => None,
+    };
     if let Some(bar) = &bar {
         sim.set_progress(bar.callback());
     }
@@ -211,7 +243,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
         &src,
         a.replay.device.preset.as_deref(),
         a.per_request_csv.as_deref(),
-        true,
+        Shown::Bar,
     )?;
     let mut table = String::new();
     report.write_table(&mut table).map_err(Failure::internal)?;
@@ -223,24 +255,59 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
 }
 
 /// `ssdlab verify`: a run with every read checked, failures injected, and a full audit
-/// of data and redundancy at the end; one `name: value` line per figure.
+/// of data and redundancy at the end; one `name: value` line per figure, then a verdict
+/// line. Exit 0 when every read returned the content last written (or was reported lost)
+/// and the audit found nothing wrong, 1 when not.
 fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
     let mut cfg = build_config(&a.replay.device, &[])?;
     cfg.verify = true;
     let src = trace_source(&a.replay.trace)?;
-    let (mut sim, bar) = prepare(cfg, &src, a.replay.device.preset.as_deref(), None, true)?;
+    let (mut sim, bar) = prepare(
+        cfg,
+        &src,
+        a.replay.device.preset.as_deref(),
+        None,
+        Shown::Bar,
+    )?;
     let run = sim.run_to_end();
     if let Some(bar) = bar {
         bar.finish();
     }
-    run?;
-    let audited = sim.audit()?;
+    let audited = run.and_then(|()| {
+        let spinner = progress::Progress::step("auditing every written page and its redundancy");
+        let audited = sim.audit();
+        drop(spinner);
+        audited
+    });
+    let audited = match audited {
+        Ok(n) => n,
+        Err(e) if verify_failure(&e) => {
+            print(&format!("verify: FAIL — {e}\n"))?;
+            return Err(Failure::internal(anyhow!("verification failed: {e}")));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let report = sim.into_report()?;
     warn_unfired_failures(&report);
     warn_time_jumps(&report);
+    print(&verify_lines(&report, audited))?;
+    if let Some(p) = &a.replay.json {
+        write_json(create_output("--json", p)?, p, &report)?;
+    }
+    Ok(())
+}
+
+/// A verification failure (a read or the audit found content other than what was
+/// written), as opposed to bad input or an internal error.
+fn verify_failure(e: &SimError) -> bool {
+    matches!(e, SimError::VerifyMismatch { .. } | SimError::Redundancy(_))
+}
+
+/// The figures of a verified run, one `name: value` line each, and the verdict line.
+fn verify_lines(report: &Report, audited: u64) -> String {
     let c = |counter: Counter| report.counter(counter);
     let mut s = String::new();
-    let lines: [(&str, u64); 14] = [
+    let lines: [(&str, u64); 15] = [
         ("requests", report.requests.all),
         ("reads checked", c(Counter::VerifiedReads)),
         ("degraded reads", c(Counter::DegradedReads)),
@@ -254,12 +321,13 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
         ("failures", c(Counter::Failures)),
         ("rebuilt pages", c(Counter::RebuiltPages)),
         ("rebuild rows done", c(Counter::RebuildRowsDone)),
+        ("rebuild rows total", c(Counter::RebuildRowsTotal)),
         ("pages audited", audited),
     ];
+    let n = ssdlab_stats::fmt_count;
     for (name, v) in lines {
-        let _ = writeln!(s, "{name}: {v}");
+        let _ = writeln!(s, "{name}: {}", n(v));
     }
-    let _ = writeln!(s, "rebuild rows total: {}", c(Counter::RebuildRowsTotal));
     if report.mirror.is_some() {
         // CR5M: what the mirror chips did.
         for (name, counter) in [
@@ -273,14 +341,22 @@ fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
             ("reclaims by failure", Counter::MirrorReclaimsFailure),
             ("mirror entries at end", Counter::MirrorEntriesAtEnd),
         ] {
-            let _ = writeln!(s, "{name}: {}", c(counter));
+            let _ = writeln!(s, "{name}: {}", n(c(counter)));
         }
     }
-    print(&s)?;
-    if let Some(p) = &a.replay.json {
-        write_json(create_output("--json", p)?, p, &report)?;
-    }
-    Ok(())
+    let lost = c(Counter::UnrecoverableReads);
+    let lost = if lost > 0 {
+        format!(", {} unrecoverable reads reported as lost", n(lost))
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        s,
+        "verify: PASS — {} reads checked, 0 mismatches, {} pages audited{lost}",
+        n(c(Counter::VerifiedReads)),
+        n(audited)
+    );
+    s
 }
 
 fn cmd_compare(a: &CompareArgs) -> Result<(), Failure> {
@@ -333,13 +409,15 @@ fn cmd_compare(a: &CompareArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs variants on the machine's cores; results keep the variants' order.
+/// Runs variants on the machine's cores, with one progress bar over all of them on a
+/// terminal; results keep the variants' order.
 pub fn run_parallel(
     variants: Vec<(String, SimConfig, Option<String>)>,
     src: &TraceSource,
 ) -> Result<Vec<Report>, Failure> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs: Vec<_> = variants.into_iter().enumerate().collect();
+    let runs = progress::Runs::new(jobs.len(), "runs");
     let mut results: Vec<Option<Result<Report, Failure>>> = (0..jobs.len()).map(|_| None).collect();
     for chunk in jobs.chunks(threads) {
         std::thread::scope(|s| {
@@ -348,10 +426,14 @@ pub fn run_parallel(
                 .map(|(i, (_, cfg, preset))| {
                     let cfg = cfg.clone();
                     let preset = preset.clone();
-                    (
-                        *i,
-                        s.spawn(move || simulate(cfg, src, preset.as_deref(), None, false)),
-                    )
+                    let (i, runs) = (*i, &runs);
+                    let run = move || {
+                        let shown = Shown::Callback(runs.callback(i));
+                        let r = simulate(cfg, src, preset.as_deref(), None, shown);
+                        runs.done(i, r.as_ref().map_or(0, |r| r.requests.all));
+                        r
+                    };
+                    (i, s.spawn(run))
                 })
                 .collect();
             for (i, h) in handles {
@@ -361,6 +443,7 @@ pub fn run_parallel(
             }
         });
     }
+    runs.finish();
     results
         .into_iter()
         .map(|r| r.expect("every job ran"))

@@ -16,7 +16,6 @@ use ssdlab_trace::{TraceOptions, TraceSource};
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The grid file: `[grid]` maps configuration keys, as `--set` names them, to lists of
@@ -173,7 +172,7 @@ fn point_config(
 
 /// Runs point `p` with its configuration `cfg`; a failure is a result, not an error of
 /// the sweep.
-fn run_point(args: &SweepArgs, cfg: SimConfig, p: &Point) -> PointResult {
+fn run_point(args: &SweepArgs, cfg: SimConfig, p: &Point, shown: crate::Shown) -> PointResult {
     let src = TraceSource::File {
         path: p.trace.clone(),
         options: TraceOptions {
@@ -181,7 +180,7 @@ fn run_point(args: &SweepArgs, cfg: SimConfig, p: &Point) -> PointResult {
             ..TraceOptions::default()
         },
     };
-    let report = simulate(cfg, &src, args.device.preset.as_deref(), None, false)
+    let report = simulate(cfg, &src, args.device.preset.as_deref(), None, shown)
         .map_err(|f| format!("{:#}", f.err))?;
     let json: serde_json::Value =
         serde_json::from_str(&report.to_json()).map_err(|e| format!("report as JSON: {e}"))?;
@@ -215,26 +214,32 @@ pub fn cmd_sweep(args: &SweepArgs) -> Result<(), Failure> {
         .max(1);
     // Points on one aged device run one after the other, so that it is prepared once.
     let queue = ssdlab::sim::RunQueue::new(cfgs.iter().map(Some), jobs);
-    let done = AtomicUsize::new(0);
+    let runs = crate::progress::Runs::new(pts.len(), "points");
     let results: Mutex<BTreeMap<usize, PointResult>> = Mutex::new(BTreeMap::new());
     std::thread::scope(|s| {
         for _ in 0..jobs.min(pts.len()) {
             s.spawn(|| {
                 while let Some(i) = queue.take() {
+                    let shown = crate::Shown::Callback(runs.callback(i));
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run_point(args, cfgs[i].clone(), &pts[i])
+                        run_point(args, cfgs[i].clone(), &pts[i], shown)
                     }))
                     .unwrap_or_else(|_| Err("internal error: the simulation panicked".into()));
+                    let requests = r
+                        .as_ref()
+                        .ok()
+                        .and_then(|m| m.iter().find(|(k, _)| k == "requests.all"))
+                        .and_then(|(_, v)| v.as_f64())
+                        .map_or(0, |v| v as u64);
                     if let Ok(mut m) = results.lock() {
                         m.insert(i, r);
                     }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    eprint!("\rsweep: {n}/{} points", pts.len());
+                    runs.done(i, requests);
                 }
             });
         }
     });
-    eprintln!();
+    runs.finish();
     let results = results
         .into_inner()
         .map_err(|_| Failure::internal(anyhow!("a sweep thread panicked")))?;

@@ -65,3 +65,4 @@ pub use report::{
     Breakdown, CountSpread, ReasonStats, Report, RequestWork, RunMeta, Spread, Utilization,
 };
 pub use request_log::RequestLog;
+pub use table::fmt_count;

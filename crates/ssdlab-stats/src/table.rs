@@ -22,7 +22,7 @@ pub(crate) const SECTIONS: [&str; 12] = [
 ];
 
 /// `1234567` → `"1,234,567"`.
-pub(crate) fn fmt_count(n: u64) -> String {
+pub fn fmt_count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

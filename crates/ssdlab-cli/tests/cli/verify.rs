@@ -19,6 +19,7 @@ fn value(stdout: &str, name: &str) -> u64 {
         .find_map(|l| l.strip_prefix(&format!("{name}: ")))
         .unwrap_or_else(|| panic!("no `{name}` line in:\n{stdout}"))
         .trim()
+        .replace(',', "")
         .parse()
         .unwrap()
 }
@@ -44,6 +45,15 @@ fn a_chip_failure_mid_run_verifies_with_zero_mismatches() {
     assert!(value(&run.stdout, "reads checked") > 0);
     assert_eq!(value(&run.stdout, "unrecoverable pages"), 0);
     assert!(value(&run.stdout, "pages audited") > 0);
+    // The last line is the verdict, with the counts above it, grouped in thousands.
+    let verdict = run.stdout.lines().last().unwrap();
+    let reads = ssdlab_stats::fmt_count(value(&run.stdout, "reads checked"));
+    let audited = ssdlab_stats::fmt_count(value(&run.stdout, "pages audited"));
+    assert_eq!(
+        verdict,
+        format!("verify: PASS — {reads} reads checked, 0 mismatches, {audited} pages audited")
+    );
+    assert!(audited.contains(','), "{audited}");
 }
 
 #[test]
@@ -69,4 +79,25 @@ fn a_bad_failure_spec_is_bad_input_naming_it() {
         "chip:999@1s",
     ])
     .assert_input_error(&["chip:999@1s"]);
+}
+
+#[test]
+fn data_lost_without_redundancy_is_reported_in_the_verdict_not_as_a_mismatch() {
+    let t = trace("msr/hm_0-slice7016.csv.gz");
+    let mut args = vec!["verify", "--preset", "default", "--trace", &t];
+    args.extend(SMALL);
+    args.extend(["--fail", "chip:3@0.3"]);
+    let run = ssdlab(args);
+    run.assert_ok();
+    let lost = value(&run.stdout, "unrecoverable reads");
+    assert!(lost > 0, "{}", run.stdout);
+    let verdict = run.stdout.lines().last().unwrap();
+    assert!(verdict.starts_with("verify: PASS — "), "{verdict}");
+    assert!(
+        verdict.ends_with(&format!(
+            "{} unrecoverable reads reported as lost",
+            ssdlab_stats::fmt_count(lost)
+        )),
+        "{verdict}"
+    );
 }
