@@ -43,6 +43,14 @@ pub enum Cmd {
     },
     /// Run the built-in synthetic workload on the default device and print the results.
     Demo,
+    /// List the sample traces that come with the repository (statistics, format) and
+    /// say where the full public trace sets are published.
+    Traces {
+        /// The sample-trace folder (default: `traces/` here, else the repository the
+        /// binary was built from).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
     Bench(BenchArgs),
     /// Run the cross product of a grid of --set values, traces and seeds on this

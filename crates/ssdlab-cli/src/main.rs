@@ -9,6 +9,7 @@ mod progress;
 mod reproduce;
 mod sweep;
 mod table;
+mod traces;
 mod workload;
 
 use anyhow::{anyhow, Context};
@@ -25,6 +26,7 @@ pub use workload::trace_source;
 use workload::{warn_time_jumps, warn_unfired_failures};
 
 /// An error with the exit code it deserves.
+#[derive(Debug)]
 pub struct Failure {
     code: u8,
     err: anyhow::Error,
@@ -92,6 +94,7 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
             cmd: RaidCmd::Layout { device, rows },
         } => cmd_raid_layout(&device, rows),
         Cmd::Demo => cmd_demo(),
+        Cmd::Traces { dir } => traces::cmd_traces(dir.as_deref()),
         Cmd::Bench(a) => {
             ssdlab::sim::set_device_sharing(false);
             bench::cmd_bench(&a)

@@ -15,6 +15,7 @@ mod reproduce_dsftl;
 mod reproduce_paq;
 mod runs;
 mod sweep;
+mod traces;
 mod verify;
 
 use std::ffi::OsStr;
