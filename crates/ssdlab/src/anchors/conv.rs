@@ -109,17 +109,22 @@ impl Conv {
             Conv::SsAged => ss::aged(p, names),
             Conv::SsGc => ss::gc_threshold(p, names),
             Conv::GcBackground => {
-                let r = p.float(n0, 0.0, 1.0, false)?;
+                let gc = match p.simulator() {
+                    super::Simulator::MqSim => Conv::MqGc,
+                    super::Simulator::SsdSim => Conv::SsGc,
+                };
                 let default = crate::config::SimConfig::default()
                     .ftl
                     .gc
                     .background_free_ratio;
-                Ok(if r > default {
-                    Outcome::noted(Val::Float(r), "no effect (background GC is off); ssdlab requires it at or above threshold_free_ratio")
-                } else {
-                    Outcome::Skip(format!(
-                        "background GC is off; ssdlab's default {default} is above the threshold"
-                    ))
+                Ok(match gc.import(p, names)? {
+                    Outcome::Value { value: Val::Float(r), .. } if r > default => Outcome::noted(
+                        Val::Float(r),
+                        "no effect (background GC is off); ssdlab requires it at or above threshold_free_ratio",
+                    ),
+                    _ => Outcome::Skip(format!(
+                        "background GC is off; ssdlab's default {default} is at or above the threshold"
+                    )),
                 })
             }
         }

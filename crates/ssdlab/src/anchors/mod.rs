@@ -433,3 +433,269 @@ pub fn export(cfg: &SimConfig, sim: Simulator) -> Vec<(&'static str, Result<Expo
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SchedulerKind;
+    use ssdlab_ftl::{Allocation, VictimPolicy};
+
+    const MQSIM: &str = include_str!("../../tests/data/anchors/mqsim-small.xml");
+    const SSDSIM: &str = include_str!("../../tests/data/anchors/ssdsim-small.parameters");
+
+    #[test]
+    fn mqsim_file_gives_every_mapped_key() {
+        let imp = import(MQSIM.as_bytes(), "small.xml").unwrap();
+        assert_eq!(imp.simulator, Simulator::MqSim);
+        let c = &imp.config;
+        let g = c.geometry;
+        assert_eq!(
+            (
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                g.planes_per_die
+            ),
+            (2, 2, 1, 2)
+        );
+        assert_eq!(
+            (g.blocks_per_plane, g.pages_per_block, g.page_size_bytes),
+            (64, 32, 4096)
+        );
+        assert_eq!(c.seed, 7);
+        let t = c.timing;
+        assert_eq!(
+            (t.t_read_ns, t.t_prog_ns, t.t_erase_ns),
+            (50_000, 500_000, 3_000_000)
+        );
+        assert_eq!((t.bus_ps_per_byte, t.t_cmd_ns), (2500, 0));
+        assert_eq!(c.ftl.over_provisioning, 0.25);
+        assert_eq!(c.ftl.allocation, Allocation::Static);
+        assert_eq!(c.ftl.static_order.to_string(), "cwpd");
+        assert_eq!(c.ftl.gc.victim, VictimPolicy::Random);
+        assert_eq!(
+            c.ftl.gc_threshold_blocks(&g),
+            13,
+            "floor(0.2 × 64) + MQSim's mapping frontier"
+        );
+        assert!(c.ftl.gc.copyback);
+        assert!(c.ftl.wear_leveling.dynamic);
+        assert_eq!(c.ftl.wear_leveling.static_spread, 50);
+        assert_eq!(c.host.device_queue_depth, 16);
+        assert!(c.scheduler.multi_plane);
+        assert!(imp.toml.contains(
+            "# MQSim Channel_Transfer_Rate = 200, Flash_Channel_Width = 2: 10^6 / (200 MT/s × 2 B) = 2500 ps/byte\nbus_ps_per_byte = 2500\n"
+        ), "{}", imp.toml);
+        assert!(imp
+            .toml
+            .contains("# not imported: Caching_Mechanism = ADVANCED — "));
+        assert!(imp
+            .toml
+            .contains("# not imported: Ideal_Mapping_Table = true — "));
+        let names: Vec<&str> = imp.not_imported.iter().map(|n| n.name.as_str()).collect();
+        for n in [
+            "PCIe_Lane_Bandwidth",
+            "CMT_Capacity",
+            "Page_Metadat_Capacity",
+        ] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+        let latency = imp
+            .not_imported
+            .iter()
+            .find(|n| n.name.contains("Page_Read_Latency_MSB"));
+        assert_eq!(latency.map(|n| n.left), Some(Left::Approximated));
+    }
+
+    #[test]
+    fn ssdsim_file_gives_every_mapped_key() {
+        let imp = import(SSDSIM.as_bytes(), "page.parameters").unwrap();
+        assert_eq!(imp.simulator, Simulator::SsdSim);
+        let c = &imp.config;
+        let g = c.geometry;
+        assert_eq!(
+            (
+                g.channels,
+                g.chips_per_channel,
+                g.dies_per_chip,
+                g.planes_per_die
+            ),
+            (2, 2, 2, 2)
+        );
+        assert_eq!(
+            (g.blocks_per_plane, g.pages_per_block, g.page_size_bytes),
+            (64, 32, 2048)
+        );
+        let t = c.timing;
+        assert_eq!(
+            (t.t_read_ns, t.t_prog_ns, t.t_erase_ns),
+            (30_000, 300_000, 2_000_000)
+        );
+        assert_eq!((t.bus_ps_per_byte, t.t_cmd_ns), (20_000, 140));
+        assert_eq!(t.write_ack, ssdlab_nand::WriteAck::Transfer);
+        assert_eq!(c.ftl.over_provisioning, 0.2);
+        assert_eq!(c.ftl.static_order.to_string(), "cdwp", "static mode 3");
+        assert_eq!(c.ftl.gc.threshold_free_ratio, 0.1);
+        assert!(c.ftl.gc.copyback && c.scheduler.multi_plane);
+        assert!(!c.ftl.wear_leveling.dynamic);
+        assert_eq!(c.host.device_queue_depth, 32);
+        assert_eq!(c.scheduler.name, SchedulerKind::AsyncFifo);
+        imp.check_strict().unwrap();
+        let gc = imp
+            .not_imported
+            .iter()
+            .find(|n| n.name == "gc threshold")
+            .unwrap();
+        assert_eq!(
+            gc.left,
+            Left::Unmapped(false),
+            "SSDsim never uses `gc threshold`"
+        );
+    }
+
+    #[test]
+    fn strict_lists_what_changes_the_device() {
+        let imp = import(MQSIM.as_bytes(), "small.xml").unwrap();
+        let e = imp.check_strict().unwrap_err().to_string();
+        assert!(e.contains("PCIe_Lane_Bandwidth = 1.0"), "{e}");
+        assert!(e.contains("Transaction_Scheduling_Policy"), "{e}");
+        assert!(
+            !e.contains("Page_Metadat_Capacity"),
+            "no effect, not refused: {e}"
+        );
+        let text = format!("{SSDSIM}\nt_DBSY = 50;\nbogus = 1;\n");
+        let e = import(text.as_bytes(), "p")
+            .unwrap()
+            .check_strict()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("t_DBSY = 50") && e.contains("bogus = 1"), "{e}");
+        let text = format!("{SSDSIM}\nt_DBSY = 0;\n");
+        import(text.as_bytes(), "p")
+            .unwrap()
+            .check_strict()
+            .unwrap();
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_file_place_and_parameter() {
+        let e = import(b"", "e").unwrap_err().to_string();
+        assert!(e.starts_with("e: unknown format: the file is empty"), "{e}");
+        let e = import(b"hello world\n", "h").unwrap_err();
+        assert!(matches!(e, ImportError::UnknownFormat { .. }), "{e}");
+        let text = MQSIM.replace("<Block_No_Per_Plane>64</Block_No_Per_Plane>", "");
+        let e = import(text.as_bytes(), "m.xml").unwrap_err().to_string();
+        assert!(
+            e.contains("m.xml: missing parameter `Block_No_Per_Plane`"),
+            "{e}"
+        );
+        let text = MQSIM.replace(
+            ">0.25</Overprovisioning_Ratio>",
+            ">1.5</Overprovisioning_Ratio>",
+        );
+        let e = import(text.as_bytes(), "m.xml").unwrap_err().to_string();
+        assert!(
+            e.contains("element <Device_Parameter_Set/Overprovisioning_Ratio>"),
+            "{e}"
+        );
+        assert!(e.contains("line 21"), "{e}");
+        let text = SSDSIM.replace("t_R = 30000;", "t_R = fast;");
+        let e = import(text.as_bytes(), "p").unwrap_err().to_string();
+        assert!(
+            e.starts_with("p: line 19: `t_R` = \"fast\": expected a whole number"),
+            "{e}"
+        );
+        let text = SSDSIM.replace("page capacity = 2048;", "page capacity = 1536;\n");
+        let text = text.replace("subpage page = 4;", "subpage page = 3;");
+        let e = import(text.as_bytes(), "p").unwrap_err().to_string();
+        assert!(
+            e.contains("geometry.page_size_bytes") && e.contains("page capacity = 1536"),
+            "{e}"
+        );
+    }
+
+    /// The exported parameters as a device file of `sim`.
+    fn render(sim: Simulator, params: &[(String, String)]) -> String {
+        match sim {
+            Simulator::SsdSim => params
+                .iter()
+                .map(|(n, v)| format!("{n} = {v};\n"))
+                .collect(),
+            Simulator::MqSim => {
+                let mut sections = [String::new(), String::new(), String::new()];
+                for (n, v) in params {
+                    let i = match mqsim::section_of(n) {
+                        "Host_Parameter_Set" => 0,
+                        "Device_Parameter_Set" => 1,
+                        _ => 2,
+                    };
+                    sections[i] += &format!("<{n}>{v}</{n}>\n");
+                }
+                format!(
+                    "<Execution_Parameter_Set><Host_Parameter_Set>{}</Host_Parameter_Set>\
+                     <Device_Parameter_Set>{}<Flash_Parameter_Set>{}</Flash_Parameter_Set>\
+                     </Device_Parameter_Set></Execution_Parameter_Set>",
+                    sections[0], sections[1], sections[2]
+                )
+            }
+        }
+    }
+
+    #[test]
+    fn export_then_import_gives_the_same_configuration() {
+        for (sim, text) in [(Simulator::MqSim, MQSIM), (Simulator::SsdSim, SSDSIM)] {
+            let first = import(text.as_bytes(), "f").unwrap().config;
+            let mut params: Vec<(String, String)> = Vec::new();
+            for (key, r) in export(&first, sim) {
+                let e = r.unwrap_or_else(|why| panic!("{sim:?} {key}: {why}"));
+                for p in e.params {
+                    if let Some(q) = params.iter().find(|q| q.0 == p.0) {
+                        assert_eq!(q.1, p.1, "{sim:?}: two rows disagree on {}", p.0);
+                    } else {
+                        params.push(p);
+                    }
+                }
+            }
+            let again = import(render(sim, &params).as_bytes(), "g").unwrap().config;
+            assert_eq!(again, first, "{sim:?}");
+        }
+    }
+
+    #[test]
+    fn export_refuses_what_a_simulator_cannot_represent() {
+        let mut c = import(SSDSIM.as_bytes(), "p").unwrap().config;
+        c.timing.t_cmd_ns = 0;
+        c.ftl.gc.victim = VictimPolicy::CostBenefit;
+        let out = export(&c, Simulator::SsdSim);
+        let err = |key: &str| {
+            out.iter()
+                .find(|(k, _)| *k == key)
+                .unwrap()
+                .1
+                .clone()
+                .unwrap_err()
+        };
+        assert!(err("timing.t_cmd_ns").contains("7 × t_WC"));
+        assert!(err("ftl.gc.victim").contains("most invalid pages"));
+        let out = export(&c, Simulator::MqSim);
+        let e = out
+            .iter()
+            .find(|(k, _)| *k == "ftl.gc.victim")
+            .unwrap()
+            .1
+            .clone();
+        assert!(e.unwrap_err().contains("cost-benefit"));
+    }
+
+    #[test]
+    fn every_table_name_is_known_to_its_simulator() {
+        for sim in [Simulator::MqSim, Simulator::SsdSim] {
+            for n in table::mapped_names(sim) {
+                assert!(
+                    !sim.unmapped().iter().any(|u| u.name == n),
+                    "{n} is both mapped and unmapped"
+                );
+            }
+        }
+    }
+}

@@ -112,7 +112,7 @@ pub const UNMAPPED: &[Unmapped] = &[
 ];
 
 /// The section a parameter belongs in.
-fn section_of(name: &str) -> &'static str {
+pub(crate) fn section_of(name: &str) -> &'static str {
     if HOST.contains(&name) {
         "Host_Parameter_Set"
     } else if FLASH.contains(&name) {
@@ -282,9 +282,12 @@ pub fn queue_depth(p: &mut Params, names: &[&str]) -> Result<Outcome, ImportErro
     })
 }
 
-/// `ftl.gc.threshold_free_ratio` from `[GC_Exec_Threshold]`: MQSim collects a plane with
-/// fewer than `max(floor(r × blocks), 10)` free blocks; the ratio emitted gives ssdlab
-/// (which rounds up) the same count.
+/// `ftl.gc.threshold_free_ratio` from `[GC_Exec_Threshold]`. MQSim collects a plane with
+/// fewer than `max(floor(r × blocks), 10)` free blocks, and keeps three blocks per I/O
+/// flow out of that pool as write frontiers (data, GC, mapping); ssdlab keeps two (host,
+/// GC) and has no mapping frontier. The ratio emitted gives ssdlab (which rounds up) one
+/// block more, so that both collect with the same number of blocks not holding data
+/// (one I/O flow, as a trace replay has).
 pub fn gc_threshold(p: &mut Params, names: &[&str]) -> Result<Outcome, ImportError> {
     let r = p.float(names[0], 0.0, 1.0, false)?;
     let Some(blocks) = p
@@ -296,21 +299,21 @@ pub fn gc_threshold(p: &mut Params, names: &[&str]) -> Result<Outcome, ImportErr
     };
     let floor = (r * f64::from(blocks)).floor() as u32;
     let k = floor.max(10);
-    if k >= blocks {
+    if k + 1 >= blocks {
         return Err(p.bad(
             names[0],
-            format!("MQSim collects below at least 10 free blocks, which needs more than {blocks} blocks per plane"),
+            format!("MQSim collects below at least 10 free blocks, which needs more than {} blocks per plane", k + 1),
         ));
     }
-    let ratio = ratio_for_blocks(k, blocks);
-    let why = if k > floor {
-        " (MQSim's minimum of 10)"
-    } else {
-        ""
-    };
+    let ratio = ratio_for_blocks(k + 1, blocks);
+    let why = if k > floor { " (its minimum)" } else { "" };
     Ok(Outcome::noted(
         Val::Float(ratio),
-        format!("MQSim collects below max(floor({r} × {blocks}), 10) = {k} free blocks of a plane{why}; {k}/{blocks} gives ssdlab's ceil() the same {k}"),
+        format!(
+            "MQSim collects below max(floor({r} × {blocks}), 10) = {k}{why} free blocks of a plane, with 3 write frontiers open (data, GC, mapping); ssdlab opens 2, so {}/{blocks} gives its ceil() {} free blocks: the same blocks not holding data",
+            k + 1,
+            k + 1
+        ),
     ))
 }
 
@@ -319,6 +322,15 @@ pub(crate) fn ratio_for_blocks(k: u32, blocks: u32) -> f64 {
     let mut x = f64::from(k) / f64::from(blocks);
     while (x * f64::from(blocks)).ceil() as u32 > k {
         x = x.next_down();
+    }
+    x
+}
+
+/// The smallest ratio `x` with `floor(x × blocks) == k` (float-exact; MQSim's rounding).
+pub(crate) fn floor_ratio(k: u32, blocks: u32) -> f64 {
+    let mut x = f64::from(k) / f64::from(blocks);
+    while ((x * f64::from(blocks)).floor() as u32) < k {
+        x = x.next_up();
     }
     x
 }
@@ -398,18 +410,21 @@ pub fn export_queue(cfg: &toml::Table, key: &str, names: &[&str]) -> Result<Expo
     ]))
 }
 
-/// Export of [`gc_threshold`]: the ratio whose floor gives ssdlab's block count.
+/// Export of [`gc_threshold`]: MQSim's threshold one block below ssdlab's (its extra
+/// mapping write frontier).
 pub fn export_gc(cfg: &toml::Table, key: &str, names: &[&str]) -> Result<Exported, String> {
     let r = float_at(cfg, key)?;
-    let blocks = int_at(cfg, "geometry.blocks_per_plane")? as f64;
-    let reserve = int_at(cfg, "ftl.gc.reserve_blocks")? as f64;
-    let k = (r * blocks).ceil().max(reserve + 1.0);
-    if k < 10.0 {
+    let blocks = int_at(cfg, "geometry.blocks_per_plane")?;
+    let reserve = int_at(cfg, "ftl.gc.reserve_blocks")?;
+    let k = ((r * blocks as f64).ceil() as i64).max(reserve + 1) - 1;
+    if k < 10 {
         return Err(format!(
-            "ssdlab collects below {k} free blocks; MQSim never below 10"
+            "ssdlab collects below {} free blocks; MQSim's equivalent is never below 11",
+            k + 1
         ));
     }
-    Ok(Exported::one(names[0], k / blocks))
+    let (k, blocks) = (u32::try_from(k).map_err(|e| e.to_string())?, blocks as u32);
+    Ok(Exported::one(names[0], floor_ratio(k, blocks)))
 }
 
 /// Export of [`victim`].
@@ -574,16 +589,22 @@ mod tests {
     fn gc_threshold_gives_mqsims_block_count() {
         let mut p = params(&[("GC_Exec_Threshold", "0.05"), ("Block_No_Per_Plane", "512")]);
         let (v, _) = value(gc_threshold(&mut p, &["GC_Exec_Threshold"]).unwrap());
-        assert_eq!(v, Val::Float(25.0 / 512.0), "floor(25.6) = 25 blocks");
+        assert_eq!(
+            v,
+            Val::Float(26.0 / 512.0),
+            "floor(25.6) = 25 blocks, + 1 frontier"
+        );
         let mut p = params(&[("GC_Exec_Threshold", "0.01"), ("Block_No_Per_Plane", "100")]);
         let (v, _) = value(gc_threshold(&mut p, &["GC_Exec_Threshold"]).unwrap());
-        assert_eq!(v, Val::Float(0.1), "at least 10 blocks");
+        assert_eq!(v, Val::Float(0.11), "at least 10 blocks, + 1 frontier");
         let mut p = params(&[("GC_Exec_Threshold", "0.5"), ("Block_No_Per_Plane", "8")]);
         assert!(gc_threshold(&mut p, &["GC_Exec_Threshold"]).is_err());
         for blocks in [3u32, 7, 100, 333, 1000, 2047, 4096] {
             for k in 1..blocks {
                 let x = ratio_for_blocks(k, blocks);
                 assert_eq!((x * f64::from(blocks)).ceil() as u32, k, "{k}/{blocks}");
+                let y = floor_ratio(k, blocks);
+                assert_eq!((y * f64::from(blocks)).floor() as u32, k, "{k}/{blocks}");
             }
         }
     }
