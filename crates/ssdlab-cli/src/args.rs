@@ -96,6 +96,9 @@ pub enum ConfigCmd {
     },
     /// List the presets.
     List,
+    /// Convert an MQSim device file (ssdconfig.xml) or an SSDsim page.parameters into
+    /// an ssdlab configuration; every parameter left out is listed in it.
+    Import(crate::import::ImportArgs),
 }
 
 /// Which device configuration.

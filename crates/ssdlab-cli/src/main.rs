@@ -5,6 +5,7 @@
 
 mod args;
 mod bench;
+mod import;
 mod progress;
 mod reproduce;
 mod sweep;
@@ -362,6 +363,7 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
             let cfg = SimConfig::preset(preset).map_err(Failure::input)?;
             print(&format!("# preset {preset}\n{}", cfg.to_toml()))
         }
+        ConfigCmd::Import(a) => import::cmd_import(a),
         ConfigCmd::List => {
             let mut s = String::new();
             for n in ssdlab::presets::NAMES {

@@ -16,6 +16,7 @@
 //! [`Report`] it returns.
 #![warn(missing_docs)]
 
+pub mod anchors;
 mod arrivals;
 pub mod config;
 pub mod device;
