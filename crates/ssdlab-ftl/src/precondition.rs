@@ -1,4 +1,4 @@
-//! Zero-time preconditioning (ARCHITECTURE §5): fill and age the drive directly in the
+//! Zero-time preconditioning (docs/ARCHITECTURE.md §12): fill and age the drive directly in the
 //! data structures before replay, so GC studies start in steady state instead of on a
 //! fresh drive where every write lands in an erased block.
 //!

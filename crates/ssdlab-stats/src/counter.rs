@@ -68,7 +68,7 @@ counters! {
     /// die at once; counts operations.
     MultiPlaneOps = "multi-plane-ops",
     /// PAQ: held reads committed while another held read waited for the same die
-    /// (a node conflict, spec §1.6); counts committed groups.
+    /// (a node conflict, PAQ paper §4.2); counts committed groups.
     PaqCommitsNode = "paq-commits-node",
     /// PAQ: groups committed with no other held read on their die but one on another
     /// die of the same package (a cluster conflict).

@@ -29,7 +29,7 @@ pub struct MirrorEnd {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MirrorReport {
     /// Pages programmed on the data ways of each channel (host, parity, GC, reclaim),
-    /// mirror chips excluded: CR5M figure 12 (reading A9 of the spec).
+    /// mirror chips excluded: CR5M figure 12 (docs/CR5M.md A9).
     pub data_writes_per_channel: CountSpread,
     /// Pages programmed on each channel's mirror chip (mirror copies and their GC moves).
     pub mirror_chip_writes: CountSpread,

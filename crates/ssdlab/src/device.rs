@@ -10,7 +10,7 @@ use crate::sched::Queues;
 use ssdlab_ftl::Ftl;
 use ssdlab_nand::{BlockId, ChipId, Geometry, PlaneId, Ppn};
 
-/// Which chips have failed (ARCHITECTURE §6: failure injection).
+/// Which chips have failed (docs/ARCHITECTURE.md §14: failure injection).
 #[derive(Clone, Debug, Default)]
 pub struct DeadChips {
     dead: Vec<bool>,

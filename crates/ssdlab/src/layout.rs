@@ -1,4 +1,4 @@
-//! Where every logical page lives by layout: the RAID map (ARCHITECTURE §6).
+//! Where every logical page lives by layout: the RAID map (docs/ARCHITECTURE.md §13).
 //!
 //! [`RaidMap`] is the addressing half of RAID inside the SSD — pure arithmetic over the
 //! layout plus the one piece of state that failures change (which chip stands behind

@@ -1,4 +1,4 @@
-//! Read plans: the ways a logical page can be served (ARCHITECTURE §2).
+//! Read plans: the ways a logical page can be served (docs/ARCHITECTURE.md §9).
 //!
 //! ```text
 //!                 ┌ buffer       content still in the controller (waiting for space,

@@ -1,5 +1,5 @@
 //! `ssdlab reproduce`: a paper's headline experiment as one command that writes CSVs and
-//! SVG figures (ARCHITECTURE §9).
+//! SVG figures (docs/ARCHITECTURE.md §18).
 
 mod brr;
 mod common;

@@ -72,15 +72,15 @@ const PAQ0: usize = 1;
 const PAQ1: usize = 2;
 const PAQ2: usize = 3;
 const REFERENCE: usize = 4;
-/// The die-bound reading of the paper's 180 µs read (spec A11): 139.04 µs array +
+/// The die-bound reading of the paper's 180 µs read (docs/PAQ.md A11): 139.04 µs array +
 /// 4096 B × 10 ns bus, against the preset's 77.6 µs + 102.4 µs.
 const DIE_SPLIT: [&str; 2] = ["timing.t_read_ns=139040", "timing.bus_ps_per_byte=10000"];
 /// Offered load of the open-loop runs of figure 15, as a share of VAQ's closed-loop IOPS
-/// on the same workload (spec §2.3: 0.8-1.0).
+/// on the same workload (docs/PAQ.md A13: 0.8-1.0).
 const AWT_LOAD: f64 = 0.9;
 /// Requests of the time series of figure 13 (§6.4: "its first 5000 I/O requests").
 const SERIES_REQUESTS: usize = 5000;
-/// Stand-ins for figure 13's sql3: a database trace and a read-only one (spec §3.2).
+/// Stand-ins for figure 13's sql3: a database trace and a read-only one (docs/reproductions/paq.md).
 const SERIES_WORKLOADS: [&str; 2] = ["tpcc-small", "websearch1-50k"];
 const DEFAULT_SWEEP: [&str; 2] = ["financial1-50k", "websearch1-50k"];
 

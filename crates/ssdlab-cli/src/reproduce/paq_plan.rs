@@ -10,7 +10,7 @@ pub(super) enum Setting {
     Preset,
     /// The die-bound split of the 180 µs read ([`DIE_SPLIT`]).
     DieSplit,
-    /// `scheduler.paq.chip_slots = 1`: the literal "one transaction per package" (A3).
+    /// `scheduler.paq.chip_slots = 1`: the literal "one transaction per package" (docs/PAQ.md A3).
     OneSlot,
     /// Closed loop at this many outstanding requests (= device queue).
     Queue(u32),

@@ -1,5 +1,5 @@
 //! The summary of `reproduce paq`: the paper's headline numbers beside ours, workload by
-//! workload, and the checks of the spec's §3.3, as Markdown.
+//! workload, and the checks of docs/reproductions/paq.md, as Markdown.
 
 use super::{
     Experiment, Metric, Row, Setting, PAPER, PAQ0, PAQ1, PAQ2, REFERENCE, SCHEDULERS, VAQ,
@@ -242,7 +242,7 @@ impl Experiment<'_> {
     fn legend(s: &mut String) {
         s.push_str(
             "\nasync-fifo is ssdlab's per-die FIFO, not in the paper: every die drains its own \
-             queue, which is most of what PAQ1 does (the spec's §0). Latency, idle and package \
+             queue, which is most of what PAQ1 does. Latency, idle and package \
              contention are PAQ2's change against VAQ.\n",
         );
     }

@@ -23,7 +23,7 @@ pub enum UnwrittenReads {
     Zero,
 }
 
-/// The host side of the device: arrival model and queue depths (ARCHITECTURE §4).
+/// The host side of the device: arrival model and queue depths (docs/ARCHITECTURE.md §6).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {

@@ -1,5 +1,5 @@
 //! Placement: the one decision of where a page the controller writes goes
-//! (ARCHITECTURE §2, §5, §6).
+//! (docs/ARCHITECTURE.md §7.3, §8).
 //!
 //! ```text
 //!  host data ─┐                      ┌─► static order / dynamic (round-robin, least-busy)
@@ -18,7 +18,7 @@
 //! plane. Preconditioning asks [`PlacementPolicy::fill_plane`] (it runs before any device
 //! state exists), or, for a policy whose fill layout is periodic
 //! ([`PlacementPolicy::fill_period`]), takes it as a formula ([`fill_pattern`]). GC moves are not placement decisions: a move stays in its victim's plane
-//! (§5), so a static LPN→chip map survives GC.
+//! (docs/ARCHITECTURE.md §11), so a static LPN→chip map survives GC.
 //!
 //! With `placement.bind = "dispatch"` ([`crate::config::Bind`]) the plane a policy
 //! returns for a host data page fixes only its die; the plane and page inside the die

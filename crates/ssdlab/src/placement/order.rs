@@ -1,4 +1,4 @@
-//! Allocation orders without RAID (ARCHITECTURE §5): static, dynamic round-robin and
+//! Allocation orders without RAID (docs/ARCHITECTURE.md §8): static, dynamic round-robin and
 //! dynamic least-busy.
 //!
 //! * Static: the plane is a pure function of the LPN under a priority order (CWDP, …).

@@ -1,4 +1,4 @@
-//! Placement under RAID (ARCHITECTURE §6): a page goes to its chunk's member.
+//! Placement under RAID (docs/ARCHITECTURE.md §13): a page goes to its chunk's member.
 //!
 //! * Chip domain: the member's chip ([`RaidMap::member_chip`], which failure handling
 //!   remaps to a spare), the row's plane inside it.

@@ -58,7 +58,7 @@ pub struct SchedCtx<'a> {
     pub plans: &'a dyn PlanOracle,
 }
 
-/// Answers which alternative read plans exist for a queued host read (ARCHITECTURE §2:
+/// Answers which alternative read plans exist for a queued host read (docs/ARCHITECTURE.md §9:
 /// the FTL/RAID layers enumerate plans, the scheduler chooses).
 pub trait PlanOracle {
     /// Replaces the content of `plans` with the ways other than reading its own page

@@ -269,7 +269,7 @@ impl Paq {
                 }
             }
         }
-        // The conflict class of the primary among the held reads (spec §1.6).
+        // The conflict class of the primary among the held reads (PAQ paper §4.2, Fig. 5).
         let ch = ctx.geom.channel_of_chip(chip).idx();
         let on_die = self.pend[d].len() as u32;
         let class = if on_die > 1 {

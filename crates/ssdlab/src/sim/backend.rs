@@ -1,4 +1,4 @@
-//! The flash back end: dies and channel buses as timed state machines (ARCHITECTURE §3).
+//! The flash back end: dies and channel buses as timed state machines (docs/ARCHITECTURE.md §5).
 //!
 //! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
 //!   stays held until its register is drained); a page is delivered when its transfer ends.

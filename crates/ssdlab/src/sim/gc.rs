@@ -1,4 +1,4 @@
-//! Garbage collection as flash traffic (ARCHITECTURE §5).
+//! Garbage collection as flash traffic (docs/ARCHITECTURE.md §11).
 //!
 //! A plane whose free blocks fall below the threshold gets one GC job at a time: the FTL
 //! picks a victim, every valid page becomes a GC read followed (once the read is done)

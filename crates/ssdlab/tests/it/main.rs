@@ -1,6 +1,6 @@
 //! Integration tests of the simulator: real-trace replays with GC active, determinism,
 //! interleaved simulations, hand-worked timing, scheduler behaviour, and the shape of the
-//! source tree.
+//! source tree and of the repository (crate layering, no machine paths).
 
 mod adversarial;
 mod bind;
@@ -12,6 +12,7 @@ mod hostile;
 mod liveness;
 mod raid;
 mod replay;
+mod repo;
 mod sched_brr;
 mod sched_paq;
 mod send;

@@ -1,4 +1,4 @@
-//! The shape of the source tree (STYLE.md §1 and §10): every source file holds at most
+//! The shape of the source tree (docs/ARCHITECTURE.md §16): every source file holds at most
 //! 500 lines of non-test code, and the simulator's files do not import each other in a
 //! circle.
 //!

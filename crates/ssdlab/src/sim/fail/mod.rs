@@ -1,4 +1,4 @@
-//! Failure injection and rebuild (ARCHITECTURE §6).
+//! Failure injection and rebuild (docs/ARCHITECTURE.md §14).
 //!
 //! A failure (`raid.fail = ["chip:3@150ms", "channel:1@0.25"]`) marks chips dead at a
 //! simulated time, or when the given fraction of the trace's requests has arrived.

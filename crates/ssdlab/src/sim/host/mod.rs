@@ -1,5 +1,5 @@
 //! The host side and the controller's request path: arrivals, the device queue,
-//! translation and allocation of each page, and request completion (ARCHITECTURE §4).
+//! translation and allocation of each page, and request completion (docs/ARCHITECTURE.md §6).
 
 mod read;
 mod write;

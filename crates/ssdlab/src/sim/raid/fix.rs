@@ -259,7 +259,7 @@ impl Simulation {
 
     /// `raid.unwritten_stripes = "materialize"`: before a write to stripe (row, group),
     /// its never-written pages and its parity are written in zero time, so that the
-    /// write is an update of a stripe that holds data (spec A6). Nothing happens to a
+    /// write is an update of a stripe that holds data (docs/CR5M.md A6). Nothing happens to a
     /// stripe whose pages and parity all exist, or that cannot be materialized now.
     pub(in crate::sim) fn raid_materialize_for_write(&mut self, row: u64, group: u32, lpn: Lpn) {
         let r = self.raid();

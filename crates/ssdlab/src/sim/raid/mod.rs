@@ -1,5 +1,5 @@
 //! RAID inside the SSD: placement of data and redundancy, parity updates as jobs with
-//! pre-reads, reconstructing reads, and consistency checks (ARCHITECTURE §6).
+//! pre-reads, reconstructing reads, and consistency checks (docs/ARCHITECTURE.md §13).
 //!
 //! Addressing: host LPNs come first in the FTL's map; redundancy pages follow at
 //! `host_pages + redundancy index` (parity of stripe (row, group): `row × groups +
