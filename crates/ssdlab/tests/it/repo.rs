@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ssdlab-ftl", &["ssdlab-engine", "ssdlab-nand"]),
     ("ssdlab-raid", &["ssdlab-engine", "ssdlab-nand"]),
     ("ssdlab-stats", &["ssdlab-nand"]),
+    ("ssdlab-dram", &["ssdlab-nand"]),
     (
         "ssdlab",
         &[
@@ -36,6 +37,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ssdlab-ftl",
             "ssdlab-raid",
             "ssdlab-stats",
+            "ssdlab-dram",
         ],
     ),
     (

@@ -1,0 +1,423 @@
+//! [`DramStage`]: what the controller's DRAM holds and what it decides.
+//!
+//! The stage owns its state and never sees a clock, a queue or a flash operation: the
+//! simulation calls it with what happened (a host write or read of a page, a flash read
+//! that can fill it, a destage program done, a flush, a power loss) and it answers with
+//! small values (absorbed or full, a hit's token, the pages to destage now). Pages are
+//! identified by their LPN; a page's content is its token.
+//!
+//! Each write gets a sequence number. A page is *dirty* from its first write that is not
+//! yet durable (`dirty_since`) until a program of its newest version completes. A
+//! dirty page is either waiting in DRAM or *destaging* (one program of it in flight; a
+//! page is not destaged twice at once). Durable pages are dropped (`write-buffer`) or
+//! kept clean (`read-write`).
+
+use crate::config::{CacheConfig, CacheMode, Destage, Replacement};
+use crate::series::Occupancy;
+use rustc_hash::FxHashMap;
+use ssdlab_nand::Lpn;
+use std::collections::BTreeSet;
+
+/// One page held in DRAM.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    lpn: u32,
+    /// The newest content.
+    token: u64,
+    /// The newest write's sequence number (0: a clean fill from flash).
+    seq: u64,
+    /// The oldest write not yet durable; 0 when clean.
+    dirty_since: u64,
+    /// The version being programmed (its sequence number); 0 when none is.
+    destaging: u64,
+    /// With a program in flight: the first write after it started (0: none yet).
+    rewritten_at: u64,
+    /// Recency (LRU) or arrival (FIFO) order.
+    stamp: u64,
+}
+
+/// Where an entry is listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Where {
+    Clean,
+    Dirty,
+    Destaging,
+}
+
+/// What became of a host write of one page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The page is in DRAM now (`seq` is its write's number). `superseded`: it replaced
+    /// a dirty version that will never be programmed.
+    Absorbed {
+        /// The write's sequence number.
+        seq: u64,
+        /// A dirty version was replaced before it reached flash.
+        superseded: bool,
+    },
+    /// No room: the write waits until a destage frees a page.
+    Full,
+}
+
+/// A page to program now: its LPN, content and the version's sequence number (to give
+/// back with [`DramStage::destaged`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Victim {
+    /// The page.
+    pub lpn: Lpn,
+    /// Its content.
+    pub token: u64,
+    /// The version's sequence number.
+    pub seq: u64,
+}
+
+/// What a power loss did to DRAM.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PowerLoss {
+    /// Dirty pages the PLP budget still programs (oldest first).
+    pub saved: Vec<Victim>,
+    /// Dirty pages lost: acknowledged, never programmed.
+    pub lost: Vec<Victim>,
+}
+
+/// Counters of the stage (pages unless said otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DramCounters {
+    /// Host read pages found in DRAM.
+    pub read_hits: u64,
+    /// Host read pages not in DRAM.
+    pub read_misses: u64,
+    /// Host write pages that found their page in DRAM (dirty or clean).
+    pub write_hits: u64,
+    /// Host write pages taken into DRAM.
+    pub writes_absorbed: u64,
+    /// Dirty versions replaced before they were programmed: host writes that never
+    /// reached flash.
+    pub superseded: u64,
+    /// Pages handed out to be programmed.
+    pub destaged: u64,
+    /// Clean pages dropped to make room.
+    pub evicted: u64,
+    /// Pages read from flash and kept (`read-write`).
+    pub fills: u64,
+    /// Write pages that found DRAM full.
+    pub full: u64,
+    /// Power losses.
+    pub power_losses: u64,
+    /// Dirty pages lost to them.
+    pub lost: u64,
+    /// Dirty pages the PLP budget programmed after them.
+    pub plp_saved: u64,
+}
+
+/// The controller's DRAM stage. See the module documentation.
+#[derive(Debug)]
+pub struct DramStage {
+    mode: CacheMode,
+    replacement: Replacement,
+    destage: Destage,
+    capacity: u32,
+    high: u32,
+    low: u32,
+    in_flight_limit: u32,
+    /// Pages of one destage group (a RAID stripe's data pages, or 1).
+    group: u32,
+    entries: Vec<Entry>,
+    wheres: Vec<Where>,
+    free: Vec<u32>,
+    index: FxHashMap<u32, u32>,
+    /// Clean entries by (stamp, slot): the least recent (LRU) or oldest (FIFO) first.
+    clean: BTreeSet<(u64, u32)>,
+    /// Dirty entries not being programmed, by (stamp, slot).
+    dirty: BTreeSet<(u64, u32)>,
+    destaging: u32,
+    /// Dirty entries by (dirty_since, slot): the oldest undurable write first.
+    by_age: BTreeSet<(u64, u32)>,
+    next_seq: u64,
+    clock: u64,
+    /// Writes waiting for room.
+    waiting: u32,
+    /// Highest sequence number a pending flush covers (0: none).
+    flush_upto: u64,
+    /// Pages (LPNs) to destage before any other (FUA writes).
+    urgent: Vec<u32>,
+    /// Background destaging is on (between the watermarks).
+    draining: bool,
+    counters: DramCounters,
+    occupancy: Occupancy,
+}
+
+impl DramStage {
+    /// A stage of `cfg` for pages of `page_bytes`, destaging groups of `group_pages`
+    /// consecutive pages together (a RAID stripe's data pages, 1 without RAID), with at
+    /// most `in_flight` destage programs at once when the configuration says 0 (auto).
+    ///
+    /// # Panics
+    /// If `cfg` is off or fails [`CacheConfig::validate`] (the caller validates).
+    pub fn new(cfg: &CacheConfig, page_bytes: u32, group_pages: u32, in_flight: u32) -> Self {
+        assert!(cfg.is_on(), "a DRAM stage of a configuration without one");
+        let capacity = u32::try_from(cfg.capacity_pages(page_bytes).max(1)).unwrap_or(u32::MAX);
+        let share = |x: f64| ((f64::from(capacity) * x).floor() as u32).min(capacity);
+        let limit = if cfg.max_destage_in_flight > 0 {
+            cfg.max_destage_in_flight
+        } else {
+            in_flight.max(1)
+        };
+        DramStage {
+            mode: cfg.mode,
+            replacement: cfg.replacement,
+            destage: cfg.destage,
+            capacity,
+            high: share(cfg.high_watermark).max(1),
+            low: share(cfg.low_watermark),
+            in_flight_limit: limit,
+            group: group_pages.max(1),
+            entries: Vec::new(),
+            wheres: Vec::new(),
+            free: Vec::new(),
+            index: FxHashMap::default(),
+            clean: BTreeSet::new(),
+            dirty: BTreeSet::new(),
+            destaging: 0,
+            by_age: BTreeSet::new(),
+            next_seq: 1,
+            clock: 0,
+            waiting: 0,
+            flush_upto: 0,
+            urgent: Vec::new(),
+            draining: false,
+            counters: DramCounters::default(),
+            occupancy: Occupancy::new(cfg.occupancy_points),
+        }
+    }
+
+    /// Pages DRAM holds.
+    pub fn resident(&self) -> u32 {
+        (self.clean.len() + self.dirty.len()) as u32 + self.destaging
+    }
+
+    /// Dirty pages (waiting or destaging).
+    pub fn dirty_pages(&self) -> u32 {
+        self.dirty.len() as u32 + self.destaging
+    }
+
+    /// Destage programs in flight.
+    pub fn in_flight(&self) -> u32 {
+        self.destaging
+    }
+
+    /// The capacity in pages.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> DramCounters {
+        self.counters
+    }
+
+    /// The dirty-occupancy series, closed at `now_ns`.
+    pub fn occupancy(&mut self, now_ns: u64) -> &Occupancy {
+        let dirty = u64::from(self.dirty_pages());
+        self.occupancy.finish(now_ns, dirty);
+        &self.occupancy
+    }
+
+    /// The newest content of `lpn` if DRAM holds it (a host read: counted, and the page
+    /// becomes the most recent under LRU).
+    pub fn read(&mut self, lpn: Lpn) -> Option<u64> {
+        match self.index.get(&lpn.0).copied() {
+            Some(slot) => {
+                self.counters.read_hits += 1;
+                self.touch(slot);
+                Some(self.entries[slot as usize].token)
+            }
+            None => {
+                self.counters.read_misses += 1;
+                None
+            }
+        }
+    }
+
+    /// A host write of `lpn` with content `token` at `now_ns`.
+    pub fn write(&mut self, now_ns: u64, lpn: Lpn, token: u64) -> WriteOutcome {
+        let seq = self.next_seq;
+        if let Some(slot) = self.index.get(&lpn.0).copied() {
+            self.next_seq += 1;
+            self.counters.write_hits += 1;
+            self.counters.writes_absorbed += 1;
+            let superseded = self.rewrite(slot, token, seq);
+            self.counters.superseded += u64::from(superseded);
+            self.touch(slot);
+            self.note(now_ns);
+            return WriteOutcome::Absorbed { seq, superseded };
+        }
+        if self.resident() >= self.capacity && !self.evict_clean() {
+            self.counters.full += 1;
+            self.waiting += 1;
+            return WriteOutcome::Full;
+        }
+        self.next_seq += 1;
+        self.counters.writes_absorbed += 1;
+        let slot = self.insert(lpn, token, seq);
+        self.mark_dirty(slot, seq);
+        self.note(now_ns);
+        WriteOutcome::Absorbed {
+            seq,
+            superseded: false,
+        }
+    }
+
+    /// A write that found DRAM full ([`WriteOutcome::Full`]) is given up (its request
+    /// will ask again with [`DramStage::write`]).
+    pub fn stop_waiting(&mut self) {
+        debug_assert!(self.waiting > 0);
+        self.waiting = self.waiting.saturating_sub(1);
+    }
+
+    /// `lpn` was read from flash with content `token`: kept as a clean page in
+    /// `read-write` mode when there is room or a clean page to drop.
+    pub fn fill(&mut self, lpn: Lpn, token: u64) {
+        if self.mode != CacheMode::ReadWrite || self.index.contains_key(&lpn.0) {
+            return;
+        }
+        if self.resident() >= self.capacity && !self.evict_clean() {
+            return;
+        }
+        self.counters.fills += 1;
+        let slot = self.insert(lpn, token, 0);
+        self.list(slot, Where::Clean);
+    }
+
+    /// A flush at this moment: the sequence number it must see durable
+    /// ([`DramStage::flushed`]); pages dirty now are destaged first.
+    pub fn flush(&mut self) -> u64 {
+        let upto = self.next_seq - 1;
+        self.flush_upto = self.flush_upto.max(upto);
+        upto
+    }
+
+    /// Whether every write up to `upto` is durable.
+    pub fn flushed(&self, upto: u64) -> bool {
+        self.by_age.first().is_none_or(|&(since, _)| since > upto)
+    }
+
+    /// Whether write `seq` of `lpn` (or a newer one) is durable.
+    pub fn durable(&self, lpn: Lpn, seq: u64) -> bool {
+        match self.index.get(&lpn.0) {
+            Some(&slot) => {
+                let e = &self.entries[slot as usize];
+                e.dirty_since == 0 || e.dirty_since > seq
+            }
+            None => true,
+        }
+    }
+
+    /// `lpn` must reach flash as soon as possible (a FUA write): destaged before any
+    /// other page.
+    pub fn urgent(&mut self, lpn: Lpn) {
+        if self.index.contains_key(&lpn.0) {
+            self.urgent.push(lpn.0);
+        }
+    }
+
+    /// The pages to program now, marked as destaging: urgent ones, those a flush waits
+    /// for, those waiting writes need, and (watermark mode) enough to bring the dirty
+    /// pages down to the low watermark; each with the other dirty pages of its group.
+    pub fn plan(&mut self, out: &mut Vec<Victim>) {
+        out.clear();
+        if self.dirty.is_empty() {
+            return;
+        }
+        let dirty = self.dirty_pages();
+        if self.destage == Destage::Watermark {
+            if dirty >= self.high {
+                self.draining = true;
+            } else if dirty <= self.low {
+                self.draining = false;
+            }
+        }
+        while self.destaging < self.in_flight_limit {
+            let Some(slot) = self.next_victim() else {
+                break;
+            };
+            self.take_group(slot, out);
+        }
+    }
+
+    /// The program of version `seq` of `lpn` completed at `now_ns`. True when a page of
+    /// DRAM became free or clean (room for a waiting write).
+    pub fn destaged(&mut self, now_ns: u64, lpn: Lpn, seq: u64) -> bool {
+        let Some(slot) = self.index.get(&lpn.0).copied() else {
+            return false; // dropped by a power loss
+        };
+        let e = self.entries[slot as usize];
+        if e.destaging != seq {
+            return false; // a program from before a power loss
+        }
+        self.destaging -= 1;
+        self.by_age.remove(&(e.dirty_since, slot));
+        let e = &mut self.entries[slot as usize];
+        e.destaging = 0;
+        if e.rewritten_at != 0 {
+            // Written again while programmed: still dirty, from that write on.
+            e.dirty_since = e.rewritten_at;
+            e.rewritten_at = 0;
+            self.by_age.insert((e.dirty_since, slot));
+            self.list(slot, Where::Dirty);
+        } else if self.mode == CacheMode::ReadWrite {
+            e.dirty_since = 0;
+            self.list(slot, Where::Clean);
+        } else {
+            self.remove(slot);
+        }
+        self.note(now_ns);
+        true
+    }
+
+    /// Power is lost at `now_ns`: the `plp_pages` oldest dirty pages not yet being
+    /// programmed are saved (to program on the hold-up energy), the other dirty pages
+    /// are lost, and DRAM is empty afterwards. Programs already in flight complete.
+    pub fn power_loss(&mut self, now_ns: u64, plp_pages: u64) -> PowerLoss {
+        self.counters.power_losses += 1;
+        let mut loss = PowerLoss::default();
+        for &(_, slot) in &self.by_age {
+            let e = &self.entries[slot as usize];
+            // A page being programmed is lost only in a version written since.
+            if e.destaging != 0 && e.rewritten_at == 0 {
+                continue;
+            }
+            let v = Victim {
+                lpn: Lpn(e.lpn),
+                token: e.token,
+                seq: e.seq,
+            };
+            if (loss.saved.len() as u64) < plp_pages {
+                loss.saved.push(v);
+            } else {
+                loss.lost.push(v);
+            }
+        }
+        self.counters.lost += loss.lost.len() as u64;
+        self.counters.plp_saved += loss.saved.len() as u64;
+        self.entries.clear();
+        self.wheres.clear();
+        self.free.clear();
+        self.index.clear();
+        self.by_age.clear();
+        self.urgent.clear();
+        self.clean.clear();
+        self.dirty.clear();
+        self.destaging = 0;
+        self.draining = false;
+        self.flush_upto = 0;
+        self.note(now_ns);
+        loss
+    }
+}
+
+mod check;
+mod order;
+
+#[cfg(test)]
+mod tests;
