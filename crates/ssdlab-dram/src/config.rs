@@ -201,6 +201,14 @@ impl CacheConfig {
                 ),
             );
         }
+        if self.write_policy == WritePolicy::WriteThrough && self.mode == CacheMode::WriteBuffer {
+            bad(
+                "write_policy",
+                "a write-through write buffer would hold nothing: use mode = \"read-write\" \
+                 (programmed and read pages kept as clean copies) or write-back"
+                    .into(),
+            );
+        }
         if self.occupancy_points < 2 {
             bad("occupancy_points", "must be at least 2".into());
         }

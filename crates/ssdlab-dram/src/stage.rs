@@ -268,6 +268,21 @@ impl DramStage {
         }
     }
 
+    /// A host write that queues behind writes already waiting for room (writes take
+    /// room in arrival order): counted as one that found DRAM full, and waiting.
+    pub fn queue_write(&mut self) {
+        self.counters.full += 1;
+        self.waiting += 1;
+    }
+
+    /// The content of `lpn` when DRAM holds a version of it not yet durable (no
+    /// counting, no reordering).
+    pub fn peek_dirty(&self, lpn: Lpn) -> Option<u64> {
+        let &slot = self.index.get(&lpn.0)?;
+        let e = &self.entries[slot as usize];
+        (e.dirty_since != 0).then_some(e.token)
+    }
+
     /// A write that found DRAM full ([`WriteOutcome::Full`]) is given up (its request
     /// will ask again with [`DramStage::write`]).
     pub fn stop_waiting(&mut self) {
@@ -287,6 +302,21 @@ impl DramStage {
         self.counters.fills += 1;
         let slot = self.insert(lpn, token, 0);
         self.list(slot, Where::Clean);
+    }
+
+    /// `lpn` is being written to flash without DRAM (write-through): a clean copy of an
+    /// older version is dropped.
+    ///
+    /// # Panics
+    /// If DRAM holds a dirty version of it (a write-through stage holds none).
+    pub fn invalidate(&mut self, lpn: Lpn) {
+        if let Some(&slot) = self.index.get(&lpn.0) {
+            assert_eq!(
+                self.entries[slot as usize].dirty_since, 0,
+                "a dirty page in a write-through stage"
+            );
+            self.remove(slot);
+        }
     }
 
     /// A flush at this moment: the sequence number it must see durable

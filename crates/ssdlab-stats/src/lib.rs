@@ -44,6 +44,7 @@
 mod compare;
 pub mod counter;
 mod csv;
+mod dram;
 mod dsftl;
 mod latency;
 mod mirror;
@@ -56,6 +57,7 @@ mod table;
 pub use compare::compare_table;
 pub use counter::Counter;
 pub use csv::CSV_HEADER;
+pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
 pub use mirror::{MirrorEnd, MirrorReport};

@@ -24,6 +24,8 @@ pub(crate) struct WorkAcc {
     pub(crate) pre_read_sum_ns: u128,
     pub(crate) gc_wait_sum_ns: u128,
     pub(crate) host_wait_sum_ns: u128,
+    /// Waiting for room in DRAM (only with a DRAM stage: [`Recorder::buffer_wait`]).
+    pub(crate) buffer_wait_sum_ns: Option<u128>,
 }
 
 impl WorkAcc {
@@ -74,6 +76,8 @@ pub struct Recorder {
     pub(crate) last_completion_ns: u64,
     /// CR5M's end-of-run state, when the device has mirror chips.
     pub(crate) mirror: Option<MirrorEnd>,
+    /// The DRAM stage's section, when the device has one.
+    pub(crate) dram: Option<crate::DramReport>,
     sink: Option<CsvSink>,
     sink_error: Option<io::Error>,
     log: Option<RequestLog>,
@@ -97,6 +101,7 @@ impl Recorder {
             counters: [None; Counter::ALL.len()],
             last_completion_ns: 0,
             mirror: None,
+            dram: None,
             sink: None,
             sink_error: None,
             log: None,
@@ -148,6 +153,24 @@ impl Recorder {
     pub fn gc_wait(&mut self, op: OpClass, wait_ns: u64) {
         self.work.all.gc_wait_sum_ns += u128::from(wait_ns);
         self.work.class_mut(op).gc_wait_sum_ns += u128::from(wait_ns);
+    }
+
+    /// Adds the part of one completed request's waiting time that it spent waiting for
+    /// room in DRAM (T_buffer_wait). Call once per request of a device with a DRAM
+    /// stage: the breakdown then has a buffer-wait part for every class.
+    #[inline]
+    pub fn buffer_wait(&mut self, op: OpClass, wait_ns: u64) {
+        let w = u128::from(wait_ns);
+        *self.work.all.buffer_wait_sum_ns.get_or_insert(0) += w;
+        *self.work.class_mut(op).buffer_wait_sum_ns.get_or_insert(0) += w;
+        // Both classes have a buffer-wait part once the device has a DRAM stage.
+        self.work.read.buffer_wait_sum_ns.get_or_insert(0);
+        self.work.write.buffer_wait_sum_ns.get_or_insert(0);
+    }
+
+    /// Gives the DRAM stage's section of the report.
+    pub fn set_dram(&mut self, report: crate::DramReport) {
+        self.dram = Some(report);
     }
 
     /// Records one completed flash transaction. Hot path: O(1), no allocation.

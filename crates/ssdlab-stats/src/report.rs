@@ -137,6 +137,10 @@ pub struct Breakdown {
     /// nor waiting.
     #[serde(default)]
     pub pre_read_ns_mean: f64,
+    /// Waiting for room in DRAM (T_buffer_wait), part of the waiting above it; present
+    /// only with a DRAM stage, and then `other_wait` is what remains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_wait_ns_mean: Option<f64>,
 }
 
 /// Totals of the host work of one request class.
@@ -266,6 +270,9 @@ pub struct Report {
     /// after [`Recorder::finish`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dsftl: Option<DsftlReport>,
+    /// The DRAM stage's measurements; present only with a DRAM stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<crate::DramReport>,
     /// CR5M's measurements; present only when the device has mirror chips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror: Option<MirrorReport>,
@@ -299,11 +306,16 @@ fn reason_stats(reason: TxnReason, a: &ReasonAcc) -> ReasonStats {
 
 fn breakdown(w: &WorkAcc, waiting: &Latency) -> Breakdown {
     let gc_wait_ns_mean = mean(w.gc_wait_sum_ns, waiting.count);
+    let buffer_wait_ns_mean = w.buffer_wait_sum_ns.map(|s| mean(s, waiting.count));
     Breakdown {
         service_ns_mean: mean(w.service_sum_ns, waiting.count),
         gc_wait_ns_mean,
-        other_wait_ns_mean: (waiting.mean_ns - gc_wait_ns_mean).max(0.0),
+        other_wait_ns_mean: (waiting.mean_ns
+            - gc_wait_ns_mean
+            - buffer_wait_ns_mean.unwrap_or(0.0))
+        .max(0.0),
         pre_read_ns_mean: mean(w.pre_read_sum_ns, waiting.count),
+        buffer_wait_ns_mean,
     }
 }
 
@@ -404,6 +416,7 @@ impl Report {
                 .mirror
                 .as_ref()
                 .map(|m| MirrorReport::build(rec, m, response.write.count)),
+            dram: rec.dram.clone(),
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -448,6 +461,7 @@ impl Report {
             && spread(&u.die)
             && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
             && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
+            && self.dram.as_ref().is_none_or(crate::DramReport::all_finite)
     }
 
     /// Pretty JSON. Deterministic: struct fields in declaration order, counters in

@@ -107,6 +107,7 @@ impl Report {
         self.table_back_end(w)?;
         self.table_transactions(w)?;
         self.table_ftl(w)?;
+        self.table_dram(w)?;
         self.table_dsftl(w)?;
         self.table_counters(w)
     }
@@ -179,15 +180,22 @@ impl Report {
 
     fn table_breakdown(&self, w: &mut dyn Write) -> fmt::Result {
         heading(w, 5)?;
+        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too.
+        let buffer = self.breakdown.all.buffer_wait_ns_mean.is_some();
+        let extra = if buffer { "    buffer wait" } else { "" };
         writeln!(
             w,
-            "  {:<6} {:>14} {:>14} {:>14}",
+            "  {:<6} {:>14} {:>14} {:>14}{extra}",
             "class", "service", "GC wait", "other wait"
         )?;
         for (name, b) in self.breakdown.named() {
+            let extra = match b.buffer_wait_ns_mean {
+                Some(ns) => format!(" {:>14}", fmt_us(ns)),
+                None => String::new(),
+            };
             writeln!(
                 w,
-                "  {:<6} {:>14} {:>14} {:>14}",
+                "  {:<6} {:>14} {:>14} {:>14}{extra}",
                 name,
                 fmt_us(b.service_ns_mean),
                 fmt_us(b.gc_wait_ns_mean),

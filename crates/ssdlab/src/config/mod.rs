@@ -31,6 +31,7 @@ pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
 use serde::{Deserialize, Serialize};
+pub use ssdlab_dram::CacheConfig;
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
 use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
@@ -62,6 +63,9 @@ pub struct SimConfig {
     /// DS-FTL: the content index, content-aware placement (`ftl.allocation =
     /// "content-aware"`) and multi-path reads.
     pub dsftl: DsftlConfig,
+    /// The controller's DRAM stage: write buffer or data cache (`mode = "off"` by
+    /// default).
+    pub cache: CacheConfig,
 }
 
 impl Default for SimConfig {
@@ -78,6 +82,7 @@ impl Default for SimConfig {
             dgc: DgcConfig::default(),
             verify: false,
             dsftl: DsftlConfig::default(),
+            cache: CacheConfig::default(),
         }
     }
 }
@@ -150,6 +155,12 @@ impl SimConfig {
         }
         self.validate_dsftl(&mut errs);
         self.validate_sampled_aging(&mut errs);
+        for e in self.cache.validate(self.geometry.capacity_bytes()) {
+            errs.push(ConfigError::Invalid {
+                key: format!("cache.{}", e.key),
+                message: e.message,
+            });
+        }
         if errs.is_empty() && self.ftl.logical_pages(&self.geometry) == 0 {
             errs.push(ConfigError::Invalid {
                 key: "ftl.over_provisioning".into(),

@@ -164,9 +164,22 @@ impl Simulation {
             multipath: cfg.multipath_reads(),
             dsftl_counters: Default::default(),
             merge: merge::MergeState::new(&cfg.scheduler.merge),
+            dram: None,
             geom,
             cfg,
         };
+        if sim.cfg.cache.is_on() {
+            // Destage a RAID row's host pages together, so that whole stripes leave
+            // DRAM as full-stripe writes.
+            let group = sim.raid.as_ref().map_or(1, |r| r.map.layout.data_per_row());
+            let hook = super::dram::DramHook::new(
+                &sim.cfg.cache,
+                sim.geom.page_size_bytes,
+                group,
+                sim.geom.planes(),
+            );
+            sim.dram = Some(Box::new(hook));
+        }
         sim.init_failures()?;
         if sim.cfg.ftl.precondition.enabled {
             sim.verify_from_set_up();

@@ -58,6 +58,7 @@ mod bind;
 mod build;
 mod cr5m;
 mod dgc;
+mod dram;
 mod dsftl;
 mod fail;
 mod gc;
@@ -115,6 +116,8 @@ pub(crate) enum Event {
     RebuildStep(u32),
     /// A read that joined another completes (`scheduler.merge.completion = "fixed-ns"`).
     MergedRead(u32),
+    /// Pages of a request the DRAM stage served are transferred (request, pages).
+    DramDone(ReqId, u32),
 }
 
 /// Counters the simulator keeps itself and hands to the report at the end.
@@ -238,6 +241,8 @@ pub struct Simulation {
     pub(crate) dsftl_counters: dsftl::DsftlCounters,
     /// Read merging, when `scheduler.merge.reads` is not `"off"`.
     pub(crate) merge: Option<merge::MergeState>,
+    /// The DRAM stage, when `cache.mode` is not `"off"`.
+    pub(crate) dram: Option<Box<dram::DramHook>>,
 }
 
 impl Simulation {
@@ -381,6 +386,7 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
+            Event::DramDone(req, pages) => self.on_dram_done(req, pages),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

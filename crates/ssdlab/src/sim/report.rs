@@ -99,6 +99,23 @@ impl Simulation {
         if self.is_lost(lpn) {
             return Ok(false);
         }
+        // Content in DRAM not yet programmed is the page's newest.
+        let dirty = if self.dram.is_some() {
+            self.dram_dirty_token(lpn)
+        } else {
+            None
+        };
+        if let Some(found) = dirty {
+            if found != expected {
+                return Err(SimError::VerifyMismatch {
+                    lpn: lpn.0,
+                    expected,
+                    found,
+                    at_ns: self.now().as_ns(),
+                });
+            }
+            return Ok(true);
+        }
         let found = match self.ftl.lookup(lpn) {
             // A page on a dead chip is checked through its redundancy, if any.
             Some(p) if self.on_dead_chip(p) => {
@@ -216,6 +233,9 @@ impl Simulation {
             self.rec.count(counter, v);
         }
         let end = self.last_completion_ns.max(self.last_event_ns);
+        if let Some(d) = self.dram_report(end) {
+            self.rec.set_dram(d);
+        }
         let end_state = self.end_state(end);
         let dsftl = self.dsftl_report(end);
         let mut report = self

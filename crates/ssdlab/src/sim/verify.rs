@@ -124,6 +124,22 @@ impl Simulation {
     #[inline]
     pub(in crate::sim) fn note_written(&mut self, lpn: Lpn, token: u64) {
         if let Some(v) = self.verify.as_mut() {
+            // While DRAM holds a version not yet programmed, that version is the page's
+            // newest: a program or a zero-time write of an older one changes nothing.
+            if self
+                .dram
+                .as_ref()
+                .is_some_and(|d| d.stage.peek_dirty(lpn).is_some())
+            {
+                return;
+            }
+            v.note(lpn, token);
+        }
+    }
+
+    /// The DRAM stage acknowledged a write of `lpn` with `token`: the page's newest.
+    pub(in crate::sim) fn note_acknowledged(&mut self, lpn: Lpn, token: u64) {
+        if let Some(v) = self.verify.as_mut() {
             v.note(lpn, token);
         }
     }

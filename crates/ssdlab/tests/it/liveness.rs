@@ -9,7 +9,7 @@ use ssdlab_stats::Counter;
 use ssdlab_trace::{Content, IoRequest, Op};
 
 /// Placements, redundancy and binding that change where a page's versions go.
-const SHAPES: [&[&str]; 9] = [
+pub(crate) const SHAPES: [&[&str]; 9] = [
     &[],
     &["ftl.allocation=\"dynamic\""],
     &[
@@ -50,7 +50,7 @@ macro_rules! cr5 {
 
 /// DS-FTL's content index, DGC, CR5 and CR5M, on the same device (CR5M also on a
 /// smaller one).
-const DESIGNS: [&[&str]; 7] = [
+pub(crate) const DESIGNS: [&[&str]; 7] = [
     &["ftl.allocation=\"content-aware\"", "dsftl.index=true"],
     &[
         "ftl.allocation=\"content-aware\"",
@@ -80,7 +80,7 @@ const DESIGNS: [&[&str]; 7] = [
 
 /// A device of 4 chips (one RAID-5 group), 32 blocks of 16 pages a plane, preconditioned full and
 /// `overwrite` rewritten, with verify on.
-fn sets(shape: &[&str], overwrite: u8, lazy: bool) -> Vec<String> {
+pub(crate) fn sets(shape: &[&str], overwrite: u8, lazy: bool) -> Vec<String> {
     let mut s: Vec<String> = [
         "verify=true",
         "geometry.channels=2",
@@ -103,7 +103,7 @@ fn sets(shape: &[&str], overwrite: u8, lazy: bool) -> Vec<String> {
 /// The requests of `ops` (write, first LPN, pages, content seed), one every `gap_ns`.
 /// A content seed below 20 gives the request known content, so that writes repeat
 /// content across requests; `None` or 20 and above leave it unknown (unique).
-fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Vec<IoRequest> {
+pub(crate) fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Vec<IoRequest> {
     ops.iter()
         .enumerate()
         .map(|(i, &(write, lpn, pages, seed))| IoRequest {
@@ -118,7 +118,7 @@ fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Vec<IoRequest
 
 /// Operations for [`requests`], as many as `len` says: three writes in four, 1 to 32
 /// pages at LPNs below 2 900, half of them with one of 20 contents.
-fn ops_with_content(
+pub(crate) fn ops_with_content(
     len: std::ops::Range<usize>,
 ) -> impl Strategy<Value = Vec<(bool, u64, u64, Option<u64>)>> {
     proptest::collection::vec(
@@ -135,7 +135,10 @@ fn ops_with_content(
 /// Runs `reqs` on the device of `sets` to its end, verified, audited and reported: the
 /// pages the audit checked, and the report. The trace's length is known (for failures
 /// given as a fraction of it).
-fn finishes(s: &[String], reqs: Vec<IoRequest>) -> Result<(u64, ssdlab::Report), TestCaseError> {
+pub(crate) fn finishes(
+    s: &[String],
+    reqs: Vec<IoRequest>,
+) -> Result<(u64, ssdlab::Report), TestCaseError> {
     let refs: Vec<&str> = s.iter().map(String::as_str).collect();
     let n = reqs.len() as u64;
     let mut sim = vec_sim(small_config(&refs), reqs);

@@ -6,6 +6,7 @@ mod adversarial;
 mod bind;
 mod cr5m;
 mod dgc;
+mod dram;
 mod dsftl;
 mod fail;
 mod hostile;

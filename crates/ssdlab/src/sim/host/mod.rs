@@ -2,7 +2,10 @@
 //! translation and allocation of each page, and request completion (docs/ARCHITECTURE.md §6).
 
 mod read;
+mod req;
 mod write;
+
+pub(crate) use req::{Req, ReqSlab};
 
 use super::raid::StripeWrite;
 use super::txn::{ReqId, TxnId, NONE};
@@ -22,61 +25,6 @@ pub(crate) enum ReadOutcome {
     Done,
     /// Another mechanism (reconstruction) completes the page later.
     Deferred,
-}
-
-/// One host request in the device. Its content is taken out when it is admitted.
-#[derive(Clone, Debug)]
-pub(crate) struct Req {
-    pub id: u64,
-    pub io: IoRequest,
-    pub arrival_ns: u64,
-    pub admitted_ns: u64,
-    pub first_lpn: u64,
-    pub pages: u32,
-    /// Pages admitted so far: all of them, unless the request is larger than
-    /// [`ADMIT_CHUNK_PAGES`] (then admitted a chunk at a time).
-    pub admitted_pages: u32,
-    pub pending: u32,
-    pub service_ns: u64,
-    /// Service of the pre-reads behind the last-completing sub-request (RAID parity).
-    pub pre_read_ns: u64,
-    pub gc_wait_ns: u64,
-    pub flash_txns: u32,
-    pub buffer_hits: u32,
-}
-
-/// Slab of in-flight requests.
-#[derive(Default)]
-pub(crate) struct ReqSlab {
-    slots: Vec<Req>,
-    free: Vec<ReqId>,
-}
-
-impl ReqSlab {
-    fn insert(&mut self, r: Req) -> ReqId {
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = r;
-            id
-        } else {
-            self.slots.push(r);
-            (self.slots.len() - 1) as ReqId
-        }
-    }
-    fn remove(&mut self, id: ReqId) {
-        self.free.push(id);
-    }
-}
-
-impl std::ops::Index<ReqId> for ReqSlab {
-    type Output = Req;
-    fn index(&self, id: ReqId) -> &Req {
-        &self.slots[id as usize]
-    }
-}
-impl std::ops::IndexMut<ReqId> for ReqSlab {
-    fn index_mut(&mut self, id: ReqId) -> &mut Req {
-        &mut self.slots[id as usize]
-    }
 }
 
 /// The most pages of one request admitted at once. A larger request (256 MiB of 4 KiB
@@ -228,6 +176,9 @@ impl Simulation {
             gc_wait_ns: 0,
             flash_txns: 0,
             buffer_hits: 0,
+            buffer_wait_ns: 0,
+            internal: false,
+            lpns: None,
         };
         self.next_id += 1;
         let id = self.reqs.insert(req);
@@ -260,6 +211,12 @@ impl Simulation {
     /// [`ADMIT_CHUNK_PAGES`]).
     fn admit(&mut self, id: ReqId) {
         self.outstanding += 1;
+        self.start_request(id);
+    }
+
+    /// Starts request `id` (a host request taking its device-queue slot, or an internal
+    /// one, which takes none).
+    pub(in crate::sim) fn start_request(&mut self, id: ReqId) {
         let now = self.now().as_ns();
         let r = &mut self.reqs[id];
         r.admitted_ns = now;
@@ -282,6 +239,14 @@ impl Simulation {
         };
         let (first_lpn, op) = (r.first_lpn + u64::from(from), r.io.op);
         let range = (r.io.offset_bytes, r.io.size_bytes);
+        // The pages of an internal request, when they are not consecutive.
+        let lpns = r.lpns.take();
+        // Host pages go through the DRAM stage, when there is one.
+        let dram = match &self.dram {
+            Some(d) if !r.internal => Some(d.write_back()),
+            _ => None,
+        };
+        let mut dram_done = 0u32;
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
@@ -299,11 +264,18 @@ impl Simulation {
                 .prefetch_overwrite(Lpn(first_lpn as u32), to - from);
         }
         for i in from..to {
-            let Some(lpn) = self.fold(first_lpn + u64::from(i - from), range) else {
-                done_now += 1;
-                continue;
+            let lpn = match &lpns {
+                Some(l) => Lpn(l[i as usize]),
+                None => match self.fold(first_lpn + u64::from(i - from), range) {
+                    Some(lpn) => lpn,
+                    None => {
+                        done_now += 1;
+                        continue;
+                    }
+                },
             };
             match op {
+                Op::Read if dram.is_some() && self.dram_read(id, lpn) => dram_done += 1,
                 Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
                     ReadOutcome::Txn(t) => txns.push(t),
                     ReadOutcome::Done => done_now += 1,
@@ -311,6 +283,13 @@ impl Simulation {
                 },
                 Op::Write => {
                     let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
+                    if dram == Some(true) {
+                        dram_done += u32::from(self.dram_write(id, lpn, token));
+                        continue;
+                    }
+                    if dram == Some(false) {
+                        self.dram_write_through(lpn);
+                    }
                     if striped {
                         let x = self.raid.as_ref().expect("striped");
                         let c = x.map.layout.locate(u64::from(lpn.0));
@@ -344,6 +323,12 @@ impl Simulation {
         }
         self.settle_placement();
         self.scratch = txns;
+        if dram.is_some() {
+            if dram_done > 0 {
+                self.dram_pages_done(id, dram_done);
+            }
+            self.dram_pump();
+        }
         // GC starts only now, behind this request's transactions: a victim may hold
         // pages this request just allocated, and their programs must come first.
         self.run_gc_checks();
@@ -377,10 +362,18 @@ impl Simulation {
                 }
                 self.ftl.unpin(ppn);
                 self.gc_page_released(ppn);
+                if self.dram.is_some() {
+                    let lpn = self.txns[t].lpn;
+                    self.dram_fill(lpn, ppn);
+                }
             }
             TxnReason::HostWrite => {
                 self.ftl.program_done(ppn);
                 self.gc_page_released(ppn);
+                if self.dram.is_some() {
+                    let lpn = self.txns[t].lpn;
+                    self.dram_programmed(req, lpn, ppn);
+                }
                 if acked {
                     return; // its request counted it when its data crossed the bus
                 }
@@ -422,6 +415,11 @@ impl Simulation {
     }
 
     fn finish_request(&mut self, id: ReqId) {
+        if self.reqs[id].internal {
+            self.reqs.remove(id);
+            self.dram_destage_done(id);
+            return;
+        }
         let now = self.now().as_ns();
         let r = self.reqs[id].clone();
         let op = match r.io.op {
@@ -429,6 +427,9 @@ impl Simulation {
             Op::Write => OpClass::Write,
         };
         self.rec.gc_wait(op, r.gc_wait_ns);
+        if self.dram.is_some() {
+            self.rec.buffer_wait(op, r.buffer_wait_ns);
+        }
         self.note_response_phase(now - r.arrival_ns);
         self.rec.request_done(&RequestRecord {
             id: r.id,

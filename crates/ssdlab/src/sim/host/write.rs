@@ -95,6 +95,9 @@ impl Simulation {
     pub(in crate::sim) fn ack_transferred(&mut self, t: TxnId) {
         let txn = self.txns[t];
         let service = txn.bus_ns;
+        if self.dram.as_ref().is_some_and(|d| d.is_destage(txn.req)) {
+            return; // a destaged page is durable when programmed
+        }
         match txn.reason {
             TxnReason::HostWrite | TxnReason::MirrorWrite if txn.req != NONE => {
                 self.txns[t].acked = true;

@@ -386,6 +386,10 @@ impl Simulation {
     /// the request waiting for it is done with it; the stripe stays locked until the
     /// program completes.
     pub(in crate::sim) fn ack_parity(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
+        let req = self.raid().jobs[j].req;
+        if self.dram.as_ref().is_some_and(|d| d.is_destage(req)) {
+            return; // a destage's stripe counts when its parity is programmed
+        }
         let job = &mut self.raid_mut().jobs[j];
         let req = std::mem::replace(&mut job.req, NONE);
         let pre_read_ns = job.pre_read_ns;

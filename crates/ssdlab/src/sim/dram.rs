@@ -1,0 +1,322 @@
+//! The DRAM stage in the request path (`cache.mode` other than `"off"`;
+//! docs/ARCHITECTURE.md §19.3).
+//!
+//! ```text
+//!  admission ─► read page:  DramStage::read ─ hit ─► done after the DRAM transfer
+//!      │                          └─ miss ─► flash read ─► DramStage::fill (read-write)
+//!      └──────► write page: DramStage::write ─ absorbed ─► done after the DRAM transfer
+//!                                 └─ full ─► waits (T_buffer_wait) for a destage
+//!  DramStage::plan ─► victims ─► one internal write request per group of pages
+//!      ─► admission's write path (placement, RAID stripes, FTL, scheduler) ─► programs
+//!      ─► the request done ─► DramStage::destaged ─► waiting writes, flushes, plan again
+//! ```
+//!
+//! The stage ([`ssdlab_dram::DramStage`]) decides; this file applies its decisions. A
+//! configuration without the stage never builds a [`DramHook`], and every hook on the
+//! common path is one `Option` test.
+
+use super::host::{Req, ADMIT_CHUNK_PAGES};
+use super::txn::ReqId;
+use super::{Event, Simulation};
+use rustc_hash::FxHashMap;
+use ssdlab_dram::{CacheConfig, DramStage, Victim, WriteOutcome, WritePolicy};
+use ssdlab_engine::SimDuration;
+use ssdlab_nand::Lpn;
+use ssdlab_stats::DramReport;
+use ssdlab_trace::{Content, IoRequest, Op};
+use std::collections::VecDeque;
+
+/// A host write page that found DRAM full.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    req: ReqId,
+    lpn: Lpn,
+    token: u64,
+    since_ns: u64,
+}
+
+/// The DRAM stage and what the simulation keeps to apply its decisions.
+pub(crate) struct DramHook {
+    pub stage: DramStage,
+    cfg: CacheConfig,
+    page_bytes: u32,
+    /// Write pages waiting for room, in arrival order.
+    waiting: VecDeque<Waiting>,
+    /// Internal destage requests in flight: the versions each programs.
+    destages: FxHashMap<ReqId, Vec<(Lpn, u64)>>,
+    scratch: Vec<Victim>,
+    /// Write pages that waited for room, the total and the longest wait.
+    pub waits: u64,
+    pub wait_ns: u64,
+    pub wait_ns_max: u64,
+    /// Pages lost to power losses: (LPN, the content acknowledged and lost).
+    pub lost: Vec<(u32, u64)>,
+}
+
+impl DramHook {
+    /// The hook of `cfg`'s stage for pages of `page_bytes`, destaging `group_pages`
+    /// consecutive pages together, with `planes` programs in flight by default.
+    pub fn new(cfg: &CacheConfig, page_bytes: u32, group_pages: u32, planes: u32) -> Self {
+        DramHook {
+            stage: DramStage::new(cfg, page_bytes, group_pages, planes),
+            cfg: cfg.clone(),
+            page_bytes,
+            waiting: VecDeque::new(),
+            destages: FxHashMap::default(),
+            scratch: Vec::new(),
+            waits: 0,
+            wait_ns: 0,
+            wait_ns_max: 0,
+            lost: Vec::new(),
+        }
+    }
+
+    /// Whether request `id` is a destage of this stage.
+    #[inline]
+    pub fn is_destage(&self, id: ReqId) -> bool {
+        !self.destages.is_empty() && self.destages.contains_key(&id)
+    }
+
+    /// Whether host writes are acknowledged from DRAM.
+    #[inline]
+    pub fn write_back(&self) -> bool {
+        self.cfg.write_policy == WritePolicy::WriteBack
+    }
+
+    /// Time to move `pages` pages between the host and DRAM.
+    fn transfer(&self, pages: u32) -> SimDuration {
+        SimDuration(
+            self.cfg
+                .transfer_ns(u64::from(pages) * u64::from(self.page_bytes)),
+        )
+    }
+}
+
+impl Simulation {
+    /// Admission of read page `lpn` of host request `id` with the stage on: `true` when
+    /// DRAM serves it (the page completes with the request's other DRAM pages).
+    #[inline]
+    pub(in crate::sim) fn dram_read(&mut self, id: ReqId, lpn: Lpn) -> bool {
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        let Some(token) = d.stage.read(lpn) else {
+            return false;
+        };
+        self.counters.buffer_hits += 1;
+        self.reqs[id].buffer_hits += 1;
+        if self.verify.is_some() {
+            let expect = self.expected(lpn);
+            self.check_token(lpn, expect, token);
+        }
+        true
+    }
+
+    /// Admission of write page `lpn` (content `token`) of host request `id` with a
+    /// write-back stage: `true` when DRAM took it now; else it waits for room.
+    #[inline]
+    pub(in crate::sim) fn dram_write(&mut self, id: ReqId, lpn: Lpn, token: u64) -> bool {
+        let now = self.now().as_ns();
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        if !d.waiting.is_empty() {
+            // Writes take room in arrival order.
+            d.stage.queue_write();
+            d.waiting.push_back(Waiting {
+                req: id,
+                lpn,
+                token,
+                since_ns: now,
+            });
+            return false;
+        }
+        match d.stage.write(now, lpn, token) {
+            WriteOutcome::Absorbed { .. } => {
+                self.note_acknowledged(lpn, token);
+                true
+            }
+            WriteOutcome::Full => {
+                d.waiting.push_back(Waiting {
+                    req: id,
+                    lpn,
+                    token,
+                    since_ns: now,
+                });
+                false
+            }
+        }
+    }
+
+    /// `pages` pages of request `id` were served by DRAM at admission: they complete
+    /// when their transfer is over.
+    pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32) {
+        let d = self.dram.as_ref().expect("the DRAM stage");
+        let at = d.transfer(pages);
+        self.events.schedule_in(at, Event::DramDone(id, pages));
+    }
+
+    /// The DRAM transfer of `pages` pages of request `id` is over.
+    pub(in crate::sim) fn on_dram_done(&mut self, id: ReqId, pages: u32) {
+        let d = self.dram.as_ref().expect("the DRAM stage");
+        let service = d.transfer(pages).0;
+        for _ in 0..pages {
+            self.sub_done(id, service, 0);
+        }
+    }
+
+    /// A host read of `lpn` from flash page `ppn` completed (or a write-through program
+    /// of it): a `read-write` stage keeps the page, unless it was written again since.
+    pub(in crate::sim) fn dram_fill(&mut self, lpn: Lpn, ppn: ssdlab_nand::Ppn) {
+        // A newer version is mapped, or waits in the controller for space or dispatch.
+        if self.ftl.lookup(lpn) != Some(ppn) || self.held_get(lpn).is_some() {
+            return;
+        }
+        let token = self.ftl.token(ppn);
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        d.stage.fill(lpn, token);
+    }
+
+    /// A host write of `lpn` goes to flash past a write-through stage: an older clean
+    /// copy leaves DRAM.
+    pub(in crate::sim) fn dram_write_through(&mut self, lpn: Lpn) {
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        d.stage.invalidate(lpn);
+    }
+
+    /// A host program of `lpn` for request `req` completed in page `ppn`: a write-through stage
+    /// keeps the page as a clean copy (a destage's page is the stage's own business).
+    pub(in crate::sim) fn dram_programmed(&mut self, req: ReqId, lpn: Lpn, ppn: ssdlab_nand::Ppn) {
+        let d = self.dram.as_ref().expect("the DRAM stage");
+        if d.write_back() || self.reqs[req].internal {
+            return;
+        }
+        self.dram_fill(lpn, ppn);
+    }
+
+    /// Starts the destages the stage asks for now.
+    pub(in crate::sim) fn dram_pump(&mut self) {
+        let Some(d) = self.dram.as_mut() else { return };
+        let mut victims = std::mem::take(&mut d.scratch);
+        d.stage.plan(&mut victims);
+        if !victims.is_empty() {
+            self.start_destage(&victims);
+        }
+        if let Some(d) = self.dram.as_mut() {
+            victims.clear();
+            d.scratch = victims;
+        }
+    }
+
+    /// One internal write request programs `victims` (pages of one destage group).
+    fn start_destage(&mut self, victims: &[Victim]) {
+        let page = u64::from(self.geom.page_size_bytes);
+        let tokens: Box<[u64]> = victims.iter().map(|v| v.token).collect();
+        let lpns: Box<[u32]> = victims.iter().map(|v| v.lpn.0).collect();
+        let first = u64::from(lpns[0]);
+        debug_assert!(victims.len() <= ADMIT_CHUNK_PAGES as usize);
+        let req = Req::internal(
+            IoRequest {
+                arrival_ns: self.now().as_ns(),
+                op: Op::Write,
+                offset_bytes: first * page,
+                size_bytes: lpns.len() as u64 * page,
+                content: Some(Content::Pages(tokens)),
+            },
+            self.now().as_ns(),
+            lpns,
+        );
+        let id = self.reqs.insert(req);
+        let versions = victims.iter().map(|v| (v.lpn, v.seq)).collect();
+        self.dram
+            .as_mut()
+            .expect("the DRAM stage")
+            .destages
+            .insert(id, versions);
+        self.start_request(id);
+    }
+
+    /// Internal request `id` (a destage) completed: its versions are durable; waiting
+    /// writes take the room, and the stage plans again.
+    pub(in crate::sim) fn dram_destage_done(&mut self, id: ReqId) {
+        let now = self.now().as_ns();
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        let versions = d.destages.remove(&id).expect("a destage request");
+        for (lpn, seq) in versions {
+            d.stage.destaged(now, lpn, seq);
+        }
+        self.dram_admit_waiting();
+        self.dram_pump();
+    }
+
+    /// Waiting writes take the room there is, in order.
+    fn dram_admit_waiting(&mut self) {
+        let now = self.now().as_ns();
+        loop {
+            let d = self.dram.as_mut().expect("the DRAM stage");
+            let Some(&w) = d.waiting.front() else { return };
+            d.stage.stop_waiting();
+            if d.stage.write(now, w.lpn, w.token) == WriteOutcome::Full {
+                return;
+            }
+            d.waiting.pop_front();
+            let waited = now - w.since_ns;
+            d.waits += 1;
+            d.wait_ns += waited;
+            d.wait_ns_max = d.wait_ns_max.max(waited);
+            let r = &mut self.reqs[w.req];
+            r.buffer_wait_ns = r.buffer_wait_ns.max(waited);
+            self.note_acknowledged(w.lpn, w.token);
+            self.dram_pages_done(w.req, 1);
+        }
+    }
+
+    /// The token DRAM holds for `lpn` as its newest, not yet programmed, content.
+    pub(in crate::sim) fn dram_dirty_token(&self, lpn: Lpn) -> Option<u64> {
+        self.dram.as_ref()?.stage.peek_dirty(lpn)
+    }
+
+    /// The report's `dram` section at the end of the run (`end_ns`).
+    pub(in crate::sim) fn dram_report(&mut self, end_ns: u64) -> Option<DramReport> {
+        let d = self.dram.as_mut()?;
+        let c = d.stage.counters();
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let dirty_at_end = u64::from(d.stage.dirty_pages());
+        let capacity_pages = u64::from(d.stage.capacity());
+        let occupancy = d.stage.occupancy(end_ns);
+        Some(DramReport {
+            mode: kebab(&d.cfg.mode),
+            write_policy: kebab(&d.cfg.write_policy),
+            replacement: kebab(&d.cfg.replacement),
+            destage: kebab(&d.cfg.destage),
+            capacity_pages,
+            read_hits: c.read_hits,
+            read_misses: c.read_misses,
+            read_hit_ratio: ratio(c.read_hits, c.read_hits + c.read_misses),
+            writes_absorbed: c.writes_absorbed,
+            write_hits: c.write_hits,
+            write_hit_ratio: ratio(c.write_hits, c.writes_absorbed),
+            superseded: c.superseded,
+            never_reached_flash: ratio(c.superseded, c.writes_absorbed),
+            destaged: c.destaged,
+            destage_pages_per_s: ratio(c.destaged * 1_000_000_000, end_ns),
+            evicted: c.evicted,
+            fills: c.fills,
+            buffer_waits: d.waits,
+            buffer_wait_ns_mean: ratio(d.wait_ns, d.waits),
+            buffer_wait_ns_max: d.wait_ns_max,
+            dirty_at_end,
+            dirty_peak: occupancy.dirty_pages.iter().copied().max().unwrap_or(0),
+            power_losses: c.power_losses,
+            lost_pages: c.lost,
+            plp_saved_pages: c.plp_saved,
+            lost: d.lost.clone(),
+            occupancy_t_ns: occupancy.t_ns.clone(),
+            occupancy_dirty_pages: occupancy.dirty_pages.clone(),
+        })
+    }
+}
+
+/// A configuration enum's name as it is written in TOML (`"write-buffer"`).
+fn kebab<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
