@@ -44,6 +44,10 @@ pub(crate) struct DramHook {
     waiting: VecDeque<Waiting>,
     /// Internal destage requests in flight: the versions each programs.
     destages: FxHashMap<ReqId, Vec<(Lpn, u64)>>,
+    /// The pages of destage requests not yet admitted.
+    pages: FxHashMap<ReqId, Box<[u32]>>,
+    /// Per host request with a write page that waited for room: its longest wait.
+    request_waits: FxHashMap<ReqId, u64>,
     scratch: Vec<Victim>,
     /// Write pages that waited for room, the total and the longest wait.
     pub waits: u64,
@@ -63,6 +67,8 @@ impl DramHook {
             page_bytes,
             waiting: VecDeque::new(),
             destages: FxHashMap::default(),
+            pages: FxHashMap::default(),
+            request_waits: FxHashMap::default(),
             scratch: Vec::new(),
             waits: 0,
             wait_ns: 0,
@@ -75,6 +81,27 @@ impl DramHook {
     #[inline]
     pub fn is_destage(&self, id: ReqId) -> bool {
         !self.destages.is_empty() && self.destages.contains_key(&id)
+    }
+
+    /// The pages of destage request `id` when it is admitted (`None` for any other
+    /// request).
+    #[inline]
+    pub fn take_pages(&mut self, id: ReqId) -> Option<Box<[u32]>> {
+        if self.pages.is_empty() {
+            None
+        } else {
+            self.pages.remove(&id)
+        }
+    }
+
+    /// The longest time a write page of host request `id` waited for room (0 if none).
+    #[inline]
+    pub fn take_buffer_wait(&mut self, id: ReqId) -> u64 {
+        if self.request_waits.is_empty() {
+            0
+        } else {
+            self.request_waits.remove(&id).unwrap_or(0)
+        }
     }
 
     /// Whether host writes are acknowledged from DRAM.
@@ -144,6 +171,33 @@ impl Simulation {
         }
     }
 
+    /// Page `i` (`lpn`) of host request `id` at admission, with the stage on
+    /// (`write_back`: `dram`): `Some(true)` when DRAM served it (a hit, an absorbed
+    /// write), `Some(false)` when it waits for room, `None` when it goes to flash.
+    #[inline]
+    pub(in crate::sim) fn dram_page(
+        &mut self,
+        id: ReqId,
+        op: Op,
+        dram: Option<bool>,
+        lpn: Lpn,
+        content: Option<&Content>,
+        i: u32,
+    ) -> Option<bool> {
+        match (op, dram) {
+            (Op::Read, Some(_)) => self.dram_read(id, lpn).then_some(true),
+            (Op::Write, Some(true)) => {
+                let token = self.write_token(lpn, content.map(|c| c.page(i)));
+                Some(self.dram_write(id, lpn, token))
+            }
+            (Op::Write, Some(false)) => {
+                self.dram_write_through(lpn);
+                None
+            }
+            _ => None,
+        }
+    }
+
     /// `pages` pages of request `id` were served by DRAM at admission: they complete
     /// when their transfer is over.
     pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32) {
@@ -184,7 +238,7 @@ impl Simulation {
     /// keeps the page as a clean copy (a destage's page is the stage's own business).
     pub(in crate::sim) fn dram_programmed(&mut self, req: ReqId, lpn: Lpn, ppn: ssdlab_nand::Ppn) {
         let d = self.dram.as_ref().expect("the DRAM stage");
-        if d.write_back() || self.reqs[req].internal {
+        if d.write_back() || d.is_destage(req) {
             return;
         }
         self.dram_fill(lpn, ppn);
@@ -211,24 +265,24 @@ impl Simulation {
         let lpns: Box<[u32]> = victims.iter().map(|v| v.lpn.0).collect();
         let first = u64::from(lpns[0]);
         debug_assert!(victims.len() <= ADMIT_CHUNK_PAGES as usize);
+        let n = lpns.len() as u32;
         let req = Req::internal(
             IoRequest {
                 arrival_ns: self.now().as_ns(),
                 op: Op::Write,
                 offset_bytes: first * page,
-                size_bytes: lpns.len() as u64 * page,
+                size_bytes: u64::from(n) * page,
                 content: Some(Content::Pages(tokens)),
             },
             self.now().as_ns(),
-            lpns,
+            first,
+            n,
         );
         let id = self.reqs.insert(req);
         let versions = victims.iter().map(|v| (v.lpn, v.seq)).collect();
-        self.dram
-            .as_mut()
-            .expect("the DRAM stage")
-            .destages
-            .insert(id, versions);
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        d.destages.insert(id, versions);
+        d.pages.insert(id, lpns);
         self.start_request(id);
     }
 
@@ -260,8 +314,8 @@ impl Simulation {
             d.waits += 1;
             d.wait_ns += waited;
             d.wait_ns_max = d.wait_ns_max.max(waited);
-            let r = &mut self.reqs[w.req];
-            r.buffer_wait_ns = r.buffer_wait_ns.max(waited);
+            let longest = d.request_waits.entry(w.req).or_insert(0);
+            *longest = (*longest).max(waited);
             self.note_acknowledged(w.lpn, w.token);
             self.dram_pages_done(w.req, 1);
         }

@@ -176,9 +176,6 @@ impl Simulation {
             gc_wait_ns: 0,
             flash_txns: 0,
             buffer_hits: 0,
-            buffer_wait_ns: 0,
-            internal: false,
-            lpns: None,
         };
         self.next_id += 1;
         let id = self.reqs.insert(req);
@@ -231,20 +228,32 @@ impl Simulation {
         let from = r.admitted_pages;
         let to = r.pages.min(from.saturating_add(ADMIT_CHUNK_PAGES));
         r.admitted_pages = to;
+        let (first, last) = (from == 0, to == r.pages);
+        if first != last {
+            // A request larger than a chunk begins or ends its admission.
+            if first {
+                self.reqs.partial += 1;
+            } else {
+                self.reqs.partial -= 1;
+            }
+        }
+        let r = &mut self.reqs[id];
         // The content is taken out with the last chunk (the only one, as a rule).
         let content = if to == r.pages {
             r.io.content.take()
         } else {
             r.io.content.clone()
         };
-        let (first_lpn, op) = (r.first_lpn + u64::from(from), r.io.op);
+        let (base_lpn, op) = (r.first_lpn, r.io.op);
         let range = (r.io.offset_bytes, r.io.size_bytes);
-        // The pages of an internal request, when they are not consecutive.
-        let lpns = r.lpns.take();
-        // Host pages go through the DRAM stage, when there is one.
-        let dram = match &self.dram {
-            Some(d) if !r.internal => Some(d.write_back()),
-            _ => None,
+        // With a DRAM stage: host pages go through it (`Some(write_back)`); an internal
+        // request (a destage) names its pages, which need not be consecutive.
+        let (dram, lpns) = match self.dram.as_mut() {
+            None => (None, None),
+            Some(d) => match d.take_pages(id) {
+                Some(lpns) => (None, Some(lpns)),
+                None => (Some(d.write_back()), None),
+            },
         };
         let mut dram_done = 0u32;
         let mut txns = std::mem::take(&mut self.scratch);
@@ -257,16 +266,20 @@ impl Simulation {
         let enclosing = std::mem::take(&mut self.admit_done_now);
         let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
-        if op == Op::Write && first_lpn < self.logical_pages {
+        let first_lpn = base_lpn + u64::from(from);
+        if op == Op::Write && first_lpn < self.logical_pages && lpns.is_none() {
             // The pages these writes leave are scattered over the device: their entries
             // are asked for together, so that their misses overlap.
             self.ftl
                 .prefetch_overwrite(Lpn(first_lpn as u32), to - from);
         }
+        // One test per page for what is not plain flash work: a destage's named pages,
+        // or a host page the DRAM stage may take.
+        let special = lpns.is_some() || dram.is_some();
         for i in from..to {
             let lpn = match &lpns {
-                Some(l) => Lpn(l[i as usize]),
-                None => match self.fold(first_lpn + u64::from(i - from), range) {
+                Some(l) if special => Lpn(l[i as usize]),
+                _ => match self.fold(base_lpn + u64::from(i), range) {
                     Some(lpn) => lpn,
                     None => {
                         done_now += 1;
@@ -274,8 +287,13 @@ impl Simulation {
                     }
                 },
             };
+            if special {
+                if let Some(taken) = self.dram_page(id, op, dram, lpn, content.as_ref(), i) {
+                    dram_done += u32::from(taken);
+                    continue;
+                }
+            }
             match op {
-                Op::Read if dram.is_some() && self.dram_read(id, lpn) => dram_done += 1,
                 Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
                     ReadOutcome::Txn(t) => txns.push(t),
                     ReadOutcome::Done => done_now += 1,
@@ -283,13 +301,6 @@ impl Simulation {
                 },
                 Op::Write => {
                     let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
-                    if dram == Some(true) {
-                        dram_done += u32::from(self.dram_write(id, lpn, token));
-                        continue;
-                    }
-                    if dram == Some(false) {
-                        self.dram_write_through(lpn);
-                    }
                     if striped {
                         let x = self.raid.as_ref().expect("striped");
                         let c = x.map.layout.locate(u64::from(lpn.0));
@@ -398,6 +409,7 @@ impl Simulation {
         pre_read_ns: u64,
         gc_wait_ns: u64,
     ) {
+        let partial = self.reqs.partial;
         let r = &mut self.reqs[id];
         debug_assert!(r.pending > 0);
         r.pending -= 1;
@@ -406,7 +418,8 @@ impl Simulation {
         r.gc_wait_ns = gc_wait_ns;
         if r.pending == 0 {
             self.finish_request(id);
-        } else if r.admitted_pages < r.pages
+        } else if partial > 0
+            && r.admitted_pages < r.pages
             && r.admitted_pages - (r.pages - r.pending) <= ADMIT_CHUNK_PAGES / 2
         {
             // A large request: half of its admitted pages are done, the next chunk goes.
@@ -415,10 +428,14 @@ impl Simulation {
     }
 
     fn finish_request(&mut self, id: ReqId) {
-        if self.reqs[id].internal {
-            self.reqs.remove(id);
-            self.dram_destage_done(id);
-            return;
+        let mut buffer_wait_ns = 0;
+        if let Some(d) = self.dram.as_mut() {
+            if d.is_destage(id) {
+                self.reqs.remove(id);
+                self.dram_destage_done(id);
+                return;
+            }
+            buffer_wait_ns = d.take_buffer_wait(id);
         }
         let now = self.now().as_ns();
         let r = self.reqs[id].clone();
@@ -428,7 +445,7 @@ impl Simulation {
         };
         self.rec.gc_wait(op, r.gc_wait_ns);
         if self.dram.is_some() {
-            self.rec.buffer_wait(op, r.buffer_wait_ns);
+            self.rec.buffer_wait(op, buffer_wait_ns);
         }
         self.note_response_phase(now - r.arrival_ns);
         self.rec.request_done(&RequestRecord {

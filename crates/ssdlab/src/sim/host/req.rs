@@ -22,23 +22,17 @@ pub(crate) struct Req {
     pub gc_wait_ns: u64,
     pub flash_txns: u32,
     pub buffer_hits: u32,
-    /// The longest time one of its write pages waited for room in DRAM.
-    pub buffer_wait_ns: u64,
-    /// An internal request (a DRAM destage): not the host's, not recorded.
-    pub internal: bool,
-    /// An internal request's pages, when they are not consecutive.
-    pub lpns: Option<Box<[u32]>>,
 }
 
 impl Req {
-    /// An internal request programming the pages `lpns` (in order) with `io`'s content.
-    pub(in crate::sim) fn internal(io: IoRequest, now: u64, lpns: Box<[u32]>) -> Self {
+    /// An internal request (a DRAM destage) of `pages` pages with `io`'s content.
+    pub(in crate::sim) fn internal(io: IoRequest, now: u64, first_lpn: u64, pages: u32) -> Self {
         Req {
             id: u64::MAX,
             arrival_ns: now,
             admitted_ns: now,
-            first_lpn: u64::from(lpns[0]),
-            pages: lpns.len() as u32,
+            first_lpn,
+            pages,
             admitted_pages: 0,
             pending: 0,
             service_ns: 0,
@@ -46,9 +40,6 @@ impl Req {
             gc_wait_ns: 0,
             flash_txns: 0,
             buffer_hits: 0,
-            buffer_wait_ns: 0,
-            internal: true,
-            lpns: Some(lpns),
             io,
         }
     }
@@ -59,9 +50,12 @@ impl Req {
 pub(crate) struct ReqSlab {
     slots: Vec<Req>,
     free: Vec<ReqId>,
+    /// Requests admitted in part (larger than a chunk), still admitting.
+    pub(in crate::sim) partial: u32,
 }
 
 impl ReqSlab {
+    #[inline(always)]
     pub(in crate::sim) fn insert(&mut self, r: Req) -> ReqId {
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = r;
@@ -71,6 +65,7 @@ impl ReqSlab {
             (self.slots.len() - 1) as ReqId
         }
     }
+    #[inline(always)]
     pub(in crate::sim) fn remove(&mut self, id: ReqId) {
         self.free.push(id);
     }
@@ -78,11 +73,13 @@ impl ReqSlab {
 
 impl std::ops::Index<ReqId> for ReqSlab {
     type Output = Req;
+    #[inline(always)]
     fn index(&self, id: ReqId) -> &Req {
         &self.slots[id as usize]
     }
 }
 impl std::ops::IndexMut<ReqId> for ReqSlab {
+    #[inline(always)]
     fn index_mut(&mut self, id: ReqId) -> &mut Req {
         &mut self.slots[id as usize]
     }
