@@ -12,7 +12,7 @@ use ssdlab_nand::{ChipId, Geometry, Lpn, PlaneId};
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::FtlConfigError;
+use crate::error::FtlConfigError;
 
 /// One parallel unit of the flash array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
