@@ -30,16 +30,18 @@ pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
 use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 
 /// Everything a run needs besides its trace.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
     /// The one seed every random stream of the run is forked from.
+    #[schemars(range(max = i64::MAX))]
     pub seed: u64,
     /// Flash array shape.
     pub geometry: Geometry,
