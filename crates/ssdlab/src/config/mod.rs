@@ -10,11 +10,13 @@
 //!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
 //!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
+//!  doc.rs      the reference of every key, read from the types' schema and docs
 //!  host.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler: crate::sched)
 //! ```
 
 mod builder;
 mod dgc;
+pub mod doc;
 mod dsftl;
 mod error;
 mod host;
