@@ -204,7 +204,9 @@ impl Default for WearLevelingConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PreconditionConfig {
-    /// Whether to precondition at all.
+    /// Whether to precondition: fill (and age) the device in zero time before the run.
+    /// `fill_ratio`, `overwrite_ratio`, `aging` and `sample_planes` are read only when it
+    /// is true, and refused when set without it.
     pub enabled: bool,
     /// Fraction of the logical pages written sequentially first.
     #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the logical pages"))]
@@ -212,8 +214,9 @@ pub struct PreconditionConfig {
     /// Random overwrites of filled pages, × the logical pages (default 0.5; 0: fill only).
     #[schemars(range(min = 0.0, max = 100.0), extend("x-unit" = "× the logical pages"))]
     pub overwrite_ratio: f64,
-    /// After the fill and overwrites, age the device with the workload itself (applied
-    /// by the controller, which replays the trace's writes in zero time).
+    /// Age the device with the workload itself: the controller replays the trace's writes
+    /// in zero time before the run, after the fill and overwrites when `enabled`, and on
+    /// its own when not.
     pub warmup: Warmup,
     /// How the random overwrites are carried out: page by page over the whole device, or
     /// replayed on a few sample planes whose state every plane then takes.
@@ -247,6 +250,14 @@ pub enum Warmup {
     /// Every write of the trace once, in order, in zero time (with instant GC), so the
     /// device starts with the valid-page distribution the workload itself leaves.
     Trace,
+}
+
+impl PreconditionConfig {
+    /// The keys read only when `enabled` is true (every key but `enabled` and `warmup`,
+    /// which runs with or without preconditioning). Set while preconditioning is off, they
+    /// would be ignored, so the configuration builder refuses them.
+    pub const KEYS_READ_WHEN_ENABLED: &'static [&'static str] =
+        &["fill_ratio", "overwrite_ratio", "aging", "sample_planes"];
 }
 
 impl Default for PreconditionConfig {
@@ -540,5 +551,19 @@ mod tests {
         let mut c2 = c.clone();
         c2.gc.background_free_ratio = 0.5;
         assert_eq!(c2.bg_threshold_blocks(&g), 4);
+    }
+
+    /// Every key of `[ftl.precondition]` is either read only with `enabled = true` or
+    /// named here as read without it, so a new key has to be placed in one list.
+    #[test]
+    fn every_precondition_key_is_classified() {
+        let text = toml::to_string(&PreconditionConfig::default()).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        let mut keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut classified = vec!["enabled", "warmup"];
+        classified.extend_from_slice(PreconditionConfig::KEYS_READ_WHEN_ENABLED);
+        classified.sort_unstable();
+        assert_eq!(keys, classified);
     }
 }
