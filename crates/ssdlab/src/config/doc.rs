@@ -43,10 +43,22 @@ pub struct KeyDoc {
 /// A bound of a number.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bound {
-    /// The bound.
+    /// The bound (an integer's above 2^53 rounded: see [`Bound::exact`]).
     pub value: f64,
+    /// The bound when it is an integer, exactly.
+    pub exact: Option<i128>,
     /// Whether the bound itself is allowed.
     pub inclusive: bool,
+}
+
+impl std::fmt::Display for Bound {
+    /// An integer as an integer (`1`, `9223372036854775807`), a fraction as itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.exact {
+            Some(n) => write!(f, "{n}"),
+            None => write!(f, "{}", self.value),
+        }
+    }
 }
 
 /// One allowed value of a key and what it means.
@@ -302,14 +314,26 @@ fn type_name(target: &Value) -> String {
 /// `exclusiveMinimum`, `maximum` and `exclusiveMaximum`; an unsigned integer's implied
 /// minimum of 0 is left out.
 fn bounds(v: &Value) -> (Option<Bound>, Option<Bound>) {
-    let num = |k: &str| v.get(k).and_then(Value::as_f64);
+    let num = |k: &str| {
+        let n = v.get(k)?;
+        let value = n.as_f64()?;
+        let whole = value.fract() == 0.0 && value.abs() < 2f64.powi(53);
+        let exact = n
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+            .or_else(|| whole.then_some(value as i128));
+        Some((value, exact))
+    };
     let bound = |inclusive: &str, exclusive: &str| match (num(inclusive), num(exclusive)) {
-        (Some(value), _) => Some(Bound {
+        (Some((value, exact)), _) => Some(Bound {
             value,
+            exact,
             inclusive: true,
         }),
-        (None, Some(value)) => Some(Bound {
+        (None, Some((value, exact))) => Some(Bound {
             value,
+            exact,
             inclusive: false,
         }),
         (None, None) => None,
@@ -332,8 +356,8 @@ fn range_words(min: Option<Bound>, max: Option<Bound>) -> Option<String> {
         (Some(l), Some(h)) => Some(format!(
             "{}{}, {}{}",
             if l.inclusive { "[" } else { "(" },
-            l.value,
-            h.value,
+            l,
+            h,
             if h.inclusive { "]" } else { ")" }
         )),
         (Some(l), None) => Some(format!(
@@ -443,14 +467,13 @@ mod tests {
     }
 
     /// The values just outside a key's documented bounds and at (or, when a bound is
-    /// excluded, just inside) them, as TOML literals of its type (integers in `i128`,
-    /// from bounds clamped to `i64::MAX`, which `f64` rounds up).
+    /// excluded, just inside) them, as TOML literals of its type.
     fn probes(d: &KeyDoc) -> (Vec<String>, Vec<String>) {
         let (mut outside, mut inside) = (Vec::new(), Vec::new());
         for (b, dir) in [(d.min, -1), (d.max, 1)] {
             let Some(b) = b else { continue };
             if d.ty == "integer" {
-                let v = (b.value as i128).min(i128::from(i64::MAX));
+                let v = b.exact.expect("an integer bound is exact");
                 let (out, at) = if b.inclusive {
                     (v + dir, v)
                 } else {
@@ -539,6 +562,8 @@ mod tests {
         assert_eq!(d.default.as_deref(), Some("0.05"));
         assert_eq!(d.range.as_deref(), Some("[0, 1)"));
         assert_eq!(d.unit.as_deref(), Some("fraction of blocks_per_plane"));
+        let d = lookup("seed").unwrap();
+        assert_eq!(d.range.as_deref(), Some("[0, 9223372036854775807]"));
         let d = lookup("timing.t_read_ns").unwrap();
         assert_eq!(
             (d.unit.as_deref(), d.range.as_deref()),
