@@ -86,6 +86,15 @@ pub enum ConfigCmd {
         /// Preset name (see `ssdlab config list`).
         preset: String,
     },
+    /// The configuration reference: every key with its type, default, unit, allowed
+    /// values and meaning, read from the configuration types' documentation.
+    Doc {
+        /// A key (`ftl.gc.victim`) or a section (`ftl.gc`); every key when absent.
+        key: Option<String>,
+        /// Markdown instead of text (docs/CONFIG.md is this output).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// List the presets.
     List,
 }

@@ -5,6 +5,7 @@
 
 mod args;
 mod bench;
+mod config_doc;
 mod progress;
 mod reproduce;
 mod sweep;
@@ -378,6 +379,7 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
             let cfg = SimConfig::preset(preset).map_err(Failure::input)?;
             print(&format!("# preset {preset}\n{}", cfg.to_toml()))
         }
+        ConfigCmd::Doc { key, markdown } => print(&config_doc::doc(key.as_deref(), *markdown)?),
         ConfigCmd::List => {
             let mut s = String::new();
             for n in ssdlab::presets::NAMES {

@@ -8,6 +8,7 @@ mod bad_config;
 mod bad_traces;
 mod commands;
 mod hostile;
+mod reference;
 mod regressions;
 mod reproduce_cr5m;
 mod reproduce_dgc;

@@ -1,0 +1,45 @@
+//! The configuration reference: `config doc` and docs/CONFIG.md.
+
+use crate::ssdlab;
+
+#[test]
+fn config_doc_prints_a_section_or_a_key() {
+    let run = ssdlab(["config", "doc", "ftl.gc"]);
+    run.assert_ok().assert_stdout_has(&[
+        "[ftl.gc]",
+        "ftl.gc.victim",
+        "\"cost-benefit\"",
+        "ftl.gc.threshold_free_ratio",
+        "type: float · default: 0.05 · unit: fraction of blocks_per_plane · range: [0, 1)",
+    ]);
+    assert!(!run.stdout.contains("ftl.wear_leveling"), "{}", run.stdout);
+    let run = ssdlab(["config", "doc", "timing.t_read_ns"]);
+    run.assert_ok()
+        .assert_stdout_has(&["type: integer · default: 25000 · unit: ns · range: >= 1"]);
+    assert_eq!(run.stdout.lines().next(), Some("timing.t_read_ns"));
+    let all = ssdlab(["config", "doc"]);
+    all.assert_ok()
+        .assert_stdout_has(&["seed", "[dsftl]", "dsftl.multipath_read"]);
+}
+
+#[test]
+fn config_doc_unknown_key_names_it_and_the_closest_ones() {
+    ssdlab(["config", "doc", "ftl.gc.victm"])
+        .assert_input_error(&["`ftl.gc.victm`", "did you mean `ftl.gc.victim`"]);
+    ssdlab(["config", "doc", "scheduler.chip_queue_dpeth"])
+        .assert_input_error(&["`scheduler.chip_queue_depth`"]);
+}
+
+/// docs/CONFIG.md is what `ssdlab config doc --markdown` prints now.
+#[test]
+fn docs_config_md_is_current() {
+    let run = ssdlab(["config", "doc", "--markdown"]);
+    run.assert_ok();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/CONFIG.md");
+    let file = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        file == run.stdout,
+        "docs/CONFIG.md is not what `ssdlab config doc --markdown` prints; regenerate it \
+         with:\n    cargo run -p ssdlab-cli -- config doc --markdown > docs/CONFIG.md"
+    );
+}
