@@ -85,6 +85,10 @@ pub enum ConfigCmd {
     Show {
         /// Preset name (see `ssdlab config list`).
         preset: String,
+        /// Give each key the preset's comment for it (where its value comes from), or mark
+        /// it as a default with its meaning; the output stays a valid config file.
+        #[arg(long)]
+        explain: bool,
     },
     /// The configuration reference: every key with its type, default, unit, allowed
     /// values and meaning, read from the configuration types' documentation.

@@ -203,7 +203,8 @@ fn markdown_page(entries: &[KeyDoc]) -> String {
          values and meaning. A configuration is layered: the built-in defaults, then \
          `--preset NAME` and/or `--config FILE` (partial TOML documents), then `--set \
          KEY=VALUE`. Unknown keys and inconsistent values are errors naming the key. \
-         `ssdlab config doc KEY` prints one key or section.\n"
+         `ssdlab config doc KEY` prints one key or section; `ssdlab config show PRESET \
+         --explain` shows a preset with the reason for each value it sets.\n"
     );
     let mut top = true;
     for d in entries {

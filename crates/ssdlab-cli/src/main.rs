@@ -6,6 +6,7 @@
 mod args;
 mod bench;
 mod config_doc;
+mod explain;
 mod progress;
 mod reproduce;
 mod sweep;
@@ -375,7 +376,8 @@ fn cmd_trace_info(t: &TraceArgs) -> Result<(), Failure> {
 
 fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
     match cmd {
-        ConfigCmd::Show { preset } => {
+        ConfigCmd::Show { preset, explain } if *explain => print(&explain::explain(preset)?),
+        ConfigCmd::Show { preset, .. } => {
             let cfg = SimConfig::preset(preset).map_err(Failure::input)?;
             print(&format!("# preset {preset}\n{}", cfg.to_toml()))
         }

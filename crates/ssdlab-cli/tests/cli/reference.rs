@@ -1,6 +1,8 @@
-//! The configuration reference: `config doc` and docs/CONFIG.md.
+//! The configuration reference: `config doc`, docs/CONFIG.md and `config show
+//! --explain`.
 
-use crate::ssdlab;
+use crate::{ssdlab, PRESETS};
+use ssdlab::{ConfigBuilder, SimConfig};
 
 #[test]
 fn config_doc_prints_a_section_or_a_key() {
@@ -42,4 +44,28 @@ fn docs_config_md_is_current() {
         "docs/CONFIG.md is not what `ssdlab config doc --markdown` prints; regenerate it \
          with:\n    cargo run -p ssdlab-cli -- config doc --markdown > docs/CONFIG.md"
     );
+}
+
+#[test]
+fn config_show_explain_is_the_preset_with_its_comments() {
+    for preset in PRESETS {
+        let run = ssdlab(["config", "show", preset, "--explain"]);
+        run.assert_ok();
+        let cfg = ConfigBuilder::new()
+            .text(&run.stdout, "explained")
+            .unwrap()
+            .build()
+            .unwrap_or_else(|e| panic!("{preset}: {e}\n{}", run.stdout));
+        assert_eq!(cfg, SimConfig::preset(preset).unwrap(), "{preset}");
+    }
+    ssdlab(["config", "show", "brr", "--explain"])
+        .assert_ok()
+        .assert_stdout_has(&[
+            "# preset brr\n",
+            "t_read_ns = 25000               # Table I: \"Page read latency 0.025ms\"\n",
+        ]);
+    ssdlab(["config", "show", "paq", "--explain"])
+        .assert_ok()
+        .assert_stdout_has(&["sample_planes = 8               # (default) Sample planes of"]);
+    ssdlab(["config", "show", "nosuch", "--explain"]).assert_input_error(&["nosuch"]);
 }
