@@ -7,6 +7,7 @@ mod args;
 mod bench;
 mod config_doc;
 mod explain;
+mod names;
 mod progress;
 mod reproduce;
 mod sweep;

@@ -1,8 +1,8 @@
-//! The configuration reference: `config doc`, docs/CONFIG.md and `config show
-//! --explain`.
+//! The configuration reference: `config doc`, docs/CONFIG.md, `config show --explain`
+//! and the names `--help` lists.
 
 use crate::{ssdlab, PRESETS};
-use ssdlab::{ConfigBuilder, SimConfig};
+use ssdlab::{ConfigBuilder, SchedulerKind, SimConfig};
 
 #[test]
 fn config_doc_prints_a_section_or_a_key() {
@@ -68,4 +68,20 @@ fn config_show_explain_is_the_preset_with_its_comments() {
         .assert_ok()
         .assert_stdout_has(&["sample_planes = 8               # (default) Sample planes of"]);
     ssdlab(["config", "show", "nosuch", "--explain"]).assert_input_error(&["nosuch"]);
+}
+
+#[test]
+fn help_lists_presets_schedulers_and_allocation_policies() {
+    for cmd in ["run", "verify", "compare", "sweep", "bench"] {
+        let run = ssdlab([cmd, "--help"]);
+        run.assert_ok();
+        for name in PRESETS.iter().chain(SchedulerKind::NAMES) {
+            assert!(run.stdout.contains(name), "{cmd}: {name}\n{}", run.stdout);
+        }
+        run.assert_stdout_has(&[
+            "Allocation policies (--set ftl.allocation=NAME):",
+            "\n  content-aware  DS-FTL",
+            "\n  hipa ",
+        ]);
+    }
 }
