@@ -1,7 +1,7 @@
-//! The configuration reference: `config doc`, docs/CONFIG.md, `config show --explain`
-//! and the names `--help` lists.
+//! The configuration reference: `config doc`, docs/CONFIG.md, `config show --explain`,
+//! the names `--help` lists, and keys that would be ignored.
 
-use crate::{ssdlab, PRESETS};
+use crate::{ssdlab, trace, PRESETS};
 use ssdlab::{ConfigBuilder, SchedulerKind, SimConfig};
 
 #[test]
@@ -84,4 +84,40 @@ fn help_lists_presets_schedulers_and_allocation_policies() {
             "\n  hipa ",
         ]);
     }
+}
+
+#[test]
+fn precondition_keys_without_preconditioning_are_refused() {
+    let t = trace("msr/hm_0-head200.csv.gz");
+    let run = |sets: &[&str]| {
+        let mut args = vec!["run", "--preset", "dsftl", "--trace", &t];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        ssdlab(args)
+    };
+    run(&[
+        "ftl.precondition.overwrite_ratio=0.5",
+        "ftl.precondition.aging=sampled",
+    ])
+    .assert_input_error(&[
+        "--set ftl.precondition.overwrite_ratio: key `ftl.precondition.overwrite_ratio`",
+        "key `ftl.precondition.aging`",
+        "ftl.precondition.enabled = true",
+    ]);
+    // The README's aged brr: the preset preconditions (checked without the run, which
+    // would age a 256 GiB device).
+    ssdlab([
+        "raid",
+        "layout",
+        "--preset",
+        "brr",
+        "--rows",
+        "1",
+        "--set",
+        "ftl.precondition.overwrite_ratio=0.5",
+        "--set",
+        "ftl.precondition.aging=sampled",
+    ])
+    .assert_ok();
 }
