@@ -17,11 +17,14 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Replay a trace (or the synthetic workload) on one configuration and print the report.
+    #[command(after_help = crate::names::device_lists())]
     Run(RunArgs),
     /// Run with every read checked against the content last written, failures injected
     /// (`--fail chip:3@150ms`), and a full audit of data and redundancy at the end.
+    #[command(after_help = crate::names::device_lists())]
     Verify(RunArgs),
     /// Replay one trace on several schedulers or configurations; a table normalized to the first.
+    #[command(after_help = crate::names::device_lists())]
     Compare(CompareArgs),
     /// Trace tools.
     Trace {
@@ -52,9 +55,11 @@ pub enum Cmd {
         dir: Option<PathBuf>,
     },
     /// Measure simulator speed (host requests/s, flash transactions/s, peak memory).
+    #[command(after_help = crate::names::device_lists())]
     Bench(BenchArgs),
     /// Run the cross product of a grid of --set values, traces and seeds on this
     /// machine's cores into one CSV table (one row per point).
+    #[command(after_help = crate::names::device_lists())]
     Sweep(SweepArgs),
     /// Reproduce a paper's headline experiment: CSVs, SVG figures and a summary.
     Reproduce {
@@ -93,6 +98,19 @@ pub enum ConfigCmd {
     Show {
         /// Preset name (see `ssdlab config list`).
         preset: String,
+        /// Give each key the preset's comment for it (where its value comes from), or mark
+        /// it as a default with its meaning; the output stays a valid config file.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// The configuration reference: every key with its type, default, unit, allowed
+    /// values and meaning, read from the configuration types' documentation.
+    Doc {
+        /// A key (`ftl.gc.victim`) or a section (`ftl.gc`); every key when absent.
+        key: Option<String>,
+        /// Markdown instead of text (docs/CONFIG.md is this output).
+        #[arg(long)]
+        markdown: bool,
     },
     /// List the presets.
     List,
@@ -104,14 +122,14 @@ pub enum ConfigCmd {
 /// Which device configuration.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DeviceArgs {
-    /// A named preset (brr, dgc, cr5m-ssd1..3, paq, dsftl, default).
-    #[arg(long, value_name = "NAME")]
+    // Help: the names of `ssdlab::presets::NAMES`.
+    #[arg(long, value_name = "NAME", help = crate::names::preset_help())]
     pub preset: Option<String>,
     /// A TOML configuration file (layered over the preset, if both are given).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Scheduler name (sets scheduler.name).
-    #[arg(long, value_name = "NAME")]
+    // Help: the names of the `schedulers!` registry.
+    #[arg(long, value_name = "NAME", help = crate::names::scheduler_help())]
     pub scheduler: Option<String>,
     /// Override one key, e.g. --set scheduler.chip_queue_depth=16 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]

@@ -5,7 +5,10 @@
 
 mod args;
 mod bench;
+mod config_doc;
+mod explain;
 mod import;
+mod names;
 mod progress;
 mod reproduce;
 mod sweep;
@@ -359,11 +362,13 @@ fn cmd_trace_info(t: &TraceArgs) -> Result<(), Failure> {
 
 fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
     match cmd {
-        ConfigCmd::Show { preset } => {
+        ConfigCmd::Show { preset, explain } if *explain => print(&explain::explain(preset)?),
+        ConfigCmd::Show { preset, .. } => {
             let cfg = SimConfig::preset(preset).map_err(Failure::input)?;
             print(&format!("# preset {preset}\n{}", cfg.to_toml()))
         }
         ConfigCmd::Import(a) => import::cmd_import(a),
+        ConfigCmd::Doc { key, markdown } => print(&config_doc::doc(key.as_deref(), *markdown)?),
         ConfigCmd::List => {
             let mut s = String::new();
             for n in ssdlab::presets::NAMES {

@@ -1,9 +1,10 @@
 //! [`CacheConfig`]: the `[cache]` section of a run's configuration.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What the controller's DRAM holds for host data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CacheMode {
     /// No DRAM stage: every host page goes to flash as it is admitted.
@@ -18,7 +19,7 @@ pub enum CacheMode {
 }
 
 /// When a write is acknowledged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WritePolicy {
     /// When its pages are in DRAM; they reach flash later (destaging).
@@ -29,7 +30,7 @@ pub enum WritePolicy {
 }
 
 /// Which page leaves DRAM first.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Replacement {
     /// The least recently used page (a read or a write of a page makes it the most
@@ -44,7 +45,7 @@ pub enum Replacement {
 }
 
 /// When dirty pages are written to flash.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Destage {
     /// In the background: once the dirty pages reach `high_watermark` of the capacity,
@@ -60,13 +61,14 @@ pub enum Destage {
 ///
 /// DRAM timing defaults are MQSim's data-cache defaults (`Device_Parameter_Set.cpp`:
 /// `Data_Cache_DRAM_tRCD` = `tCL` = 13 ns, 800 MT/s × 4-byte bursts = 3,200 MB/s).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CacheConfig {
     /// What DRAM holds: `"off"`, `"write-buffer"` or `"read-write"`.
     pub mode: CacheMode,
     /// Capacity for host data, MiB (> 0 when the stage is on; at most the device's raw
     /// capacity).
+    #[schemars(extend("x-unit" = "MiB", "x-constraint" = ">= 1 when mode is not off; at most the raw capacity"))]
     pub capacity_mib: u64,
     /// `"write-back"` (acknowledge from DRAM) or `"write-through"` (acknowledge when
     /// programmed).
@@ -77,22 +79,30 @@ pub struct CacheConfig {
     /// (SSDsim's rule: a write that finds DRAM full waits for its victim's program).
     pub destage: Destage,
     /// Dirty share of the capacity that starts background destaging (`watermark`).
+    #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the capacity", "x-constraint" = "> low_watermark"))]
     pub high_watermark: f64,
     /// Dirty share of the capacity at which background destaging stops (`watermark`).
+    #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the capacity", "x-constraint" = "< high_watermark"))]
     pub low_watermark: f64,
     /// The most destage programs in flight at once; 0: one per plane of the device.
+    #[schemars(extend("x-unit" = "programs"))]
     pub max_destage_in_flight: u32,
     /// DRAM access latency per transfer, ns (MQSim default tRCD + tCL = 26 ns).
+    #[schemars(range(max = 1_000_000))]
     pub t_access_ns: u64,
     /// DRAM bandwidth, MB/s (10^6 bytes; MQSim default 800 MT/s × 4 B = 3,200).
+    #[schemars(range(min = 1), extend("x-unit" = "MB/s (10^6 bytes)"))]
     pub bandwidth_mb_s: u64,
     /// Power-loss protection: dirty pages the controller can still program after power
     /// is lost (an energy budget in pages); 0 without PLP.
+    #[schemars(extend("x-unit" = "pages"))]
     pub plp_pages: u64,
     /// Power-loss protection as a hold-up time, µs: converted into pages from the
     /// device's program time and its dies; 0 without. At most one of the two is set.
+    #[schemars(range(max = 10_000_000), extend("x-unit" = "µs", "x-constraint" = "not with plp_pages"))]
     pub plp_hold_up_us: u64,
     /// Points kept of the dirty-occupancy time series in the report.
+    #[schemars(range(min = 2), extend("x-unit" = "points"))]
     pub occupancy_points: u32,
 }
 
@@ -127,6 +137,23 @@ pub struct CacheConfigError {
 }
 
 impl CacheConfig {
+    /// The keys read only while the stage is on (all but `mode`): set while `mode` is
+    /// `"off"` they would be ignored, and the configuration refuses them.
+    pub const KEYS_READ_WHEN_ON: &'static [&'static str] = &[
+        "capacity_mib",
+        "write_policy",
+        "replacement",
+        "destage",
+        "high_watermark",
+        "low_watermark",
+        "max_destage_in_flight",
+        "t_access_ns",
+        "bandwidth_mb_s",
+        "plp_pages",
+        "plp_hold_up_us",
+        "occupancy_points",
+    ];
+
     /// Whether the stage exists.
     pub fn is_on(&self) -> bool {
         self.mode != CacheMode::Off
@@ -305,6 +332,17 @@ mod tests {
             ..on()
         };
         assert_eq!(keys(&slow), ["bandwidth_mb_s"]);
+    }
+
+    #[test]
+    fn every_key_but_mode_is_read_only_when_on() {
+        let all = toml::Value::try_from(CacheConfig::default()).unwrap();
+        let mut keys: Vec<&str> = all.as_table().unwrap().keys().map(String::as_str).collect();
+        keys.retain(|k| *k != "mode");
+        let mut listed = CacheConfig::KEYS_READ_WHEN_ON.to_vec();
+        keys.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(keys, listed);
     }
 
     #[test]

@@ -1,96 +1,22 @@
 //! The `[ftl]` section of a configuration, its defaults and its validation.
 
+use crate::error::FtlConfigError;
 use crate::order::AllocOrder;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ssdlab_nand::{Geometry, GeometryError};
-
-/// A configuration value the FTL cannot work with. Every variant names its key path.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum FtlConfigError {
-    /// A number outside its allowed range.
-    #[error("{key} must be in {range}, found {value}")]
-    OutOfRange {
-        /// The offending key path, e.g. `ftl.over_provisioning`.
-        key: &'static str,
-        /// The value found.
-        value: f64,
-        /// The allowed range, in words.
-        range: &'static str,
-    },
-    /// `ftl.gc.reserve_blocks` is zero: GC would have nowhere to move pages.
-    #[error("ftl.gc.reserve_blocks must be at least 1, found 0")]
-    NoReserve,
-    /// Background GC would stop before foreground GC starts.
-    #[error(
-        "ftl.gc.background_free_ratio ({background}) must be >= ftl.gc.threshold_free_ratio ({foreground})"
-    )]
-    BackgroundBelowForeground {
-        /// `ftl.gc.background_free_ratio`.
-        background: f64,
-        /// `ftl.gc.threshold_free_ratio`.
-        foreground: f64,
-    },
-    /// `ftl.static_order` is not a permutation of `c`, `w`, `d`, `p`.
-    #[error(
-        "ftl.static_order: {value:?} is not a permutation of the lowercase letters c, w, d, p (e.g. \"cwdp\")"
-    )]
-    StaticOrder {
-        /// The string found.
-        value: String,
-    },
-    /// A plane has too few blocks for the reserve plus one host and one GC frontier block.
-    #[error(
-        "ftl.gc.reserve_blocks = {reserve_blocks} plus 2 open blocks needs more blocks than geometry.blocks_per_plane = {blocks_per_plane}"
-    )]
-    TooFewBlocks {
-        /// `ftl.gc.reserve_blocks`.
-        reserve_blocks: u32,
-        /// `geometry.blocks_per_plane`.
-        blocks_per_plane: u32,
-    },
-    /// More logical pages than the device can hold beside its reserve and open blocks.
-    #[error(
-        "ftl.over_provisioning: {map_entries} mapped pages exceed the {max} the device can hold beside its reserve and GC frontier blocks (raise ftl.over_provisioning)"
-    )]
-    MapTooLarge {
-        /// Map entries asked for.
-        map_entries: u64,
-        /// The most the geometry allows.
-        max: u64,
-    },
-    /// The geometry itself is invalid.
-    #[error(transparent)]
-    Geometry(#[from] GeometryError),
-}
-
-impl FtlConfigError {
-    /// The configuration key path the error is about.
-    pub fn key(&self) -> &'static str {
-        match self {
-            FtlConfigError::OutOfRange { key, .. } => key,
-            FtlConfigError::NoReserve | FtlConfigError::TooFewBlocks { .. } => {
-                "ftl.gc.reserve_blocks"
-            }
-            FtlConfigError::BackgroundBelowForeground { .. } => "ftl.gc.background_free_ratio",
-            FtlConfigError::StaticOrder { .. } => "ftl.static_order",
-            FtlConfigError::MapTooLarge { .. } => "ftl.over_provisioning",
-            FtlConfigError::Geometry(_) => "geometry",
-        }
-    }
-}
+use ssdlab_nand::Geometry;
 
 /// How the controller places host writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Allocation {
-    /// Channel, way, die and plane are a function of the LPN ([`FtlConfig::static_order`]).
+    /// Channel, way, die and plane are a function of the LPN (`ftl.static_order`).
     #[default]
     Static,
-    /// The plane is chosen at write time ([`FtlConfig::dynamic_policy`]).
+    /// The plane is chosen at write time (`ftl.dynamic_policy`).
     Dynamic,
     /// HIPA: static while the dies' loads are balanced, dynamic (to the least-loaded
-    /// die) when they are not ([`FtlConfig::hipa`]).
+    /// die) when they are not (`[ftl.hipa]`).
     Hipa,
     /// DS-FTL: a base allocation (the controller's `dsftl.base`), then a page whose
     /// content its target channel already holds moves to the next channel that lacks it.
@@ -98,7 +24,7 @@ pub enum Allocation {
 }
 
 /// The unit whose load HIPA profiles (`ftl.hipa.level`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HipaLevel {
     /// Dies (HIPA's own paper: a die-level load profiler).
@@ -109,7 +35,7 @@ pub enum HipaLevel {
 }
 
 /// How HIPA measures a unit's load (`ftl.hipa.load`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HipaLoad {
     /// Predicted work: the expected service time of the transactions queued for the unit
@@ -122,7 +48,7 @@ pub enum HipaLoad {
 }
 
 /// When HIPA leaves the static gear (`ftl.hipa.trigger`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HipaTrigger {
     /// Per write: when the static target's load exceeds the least-loaded unit's by more
@@ -136,7 +62,7 @@ pub enum HipaTrigger {
 
 /// `[ftl.hipa]`: HIPA's load profiler and gear switch (Sun et al., J. Syst. Archit.
 /// 131, 2022; its thresholds are not public, so they are keys).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HipaConfig {
     /// The unit whose load is profiled.
@@ -165,7 +91,7 @@ impl Default for HipaConfig {
 }
 
 /// Plane choice under dynamic allocation (applied by the controller).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DynamicPolicy {
     /// Next plane in stripe order.
@@ -176,7 +102,7 @@ pub enum DynamicPolicy {
 }
 
 /// What the host does with an address beyond the logical capacity (applied by the controller).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum AddressFold {
     /// Fold it back: `lpn % logical_pages`.
@@ -187,7 +113,7 @@ pub enum AddressFold {
 }
 
 /// Which full block garbage collection reclaims.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum VictimPolicy {
     /// Fewest valid pages (most gain per erase).
@@ -201,7 +127,7 @@ pub enum VictimPolicy {
 
 /// When foreground GC starts in a plane whose free blocks fell below the threshold
 /// (applied by the controller).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcTrigger {
     /// At once, when the write that crossed the threshold is queued: GC traffic joins
@@ -216,19 +142,22 @@ pub enum GcTrigger {
 }
 
 /// `[ftl.gc]`: garbage collection.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct GcConfig {
     /// Victim selection policy.
     pub victim: VictimPolicy,
     /// Foreground GC starts in a plane when its free blocks fall below
     /// `ratio × blocks_per_plane` (never fewer than `reserve_blocks + 1`).
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1.0, "x-unit" = "fraction of blocks_per_plane"))]
     pub threshold_free_ratio: f64,
     /// Free blocks per plane that only GC may take.
+    #[schemars(range(min = 1))]
     pub reserve_blocks: u32,
     /// Whether idle-time (background) GC is allowed.
     pub background: bool,
     /// Background GC wants at least `ratio × blocks_per_plane` free blocks.
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1.0, "x-unit" = "fraction of blocks_per_plane", "x-constraint" = ">= threshold_free_ratio"))]
     pub background_free_ratio: f64,
     /// Page moves stay inside the die without crossing the bus (carried for the controller).
     pub copyback: bool,
@@ -251,13 +180,14 @@ impl Default for GcConfig {
 }
 
 /// `[ftl.wear_leveling]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WearLevelingConfig {
     /// Open the least-worn free block (else the lowest-numbered one).
     pub dynamic: bool,
     /// 0 = off; else, when max − min erase count in a plane exceeds it, the next victim is
     /// the least-worn full block (cold data moves off it so that it can take hot data).
+    #[schemars(extend("x-unit" = "erases"))]
     pub static_spread: u32,
 }
 
@@ -271,27 +201,33 @@ impl Default for WearLevelingConfig {
 }
 
 /// `[ftl.precondition]`: zero-time filling and aging before replay.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PreconditionConfig {
-    /// Whether to precondition at all.
+    /// Whether to precondition: fill (and age) the device in zero time before the run.
+    /// `fill_ratio`, `overwrite_ratio`, `aging` and `sample_planes` are read only when it
+    /// is true, and refused when set without it.
     pub enabled: bool,
     /// Fraction of the logical pages written sequentially first.
+    #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the logical pages"))]
     pub fill_ratio: f64,
     /// Random overwrites of filled pages, × the logical pages (default 0.5; 0: fill only).
+    #[schemars(range(min = 0.0, max = 100.0), extend("x-unit" = "× the logical pages"))]
     pub overwrite_ratio: f64,
-    /// After the fill and overwrites, age the device with the workload itself (applied
-    /// by the controller, which replays the trace's writes in zero time).
+    /// Age the device with the workload itself: the controller replays the trace's writes
+    /// in zero time before the run, after the fill and overwrites when `enabled`, and on
+    /// its own when not.
     pub warmup: Warmup,
     /// How the random overwrites are carried out: page by page over the whole device, or
     /// replayed on a few sample planes whose state every plane then takes.
     pub aging: Aging,
     /// Sample planes of `aging = "sampled"` (at least 1).
+    #[schemars(range(min = 1, max = 65536))]
     pub sample_planes: u32,
 }
 
 /// `ftl.precondition.aging`: how the random overwrites age the device.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Aging {
     /// Every overwrite written, with instant GC, on the whole device (docs/FTL.md §8).
@@ -305,7 +241,7 @@ pub enum Aging {
 }
 
 /// `ftl.precondition.warmup`: a zero-time replay of the workload before the measured one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Warmup {
     /// No warm-up.
@@ -314,6 +250,14 @@ pub enum Warmup {
     /// Every write of the trace once, in order, in zero time (with instant GC), so the
     /// device starts with the valid-page distribution the workload itself leaves.
     Trace,
+}
+
+impl PreconditionConfig {
+    /// The keys read only when `enabled` is true (every key but `enabled` and `warmup`,
+    /// which runs with or without preconditioning). Set while preconditioning is off, they
+    /// would be ignored, so the configuration builder refuses them.
+    pub const KEYS_READ_WHEN_ENABLED: &'static [&'static str] =
+        &["fill_ratio", "overwrite_ratio", "aging", "sample_planes"];
 }
 
 impl Default for PreconditionConfig {
@@ -330,10 +274,18 @@ impl Default for PreconditionConfig {
 }
 
 /// `[ftl]`: the flash translation layer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
     /// Fraction of physical pages hidden from the host, `0 <= op < 1`.
+    #[schemars(
+        range(min = 0.0),
+        extend(
+            "exclusiveMaximum" = 1.0,
+            "x-unit" = "fraction of the physical pages",
+            "x-constraint" = "large enough for every plane's reserve and GC frontier blocks"
+        )
+    )]
     pub over_provisioning: f64,
     /// Static, dynamic, HIPA or content-aware write placement (applied by the controller).
     pub allocation: Allocation,
@@ -599,5 +551,19 @@ mod tests {
         let mut c2 = c.clone();
         c2.gc.background_free_ratio = 0.5;
         assert_eq!(c2.bg_threshold_blocks(&g), 4);
+    }
+
+    /// Every key of `[ftl.precondition]` is either read only with `enabled = true` or
+    /// named here as read without it, so a new key has to be placed in one list.
+    #[test]
+    fn every_precondition_key_is_classified() {
+        let text = toml::to_string(&PreconditionConfig::default()).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        let mut keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut classified = vec!["enabled", "warmup"];
+        classified.extend_from_slice(PreconditionConfig::KEYS_READ_WHEN_ENABLED);
+        classified.sort_unstable();
+        assert_eq!(keys, classified);
     }
 }

@@ -5,8 +5,9 @@ use ssdlab_engine::SimRng;
 use ssdlab_nand::{BlockId, Geometry, Lpn, PlaneId, Ppn};
 
 use crate::block::{BlockManager, BlockState, Stream, NONE};
-use crate::config::{FtlConfig, FtlConfigError};
+use crate::config::FtlConfig;
 use crate::content::ContentIndex;
+use crate::error::FtlConfigError;
 use crate::gc::{self, GcVictimPolicy};
 use crate::mapping::{Mapping, PageOwner};
 use crate::stats::{EraseSummary, FtlCounters, PlaneSummary};

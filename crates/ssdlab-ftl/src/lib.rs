@@ -43,6 +43,7 @@ mod collect;
 mod config;
 mod content;
 mod diff;
+mod error;
 mod fill;
 mod frozen;
 mod ftl;
@@ -61,11 +62,11 @@ mod testutil;
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use config::{
-    AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, FtlConfigError, GcConfig, GcTrigger,
-    HipaConfig, HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup,
-    WearLevelingConfig,
+    AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, GcConfig, GcTrigger, HipaConfig,
+    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
+pub use error::FtlConfigError;
 pub use fill::{FillContent, FillPattern};
 pub use frozen::{FrozenFtl, LpnTokens, Snapshot};
 pub use ftl::{Ftl, NoSpace};

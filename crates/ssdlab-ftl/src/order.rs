@@ -12,7 +12,7 @@ use ssdlab_nand::{ChipId, Geometry, Lpn, PlaneId};
 use std::fmt;
 use std::str::FromStr;
 
-use crate::config::FtlConfigError;
+use crate::error::FtlConfigError;
 
 /// One parallel unit of the flash array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -153,6 +153,23 @@ impl<'de> Deserialize<'de> for AllocOrder {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Its TOML form: a string of the four letters in some order (all 24 listed).
+impl schemars::JsonSchema for AllocOrder {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AllocOrder".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut orders: Vec<String> = AllocOrder::all().map(|o| o.to_string()).collect();
+        orders.sort_unstable();
+        schemars::json_schema!({
+            "type": "string",
+            "enum": orders,
+            "description": "Four letters, each once: c (channel), w (way: the chip's position on its channel), d (die), p (plane); the first varies fastest with the LPN."
+        })
     }
 }
 
@@ -346,5 +363,32 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("dpw"));
+    }
+
+    /// The schema lists exactly the strings the parser accepts among all four-letter
+    /// words over `c`, `w`, `d`, `p`.
+    #[test]
+    fn the_schema_lists_every_order_the_parser_takes() {
+        let schema = schemars::schema_for!(AllocOrder);
+        let mut listed: Vec<&str> = schema
+            .get("enum")
+            .and_then(|v| v.as_array())
+            .expect("enum")
+            .iter()
+            .map(|v| v.as_str().expect("a string"))
+            .collect();
+        let mut parsed = Vec::new();
+        for n in 0..256u32 {
+            let word: String = (0..4)
+                .map(|i| ['c', 'w', 'd', 'p'][(n >> (2 * (3 - i)) & 3) as usize])
+                .collect();
+            if word.parse::<AllocOrder>().is_ok() {
+                parsed.push(word);
+            }
+        }
+        listed.sort_unstable();
+        parsed.sort_unstable();
+        assert_eq!(listed, parsed);
+        assert_eq!(listed.len(), 24);
     }
 }

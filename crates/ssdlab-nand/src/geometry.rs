@@ -1,6 +1,7 @@
 //! Flash geometry and address arithmetic.
 
 use crate::ids::{BlockId, ChannelId, ChipId, DieId, PhysAddr, PlaneId, Ppn};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A geometry value that cannot describe a real device. `key` names the config key.
@@ -42,22 +43,29 @@ pub enum GeometryError {
 /// `chips_per_channel` chips hang on each of `channels` buses; each chip has
 /// `dies_per_chip` dies that work in parallel but share the chip's bus; each die has
 /// `planes_per_die` planes that can work together in multi-plane operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Geometry {
     /// Number of channels (independent buses).
+    #[schemars(range(min = 1))]
     pub channels: u32,
     /// Chips (packages, "ways") on each channel.
+    #[schemars(range(min = 1))]
     pub chips_per_channel: u32,
     /// Dies in each chip.
+    #[schemars(range(min = 1))]
     pub dies_per_chip: u32,
     /// Planes in each die.
+    #[schemars(range(min = 1))]
     pub planes_per_die: u32,
     /// Blocks in each plane.
+    #[schemars(range(min = 1))]
     pub blocks_per_plane: u32,
     /// Pages in each block.
+    #[schemars(range(min = 1, max = MAX_PAGES_PER_BLOCK))]
     pub pages_per_block: u32,
     /// Bytes in each page.
+    #[schemars(range(min = 512), extend("x-constraint" = "a power of two"))]
     pub page_size_bytes: u32,
 }
 

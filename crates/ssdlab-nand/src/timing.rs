@@ -1,5 +1,6 @@
 //! NAND timing parameters.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A timing value that cannot describe a real device.
@@ -16,7 +17,7 @@ pub enum TimingError {
 
 /// When a host-visible program (a host page, its mirror copy, its stripe's parity)
 /// counts as done for the request that waits for it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteAck {
     /// When the page is programmed: its transfer, then `t_prog` in the array.
@@ -33,14 +34,17 @@ pub enum WriteAck {
 /// per byte in picoseconds (25 ns/byte = 25 000 ps; a 400 MB/s bus = 2 500 ps), so
 /// that the clock stays integer. `t_cmd_ns` is the command/address cycle time paid on
 /// the bus before every operation (0 to ignore, as the papers do).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct NandTiming {
     /// Page read, array → register.
+    #[schemars(range(min = 1))]
     pub t_read_ns: u64,
     /// Page program, register → array.
+    #[schemars(range(min = 1))]
     pub t_prog_ns: u64,
     /// Block erase.
+    #[schemars(range(min = 1))]
     pub t_erase_ns: u64,
     /// Channel transfer time per byte, in picoseconds.
     pub bus_ps_per_byte: u64,

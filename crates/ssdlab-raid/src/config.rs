@@ -3,19 +3,20 @@
 use crate::error::RaidConfigError;
 use crate::fail::{FailSpec, FailTarget};
 use crate::level::RaidLevel;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::Geometry;
 use std::fmt;
 
 /// What one RAID member is: the unit that fails and that a stripe has one chunk on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Domain {
     /// A member is a chip (BRR, DGC): members are the chips in stripe order, less spares.
     #[default]
     Chip,
     /// A member is a channel (CR1, CR4, CR5, CR5M); the chip inside it comes from
-    /// [`RaidConfig::chip_in_channel`].
+    /// `raid.chip_in_channel`.
     Channel,
 }
 
@@ -29,7 +30,7 @@ impl fmt::Display for Domain {
 }
 
 /// Which members form a parity group.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
     /// Group `g` is members `g·G … g·G + G − 1`: neighbours in stripe order share a group.
@@ -42,7 +43,7 @@ pub enum Layout {
 
 /// Which parity update a partial-stripe write takes when read-modify-write and
 /// read-reconstruct-write need equally many pre-reads (the cheaper one always wins).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum UpdateRule {
     /// Read old data and old parity (DGC's choice).
@@ -53,10 +54,10 @@ pub enum UpdateRule {
 }
 
 /// How the chip inside a channel member is chosen (channel domain only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChipChoice {
-    /// Way `row mod ways` of the channel ([`crate::RaidLayout::static_way`]).
+    /// Way `row mod ways` of the channel (the static layout's way).
     #[default]
     Static,
     /// CR5's semi-dynamic allocation (CR5M Fig. 3): the channel comes from the layout,
@@ -68,7 +69,7 @@ pub enum ChipChoice {
 }
 
 /// Where SDA's search for the next available chip, die and plane starts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SdaStart {
     /// At the page's static way (row modulo the data ways) and its static die and
@@ -81,7 +82,7 @@ pub enum SdaStart {
 }
 
 /// What a write to a RAID-4/5 stripe finds in the stripe's pages that were never written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnwrittenStripes {
     /// Zeros: a write to a stripe never written needs no pre-read (its parity is the
@@ -96,7 +97,7 @@ pub enum UnwrittenStripes {
 
 /// When CR5M's mirror chip counts as idle, so that a partial-stripe update may take a
 /// mirror write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MirrorIdle {
     /// The chip has at most `raid.mirror_idle_max_outstanding` transactions outstanding
@@ -109,7 +110,7 @@ pub enum MirrorIdle {
 
 /// How CR5M measures a mirror chip's available capacity against
 /// `raid.mirror_reclaim_free_ratio`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MirrorAvail {
     /// Pages that hold no live mirror copy: free pages and invalid pages GC can recover.
@@ -120,7 +121,7 @@ pub enum MirrorAvail {
 }
 
 /// Which copy a read of a mirrored page takes under CR5M.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MirrorReadChoice {
     /// The data chip, unless it has outstanding work and the mirror chip has none
@@ -132,7 +133,7 @@ pub enum MirrorReadChoice {
 }
 
 /// `[raid]`: RAID inside the SSD.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RaidConfig {
     /// `0`, `1`, `4`, `5` or `"none"` (no RAID layer, the default).
@@ -142,6 +143,7 @@ pub struct RaidConfig {
     /// Members per parity group, `G`. RAID-4/5: data + 1 parity, at least 2. RAID-1: even,
     /// position `j` mirrored at `j + G/2`. Ignored for RAID-0 and `none` (one group of all
     /// members).
+    #[schemars(extend("x-unit" = "members"))]
     pub group_size: u32,
     /// Which members form a group.
     pub layout: Layout,
@@ -156,8 +158,10 @@ pub struct RaidConfig {
     /// are not members; rebuilds target them.
     pub spare_chips: u32,
     /// Background rebuild bandwidth cap, MiB/s, `> 0`.
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
     pub rebuild_rate_mib_s: f64,
-    /// Failures to inject, as [`FailSpec`] strings (`chip:3@150ms`, `channel:1@0.25`).
+    /// Failures to inject, each `chip:K@T` or `channel:K@T` with `T` a time (`150ms`) or a
+    /// fraction of the trace's requests (`0.25`), e.g. `["chip:3@150ms"]`.
     pub fail: Vec<String>,
     /// Writes to a stripe none of whose pages were written yet open a group buffer:
     /// the parity is encoded once, when the stripe's data is all present or the timeout
@@ -182,12 +186,15 @@ pub struct RaidConfig {
     pub mirror_idle: MirrorIdle,
     /// CR5M with `mirror_idle = "chip"`: outstanding transactions a mirror chip may have
     /// and still count as idle.
+    #[schemars(extend("x-unit" = "transactions"))]
     pub mirror_idle_max_outstanding: u32,
     /// CR5M: a mirror chip whose available capacity falls below this fraction of its
     /// pages takes no mirror write and starts expired-data reclaim (§III-B 1d: 2 %).
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1.0, "x-unit" = "fraction of the mirror chip's pages"))]
     pub mirror_reclaim_free_ratio: f64,
     /// CR5M: capacity-triggered reclaim releases the oldest entries of the mirror chip
     /// until its available capacity is back to this fraction (not in the paper).
+    #[schemars(extend("exclusiveMaximum" = 1.0, "x-unit" = "fraction of the mirror chip's pages", "x-constraint" = ">= mirror_reclaim_free_ratio"))]
     pub mirror_reclaim_stop_ratio: f64,
     /// CR5M: what "available capacity" of a mirror chip counts.
     pub mirror_avail: MirrorAvail,

@@ -121,6 +121,31 @@ impl<'de> Deserialize<'de> for RaidLevel {
     }
 }
 
+/// Its TOML form: one of the integers or the string `"none"`, each with its meaning (the
+/// variants' documentation above).
+impl schemars::JsonSchema for RaidLevel {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RaidLevel".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "oneOf": [
+                { "const": "none", "type": "string",
+                  "description": "No RAID layer at all: the controller places pages as it would without one." },
+                { "const": 0, "type": "integer",
+                  "description": "RAID-0: striping without redundancy; a failed member loses its data." },
+                { "const": 1, "type": "integer",
+                  "description": "RAID-1: group position j + G/2 mirrors position j (CR1 at channel level)." },
+                { "const": 4, "type": "integer",
+                  "description": "RAID-4: one parity chunk per stripe, always on the group's last member (CR4)." },
+                { "const": 5, "type": "integer",
+                  "description": "RAID-5: one parity chunk per stripe, rotating over the group's members (BRR, CR5)." }
+            ]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +176,31 @@ mod tests {
         assert!(RaidLevel::Raid1.is_redundant());
         assert!(!RaidLevel::Raid0.is_redundant());
         assert!(!RaidLevel::None.is_redundant());
+    }
+
+    /// The schema lists every level once, in the form the parser accepts.
+    #[test]
+    fn the_schema_lists_every_level_in_its_toml_form() {
+        let schema = schemars::schema_for!(RaidLevel);
+        let consts: Vec<RaidLevel> = schema
+            .get("oneOf")
+            .and_then(|v| v.as_array())
+            .expect("oneOf")
+            .iter()
+            .map(|v| {
+                let c = v.get("const").expect("const").clone();
+                RaidLevel::deserialize(c).expect("the parser takes the schema's value")
+            })
+            .collect();
+        assert_eq!(
+            consts,
+            [
+                RaidLevel::None,
+                RaidLevel::Raid0,
+                RaidLevel::Raid1,
+                RaidLevel::Raid4,
+                RaidLevel::Raid5
+            ]
+        );
     }
 }

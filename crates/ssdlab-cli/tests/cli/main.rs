@@ -9,6 +9,7 @@ mod bad_traces;
 mod commands;
 mod hostile;
 mod import;
+mod reference;
 mod regressions;
 mod reproduce_cr5m;
 mod reproduce_dgc;

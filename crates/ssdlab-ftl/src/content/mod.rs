@@ -30,11 +30,12 @@ mod groups;
 use crate::bloom::Bloom;
 use groups::Groups;
 use rustc_hash::FxHashMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::{ChipId, Geometry, Ppn};
 
 /// The unit a fingerprint table covers (`dsftl.scope`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContentUnit {
     /// One table per channel (paper §4.2.1 (2): "the least parallelism restriction").
@@ -45,7 +46,7 @@ pub enum ContentUnit {
 }
 
 /// How a unit's fingerprint table answers (`dsftl.filter`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContentFilter {
     /// Exactly, from the index.

@@ -4,11 +4,12 @@
 //! `ftl.allocation = "content-aware"`; this section holds its settings. See
 //! `docs/DSFTL.md` for each reading of the paper.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ssdlab_ftl::{ContentFilter, ContentIndexConfig, ContentUnit, MAX_HASHES};
 
 /// The allocation content-aware placement starts from (`dsftl.base`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum BaseAllocation {
     /// Static, under `ftl.static_order` (the paper's headline baseline, §5.2.1).
@@ -22,7 +23,7 @@ pub enum BaseAllocation {
 
 /// Where the round-robin search for a unit without the content starts
 /// (`dsftl.rr_start`; the paper says only "round-robin", §4.2.1 (3)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RrStart {
     /// The unit after the base allocation's target.
@@ -34,7 +35,7 @@ pub enum RrStart {
 }
 
 /// Where a page goes when every unit already holds its content (`dsftl.on_saturated`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum OnSaturated {
     /// The base allocation's target.
@@ -45,7 +46,7 @@ pub enum OnSaturated {
 }
 
 /// When a read may take another page of its content (`dsftl.multipath_read`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Multipath {
     /// With content-aware placement (DS-FTL as the paper builds it).
@@ -58,7 +59,7 @@ pub enum Multipath {
 }
 
 /// `[dsftl]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct DsftlConfig {
     /// Keep the content index under any allocation, so that the baselines report the
@@ -73,8 +74,10 @@ pub struct DsftlConfig {
     /// one, or exactly.
     pub filter: ContentFilter,
     /// Bloom filter positions per physical page of the unit (m / pages; not in paper).
+    #[schemars(range(min = 1))]
     pub bloom_bits_per_page: u32,
     /// Bloom filter hash functions (k; not in paper).
+    #[schemars(range(min = 1, max = MAX_HASHES))]
     pub bloom_hashes: u32,
     /// `filter = "bloom-plain"`: rebuild the filters from the index after this many
     /// insertions; 0 = never.

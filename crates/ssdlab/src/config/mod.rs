@@ -10,11 +10,13 @@
 //!  builder.rs  ConfigBuilder: defaults + preset/file + --set, then validate
 //!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
+//!  doc.rs      the reference of every key, read from the types' schema and docs
 //!  host.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler: crate::sched)
 //! ```
 
 mod builder;
 mod dgc;
+pub mod doc;
 mod dsftl;
 mod error;
 mod host;
@@ -30,6 +32,7 @@ pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use ssdlab_dram::CacheConfig;
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
@@ -37,10 +40,11 @@ use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 
 /// Everything a run needs besides its trace.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
     /// The one seed every random stream of the run is forked from.
+    #[schemars(range(max = i64::MAX))]
     pub seed: u64,
     /// Flash array shape.
     pub geometry: Geometry,
@@ -155,7 +159,13 @@ impl SimConfig {
         }
         self.validate_dsftl(&mut errs);
         self.validate_sampled_aging(&mut errs);
-        for e in self.cache.validate(self.geometry.capacity_bytes()) {
+        // The device's size bounds the DRAM's; a geometry that is refused gives none.
+        let device_bytes = if geometry_errs.is_empty() {
+            self.geometry.capacity_bytes()
+        } else {
+            u64::MAX
+        };
+        for e in self.cache.validate(device_bytes) {
             errs.push(ConfigError::Invalid {
                 key: format!("cache.{}", e.key),
                 message: e.message,

@@ -1,9 +1,10 @@
 //! `[placement]`: when a written page's physical place is fixed.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `[placement]`: the placement seam's settings (see `crate::placement`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PlacementConfig {
     /// When a host write's page is fixed: at admission (default) or when its die starts
@@ -12,7 +13,7 @@ pub struct PlacementConfig {
 }
 
 /// `placement.bind`: when a host write's physical page is chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Bind {
     /// The placement policy picks the plane when the request is admitted and the FTL

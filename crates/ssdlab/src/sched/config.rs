@@ -4,18 +4,20 @@
 //! SchedulerKind}`. The sub-tables `[scheduler.vaq]` and `[scheduler.paq]` hold the
 //! options of the PAQ paper's schedulers (docs/PAQ.md).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::Geometry;
 
 use super::{MergeConfig, SchedulerKind};
 
 /// Scheduler selection and its queues.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
     /// Which policy.
     pub name: SchedulerKind,
     /// Transactions a chip's queue holds (BRR: 64; its sensitivity study: 1..256).
+    #[schemars(range(min = 1), extend("x-unit" = "transactions"))]
     pub chip_queue_depth: u32,
     /// Pack queued reads or programs of one die into multi-plane operations when they
     /// obey the plane-addressing rule (different planes, same page offset).
@@ -55,7 +57,7 @@ impl Default for SchedulerConfig {
 }
 
 /// Where PIQ's batch order decides what a chip serves next.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum BatchOrder {
     /// Inside the chip queues: a chip's queue is the controller's pending queue of that
@@ -67,7 +69,7 @@ pub enum BatchOrder {
 }
 
 /// `[scheduler.piq]`: Parallel Issue Queuing (BRR paper §II-D, Algorithm 1).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PiqConfig {
     /// Where the batch order applies.
@@ -75,7 +77,7 @@ pub struct PiqConfig {
 }
 
 /// How BRR estimates `AT_j`, the next arrival at a member chip (Algorithm 2, line 7).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NextArrival {
     /// The chip's next arrival expected from its past ones: one mean gap between
@@ -89,7 +91,7 @@ pub enum NextArrival {
 }
 
 /// `[scheduler.brr]`: Balanced Redirected Read (BRR paper §III-E, Algorithm 2).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BrrConfig {
     /// How `AT_j` is estimated.
@@ -97,7 +99,7 @@ pub struct BrrConfig {
 }
 
 /// What VAQ's head waits for before it is committed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockOn {
     /// The head's die is idle with nothing queued for it.
@@ -107,7 +109,7 @@ pub enum BlockOn {
 }
 
 /// `[scheduler.vaq]`: the in-order baseline (PAQ paper §4.3, §6.5).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct VaqConfig {
     /// What the head of the queue blocks on.
@@ -127,7 +129,7 @@ impl Default for VaqConfig {
 }
 
 /// Where PAQ sends host writes and background work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WritePath {
     /// Straight to the chip queue in submission order (Algorithm 1's bypass).
@@ -137,7 +139,7 @@ pub enum WritePath {
 }
 
 /// Which die of a package a clump serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PaqOrder {
     /// Among the dies the oldest request has reads on, the one with the most held
@@ -148,12 +150,13 @@ pub enum PaqOrder {
 }
 
 /// `[scheduler.paq]`: physically addressed queueing (PAQ paper §4).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PaqConfig {
     /// Dies of one package that may hold committed or running work at once when a
     /// clump commits to it; 0 means all of them (die interleaving), 1 is the literal
     /// "one transaction per package" of goal #2.
+    #[schemars(extend("x-unit" = "dies", "x-constraint" = "<= geometry.dies_per_chip"))]
     pub chip_slots: u32,
     /// Die choice inside a package (`paq1`, `paq2`).
     pub order: PaqOrder,
@@ -170,6 +173,7 @@ pub struct PaqConfig {
     /// Starvation bound: a held read whose die has started this many operations since
     /// the read arrived is served next by that die, ahead of queued writes; 0 = off
     /// (not in the paper, §6.4 names the need).
+    #[schemars(extend("x-unit" = "operations"))]
     pub starvation_limit: u32,
 }
 

@@ -4,10 +4,11 @@
 //! default. The mechanism is the controller's (`sim/merge.rs`); the settings are here so
 //! that every scheduler, the baselines' included, can use it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Which waiting read a new read may join (`scheduler.merge.reads`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MergeReads {
     /// Never: every read page is a flash read.
@@ -22,7 +23,7 @@ pub enum MergeReads {
 }
 
 /// When a merged read completes (`scheduler.merge.completion`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MergeCompletion {
     /// With the read it joined, when that read's data has crossed the bus.
@@ -34,7 +35,7 @@ pub enum MergeCompletion {
 }
 
 /// `[scheduler.merge]`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MergeConfig {
     /// Which waiting read a new read may join.

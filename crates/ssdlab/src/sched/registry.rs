@@ -10,7 +10,9 @@
 macro_rules! schedulers {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal => $ctor:path, )+) => {
         /// Scheduler names accepted by `scheduler.name` and `--scheduler`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+        )]
         pub enum SchedulerKind {
             $( $(#[$doc])* #[serde(rename = $name)] $variant, )+
         }
