@@ -143,8 +143,9 @@ pub struct DeviceArgs {
     /// Enable DGC (sets dgc.enabled): redirect writes away from chips about to start GC.
     #[arg(long)]
     pub dgc: bool,
-    /// Inject a failure: `chip:K@T` or `channel:K@T`, T a time with unit (`150ms`, `2s`)
-    /// or a fraction of the trace's requests (`0.25`). Repeatable; adds to raid.fail.
+    /// Inject a failure: `chip:K@T`, `channel:K@T` or `power@T` (DRAM loses what it did
+    /// not program, beyond the PLP budget), T a time with unit (`150ms`, `2s`) or a
+    /// fraction of the trace's requests (`0.25`). Repeatable; adds to raid.fail.
     #[arg(long, value_name = "SPEC")]
     pub fail: Vec<String>,
 }

@@ -100,11 +100,18 @@ fn verify_lines(report: &Report, audited: u64) -> String {
         }
     }
     let lost = c(Counter::UnrecoverableReads);
-    let lost = if lost > 0 {
+    let mut lost = if lost > 0 {
         format!(", {} unrecoverable reads reported as lost", n(lost))
     } else {
         String::new()
     };
+    if let Some(d) = report.dram.as_ref().filter(|d| d.power_losses > 0) {
+        let _ = write!(
+            lost,
+            ", {} acknowledged pages lost to power losses (checked at their previous content)",
+            n(d.lost_pages)
+        );
+    }
     let _ = writeln!(
         s,
         "verify: PASS — {} reads checked, 0 mismatches, {} pages audited{lost}",

@@ -351,6 +351,7 @@ impl RaidConfig {
                     let (what, found, count) = match spec.target {
                         FailTarget::Chip(c) => ("chip", c.0, chips),
                         FailTarget::Channel(c) => ("channel", c.0, channels),
+                        FailTarget::Power => continue,
                     };
                     if let Some(count) = count.filter(|&n| found >= n) {
                         errs.push(RaidConfigError::FailOutOfRange {

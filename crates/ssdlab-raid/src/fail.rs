@@ -1,6 +1,8 @@
-//! Failure specs: `TARGET@WHEN`, e.g. `chip:3@150ms` or `channel:1@0.25`.
+//! Failure specs: `TARGET@WHEN`, e.g. `chip:3@150ms`, `channel:1@0.25` or `power@0.5`.
 //!
-//! `TARGET` is `chip:N` (a chip in stripe order) or `channel:N`. `WHEN` is a time with a
+//! `TARGET` is `chip:N` (a chip in stripe order), `channel:N`, or `power` (the device
+//! loses power: the controller's DRAM loses what it did not program, beyond what
+//! power-loss protection saves). `WHEN` is a time with a
 //! unit (`42ns`, `300us`, `300µs`, `1.5ms`, `2s`; decimals must come to a whole number of
 //! nanoseconds) or a bare number in `[0, 1]`: the fraction of the trace's requests that
 //! have arrived (`0.25` = when the first quarter of the requests has arrived).
@@ -18,6 +20,8 @@ pub enum FailTarget {
     Chip(ChipId),
     /// A whole channel: every chip on it.
     Channel(ChannelId),
+    /// The device's power.
+    Power,
 }
 
 /// When it fails.
@@ -52,7 +56,7 @@ pub enum FailSpecErrorKind {
     #[error("missing '@'; expected TARGET@WHEN, e.g. chip:3@150ms or channel:1@0.25")]
     MissingAt,
     /// The target is neither `chip:N` nor `channel:N`.
-    #[error("unknown target {found:?}; expected chip:N or channel:N")]
+    #[error("unknown target {found:?}; expected chip:N, channel:N or power")]
     UnknownTarget {
         /// The target text found.
         found: String,
@@ -150,6 +154,9 @@ fn parse_target(s: &str) -> Result<FailTarget, FailSpecErrorKind> {
     let unknown = || FailSpecErrorKind::UnknownTarget {
         found: s.to_string(),
     };
+    if s == "power" {
+        return Ok(FailTarget::Power);
+    }
     let (what, index) = s.split_once(':').ok_or_else(unknown)?;
     let what: &'static str = match what {
         "chip" => "chip",
@@ -257,6 +264,7 @@ impl fmt::Display for FailTarget {
         match self {
             FailTarget::Chip(c) => write!(f, "chip:{c}"),
             FailTarget::Channel(c) => write!(f, "channel:{c}"),
+            FailTarget::Power => write!(f, "power"),
         }
     }
 }

@@ -156,6 +156,14 @@ counters! {
     // Failures and rebuild (present only with failures configured).
     /// Failures injected (`raid.fail`, `--fail`); a channel failure counts once.
     Failures = "failures",
+    /// Power losses injected (`--fail power@T`); present only when there was one.
+    PowerLosses = "power-losses",
+    /// Flush commands completed; present only when the workload had one. Not requests of
+    /// the read or write classes.
+    Flushes = "flushes",
+    /// Write requests with FUA (durable before they complete); present only when the
+    /// workload had one.
+    FuaWrites = "fua-writes",
     /// Timed failures due after the last request completed: not applied (they would
     /// only have moved the end of the run).
     FailuresNotFired = "failures-not-fired",

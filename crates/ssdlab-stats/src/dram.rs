@@ -57,6 +57,25 @@ pub struct DramReport {
     pub lost_pages: u64,
     /// Dirty pages the PLP budget programmed after them.
     pub plp_saved_pages: u64,
+    /// The PLP budget: dirty pages a power loss still programs (`cache.plp_pages`, or
+    /// what `cache.plp_hold_up_us` allows).
+    #[serde(default)]
+    pub plp_budget_pages: u64,
+    /// Flush commands completed (not counting those a power loss interrupted).
+    #[serde(default)]
+    pub flushes: u64,
+    /// Their mean wait for the writes acknowledged before them to reach flash, ns.
+    #[serde(default)]
+    pub flush_wait_ns_mean: f64,
+    /// The longest such wait, ns.
+    #[serde(default)]
+    pub flush_wait_ns_max: u64,
+    /// FUA write pages DRAM took (each done only once programmed).
+    #[serde(default)]
+    pub fua_pages: u64,
+    /// Flushes and FUA write pages a power loss completed before they were durable.
+    #[serde(default)]
+    pub interrupted: u64,
     /// Every lost page as `[lpn, token]`: acknowledged content that never reached
     /// flash (verify mode checks that reads see the page's previous content).
     pub lost: Vec<(u32, u64)>,
@@ -75,6 +94,7 @@ impl DramReport {
             self.never_reached_flash,
             self.destage_pages_per_s,
             self.buffer_wait_ns_mean,
+            self.flush_wait_ns_mean,
         ]
         .iter()
         .all(|x| x.is_finite())
@@ -119,10 +139,31 @@ impl crate::Report {
                 fmt_count(d.dirty_at_end)
             ),
         )?;
+        if d.flushes > 0 {
+            kv(w, "flushes", fmt_count(d.flushes))?;
+            kv(w, "their mean wait (µs)", fmt_us(d.flush_wait_ns_mean))?;
+            kv(
+                w,
+                "longest flush wait (µs)",
+                fmt_us(d.flush_wait_ns_max as f64),
+            )?;
+        }
+        if d.fua_pages > 0 {
+            kv(w, "FUA write pages", fmt_count(d.fua_pages))?;
+        }
         if d.power_losses > 0 {
             kv(w, "power losses", fmt_count(d.power_losses))?;
             kv(w, "pages lost", fmt_count(d.lost_pages))?;
-            kv(w, "pages saved by PLP", fmt_count(d.plp_saved_pages))?;
+            kv(
+                w,
+                "pages saved by PLP",
+                format!(
+                    "{} (budget {})",
+                    fmt_count(d.plp_saved_pages),
+                    fmt_count(d.plp_budget_pages)
+                ),
+            )?;
+            kv(w, "flushes/FUA interrupted", fmt_count(d.interrupted))?;
         }
         Ok(())
     }

@@ -199,6 +199,7 @@ mod tests {
                 } else {
                     Op::Write
                 },
+                fua: false,
                 offset_bytes: i * 4096,
                 size_bytes: 4096,
                 content: None,

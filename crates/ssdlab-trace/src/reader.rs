@@ -237,6 +237,7 @@ impl TraceReader {
         Ok(IoRequest {
             arrival_ns: self.pass_offset_ns + rel_ns,
             op: rec.op,
+            fua: false,
             offset_bytes: rec.offset_bytes,
             size_bytes: rec.size_bytes,
             content: rec.content,

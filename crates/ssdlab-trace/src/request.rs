@@ -6,7 +6,7 @@ use std::fmt;
 /// Size of the unit in which content tokens, working sets and duplicates are counted.
 pub const PAGE_BYTES: u64 = 4096;
 
-/// Direction of a host request.
+/// What a host request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
@@ -14,6 +14,9 @@ pub enum Op {
     Read,
     /// Data flows from the host to the device.
     Write,
+    /// Make every write completed before it durable (NVMe Flush, a block layer's
+    /// pre-flush). Carries no data: its offset and size are 0.
+    Flush,
 }
 
 impl Op {
@@ -29,6 +32,7 @@ impl fmt::Display for Op {
         f.write_str(match self {
             Op::Read => "read",
             Op::Write => "write",
+            Op::Flush => "flush",
         })
     }
 }
@@ -77,11 +81,15 @@ pub struct IoRequest {
     /// Arrival time in ns, relative to the first record of the trace (the first request
     /// arrives at 0); never decreasing along a stream.
     pub arrival_ns: u64,
-    /// Read or write.
+    /// Read, write or flush.
     pub op: Op,
+    /// A write that must be durable before it completes (Force Unit Access); false for
+    /// reads and flushes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fua: bool,
     /// Byte address on the device.
     pub offset_bytes: u64,
-    /// Length in bytes; always > 0.
+    /// Length in bytes; > 0 for reads and writes, 0 for a flush.
     pub size_bytes: u64,
     /// Content of the data's pages; `None` when the trace carries no content.
     pub content: Option<Content>,
@@ -94,11 +102,23 @@ impl IoRequest {
         self.offset_bytes / PAGE_BYTES
     }
 
+    /// A flush arriving at `arrival_ns`.
+    pub fn flush(arrival_ns: u64) -> Self {
+        IoRequest {
+            arrival_ns,
+            op: Op::Flush,
+            fua: false,
+            offset_bytes: 0,
+            size_bytes: 0,
+            content: None,
+        }
+    }
+
     /// Number of 4 KiB pages the request touches (an unaligned request touches the
-    /// partial pages at both ends).
+    /// partial pages at both ends). Not for a flush, which touches none.
     #[inline]
     pub fn page_count(&self) -> u64 {
-        debug_assert!(self.size_bytes > 0);
+        debug_assert!(self.size_bytes > 0, "a flush has no pages");
         let last = (self.offset_bytes.saturating_add(self.size_bytes - 1)) / PAGE_BYTES;
         last - self.first_page() + 1
     }
@@ -175,6 +195,7 @@ mod tests {
         let r = IoRequest {
             arrival_ns: 0,
             op: Op::Write,
+            fua: false,
             offset_bytes: 4000,
             size_bytes: 200,
             content: None,

@@ -42,6 +42,10 @@ pub struct TraceStats {
     pub skipped_lines: u64,
     /// Timestamps clamped because they went backwards.
     pub clamped_timestamps: u64,
+    /// Flush commands (not requests of the read or write classes).
+    pub flushes: u64,
+    /// Writes that must be durable before they complete (FUA).
+    pub fua_writes: u64,
     /// Gaps of more than 30 days between consecutive requests ([`crate::TimeJumps`]).
     pub time_jumps: u64,
     /// The line of the request after the first such gap (0 if none).
@@ -126,10 +130,16 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
         *seen = (*seen).max(count);
         dup
     };
+    let (mut flushes, mut fua_writes) = (0u64, 0u64);
     for req in &mut *stream {
         let req = req?;
         first_ns.get_or_insert(req.arrival_ns);
         last_ns = req.arrival_ns;
+        if req.op == Op::Flush {
+            flushes += 1;
+            continue;
+        }
+        fua_writes += u64::from(req.fua);
         max_end = max_end.max(req.offset_bytes.saturating_add(req.size_bytes));
         let first = req.first_page();
         let count = req.page_count();
@@ -159,6 +169,7 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
                     }
                 }
             }
+            Op::Flush => unreachable!("flushes are counted above"),
         }
     }
     let requests = reads + writes;
@@ -186,6 +197,8 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
             .then(|| duplicate_pages as f64 / written_page_count.max(1) as f64),
         skipped_lines: stream.skipped_lines(),
         clamped_timestamps: stream.clamped_timestamps(),
+        flushes,
+        fua_writes,
         time_jumps: jumps.count,
         first_jump_line: jumps.first_line,
         gaps_cut: jumps.cut,
@@ -215,6 +228,8 @@ impl fmt::Display for TraceStats {
         }
         writeln!(f, "skipped_lines: {}", self.skipped_lines)?;
         writeln!(f, "clamped_timestamps: {}", self.clamped_timestamps)?;
+        writeln!(f, "flushes: {}", self.flushes)?;
+        writeln!(f, "fua_writes: {}", self.fua_writes)?;
         writeln!(f, "time_jumps: {}", self.time_jumps)?;
         if self.time_jumps > 0 {
             writeln!(f, "first_jump_line: {}", self.first_jump_line)?;
@@ -252,6 +267,7 @@ mod tests {
         IoRequest {
             arrival_ns: t,
             op,
+            fua: false,
             offset_bytes: page * 4096,
             size_bytes: pages * 4096,
             content: content.map(Content::Seed),

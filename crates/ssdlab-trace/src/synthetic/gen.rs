@@ -170,6 +170,7 @@ impl Iterator for SyntheticGen {
         Some(IoRequest {
             arrival_ns,
             op,
+            fua: false,
             offset_bytes,
             size_bytes,
             content,
@@ -474,6 +475,7 @@ mod tests {
                     assert_eq!(r.size_bytes, 8192);
                     assert!(r.offset_bytes < hot_end);
                 }
+                Op::Flush => panic!("no flushes were asked for"),
             }
         }
         assert!(far_reads > 9000, "{far_reads}");

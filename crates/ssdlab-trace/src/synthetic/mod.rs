@@ -378,6 +378,7 @@ impl SyntheticConfig {
         let own = match op {
             Op::Read => &self.read_size,
             Op::Write => &self.write_size,
+            Op::Flush => &None,
         };
         own.as_ref().unwrap_or(&self.size)
     }
@@ -387,6 +388,7 @@ impl SyntheticConfig {
         let own = match op {
             Op::Read => &self.read_address,
             Op::Write => &self.write_address,
+            Op::Flush => &None,
         };
         own.as_ref().unwrap_or(&self.address)
     }

@@ -172,11 +172,13 @@ impl Simulation {
             // Destage a RAID row's host pages together, so that whole stripes leave
             // DRAM as full-stripe writes.
             let group = sim.raid.as_ref().map_or(1, |r| r.map.layout.data_per_row());
+            let plp = super::dram::plp_budget(&sim.cfg.cache, &sim.geom, sim.t_prog.0, sim.xfer.0);
             let hook = super::dram::DramHook::new(
                 &sim.cfg.cache,
                 sim.geom.page_size_bytes,
                 group,
                 sim.geom.planes(),
+                plp,
             );
             sim.dram = Some(Box::new(hook));
         }
@@ -229,6 +231,7 @@ mod tests {
             .map(|i| IoRequest {
                 arrival_ns: i * 40_000,
                 op: if i % 3 == 0 { Op::Read } else { Op::Write },
+                fua: false,
                 offset_bytes: (i * 7919 % pages) * 4096,
                 size_bytes: 4096 * (1 + i % 3),
                 content: None,

@@ -322,6 +322,7 @@ mod tests {
         IoRequest {
             arrival_ns: 0,
             op: Op::Write,
+            fua: false,
             offset_bytes: u64::from(lpn) * 4096,
             size_bytes: 4096,
             content: None,

@@ -217,6 +217,7 @@ mod tests {
         IoRequest {
             arrival_ns,
             op,
+            fua: false,
             offset_bytes: u64::from(lpn) * 4096,
             size_bytes: 4096,
             content: None,

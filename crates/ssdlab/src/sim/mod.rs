@@ -56,6 +56,7 @@ macro_rules! sched {
 mod backend;
 mod bind;
 mod build;
+mod counters;
 mod cr5m;
 mod dgc;
 mod dram;
@@ -82,6 +83,7 @@ use crate::placement::PlacementPolicy;
 use crate::plans::{ReadChoice, ReadPlans};
 use crate::sched::{Queues, Scheduler};
 use backend::{ChannelState, ChipRun, DieState};
+pub(crate) use counters::SimCounters;
 use gc::Parked;
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
@@ -118,27 +120,6 @@ pub(crate) enum Event {
     MergedRead(u32),
     /// Pages of a request the DRAM stage served are transferred (request, pages).
     DramDone(ReqId, u32),
-}
-
-/// Counters the simulator keeps itself and hands to the report at the end.
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct SimCounters {
-    pub buffer_hits: u64,
-    pub materialized_reads: u64,
-    pub zero_reads: u64,
-    pub verified_reads: u64,
-    pub parked_writes: u64,
-    pub gc_starved: u64,
-    pub parked_moved: u64,
-    pub background_gc_runs: u64,
-    pub multi_plane_ops: u64,
-    pub multi_plane_pages: u64,
-    /// Bus wait spent behind transfers of another die of the same chip (PAQ's
-    /// contention; see `Simulation::request_bus`).
-    pub package_contention_ns: u64,
-    pub redirected_reads: u64,
-    pub host_pages_programmed: u64,
-    pub trace_requests: u64,
 }
 
 /// A progress callback: called with the number of completed requests.

@@ -403,6 +403,7 @@ mod tests {
         IoRequest {
             arrival_ns,
             op,
+            fua: false,
             offset_bytes: lpn * 4096,
             size_bytes: 4096,
             content: None,

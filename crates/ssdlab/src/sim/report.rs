@@ -204,6 +204,13 @@ impl Simulation {
             self.rec.count(Counter::TraceGapsCut, jumps.cut);
             self.rec.count(Counter::TraceGapCutNs, jumps.cut_ns);
         }
+        // Flush commands and FUA writes: listed only when the trace had any.
+        if self.counters.flushes > 0 {
+            self.rec.count(Counter::Flushes, self.counters.flushes);
+        }
+        if self.counters.fua_writes > 0 {
+            self.rec.count(Counter::FuaWrites, self.counters.fua_writes);
+        }
         let design = self
             .raid_counters()
             .into_iter()

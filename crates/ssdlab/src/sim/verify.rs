@@ -105,6 +105,15 @@ impl Verifier {
         c.written[i / 64] |= 1 << (i % 64);
     }
 
+    /// The run's write of `lpn` never happened (a power loss lost it, and flash holds
+    /// no version): the page holds what it held at set-up, if anything.
+    pub fn forget(&mut self, lpn: Lpn) {
+        if let Some(c) = self.chunks[lpn.idx() / CHUNK].as_deref_mut() {
+            let i = lpn.idx() % CHUNK;
+            c.written[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
     /// Every page that must hold data, with its token, in LPN order.
     pub fn written(&self) -> impl Iterator<Item = (Lpn, u64)> + '_ {
         self.chunks
@@ -199,6 +208,7 @@ mod tests {
             .map(|(i, &(op, l))| IoRequest {
                 arrival_ns: i as u64 * 100_000,
                 op,
+                fua: false,
                 offset_bytes: u64::from(l) * 4096,
                 size_bytes: 4096,
                 content: None,
@@ -345,6 +355,7 @@ mod tests {
                     } else {
                         Op::Write
                     },
+                    fua: false,
                     offset_bytes: ((r >> 6) % 2_900) * 4096,
                     size_bytes: pages * 4096,
                     content: None,

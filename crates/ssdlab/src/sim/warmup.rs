@@ -147,6 +147,7 @@ mod tests {
             .map(|(i, &l)| IoRequest {
                 arrival_ns: i as u64 * 500_000,
                 op: Op::Write,
+                fua: false,
                 offset_bytes: l * 4096,
                 size_bytes: 8192,
                 content: None,

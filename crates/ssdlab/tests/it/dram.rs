@@ -14,6 +14,7 @@ fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
     IoRequest {
         arrival_ns: t_us * 1_000,
         op,
+        fua: false,
         offset_bytes: lpn * 4096,
         size_bytes: pages * 4096,
         content: None,

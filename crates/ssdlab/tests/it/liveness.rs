@@ -109,6 +109,7 @@ pub(crate) fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Ve
         .map(|(i, &(write, lpn, pages, seed))| IoRequest {
             arrival_ns: i as u64 * gap_ns,
             op: if write { Op::Write } else { Op::Read },
+            fua: false,
             offset_bytes: lpn * 4096,
             size_bytes: pages * 4096,
             content: seed.filter(|&c| c < 20).map(Content::Seed),

@@ -8,6 +8,7 @@ mod cr5m;
 mod dgc;
 mod dram;
 mod dsftl;
+mod durability;
 mod fail;
 mod hostile;
 mod liveness;

@@ -48,6 +48,7 @@ fn reads(lpn: u64, pages: u64) -> IoRequest {
     IoRequest {
         arrival_ns: 0,
         op: Op::Read,
+        fua: false,
         offset_bytes: lpn * 4096,
         size_bytes: pages * 4096,
         content: None,

@@ -93,6 +93,7 @@ fn multi_plane_read_shares_one_array_operation() {
     let req = IoRequest {
         arrival_ns: 0,
         op: Op::Read,
+        fua: false,
         offset_bytes: 0,
         size_bytes: 8192,
         content: None,
@@ -130,6 +131,7 @@ fn sync_fifo_blocks_behind_the_head_request_async_does_not() {
             IoRequest {
                 arrival_ns: 0,
                 op: Op::Read,
+                fua: false,
                 offset_bytes: 0,
                 size_bytes: 8192,
                 content: None,

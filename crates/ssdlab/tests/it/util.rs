@@ -47,6 +47,7 @@ pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
     IoRequest {
         arrival_ns,
         op,
+        fua: false,
         offset_bytes: lpn * 4096,
         size_bytes: 4096,
         content: None,

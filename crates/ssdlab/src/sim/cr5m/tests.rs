@@ -18,6 +18,7 @@ fn io(at_ns: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
     IoRequest {
         arrival_ns: at_ns,
         op,
+        fua: false,
         offset_bytes: lpn * PAGE,
         size_bytes: pages * PAGE,
         content: None,

@@ -87,6 +87,7 @@ pub(crate) struct FailCounters {
     pub phase_requests: [u64; 3],
     pub rebuilt_pages: u64,
     pub rebuild_deferrals: u64,
+    pub power_losses: u64,
 }
 
 impl Simulation {
@@ -198,8 +199,14 @@ impl Simulation {
 
     fn apply_failure(&mut self, i: usize) {
         let spec = self.fs().pending[i].0;
+        if spec.target == FailTarget::Power {
+            self.fs_mut().counters.power_losses += 1;
+            self.dram_power_loss();
+            return;
+        }
         self.fs_mut().counters.failures += 1;
         let chips: Vec<ChipId> = match spec.target {
+            FailTarget::Power => unreachable!("handled above"),
             FailTarget::Chip(c) => vec![c],
             FailTarget::Channel(ch) => (0..self.geom.chips_per_channel)
                 .map(|w| self.geom.chip_at(ch, w))
@@ -267,6 +274,16 @@ impl Simulation {
             return Vec::new();
         }
         let c = self.fs().counters;
+        let power = (c.power_losses > 0).then_some((Counter::PowerLosses, c.power_losses));
+        if self
+            .fs()
+            .pending
+            .iter()
+            .all(|p| p.0.target == FailTarget::Power)
+        {
+            // Power losses only: no chip failed, nothing to rebuild.
+            return power.into_iter().collect();
+        }
         let rows: u64 = self.fs().rebuilds.iter().map(|b| b.rows).sum();
         let done: u64 = self
             .fs()
@@ -281,23 +298,26 @@ impl Simulation {
             .filter_map(|b| b.finished_ns.map(|f| f - b.started_ns));
         let mean =
             |i: usize| (c.phase_response_ns[i] / u128::from(c.phase_requests[i].max(1))) as u64;
-        vec![
-            (Counter::Failures, c.failures),
-            (Counter::FailuresNotFired, c.not_fired),
-            (Counter::MeanResponseNsBeforeFailure, mean(0)),
-            (Counter::MeanResponseNsDuringRebuild, mean(1)),
-            (Counter::MeanResponseNsAfterFailure, mean(2)),
-            (Counter::DegradedReads, c.degraded_reads),
-            (Counter::DegradedWrites, c.degraded_writes),
-            (Counter::UnrecoverableReads, c.unrecoverable_reads),
-            (Counter::LostWrites, c.lost_writes),
-            (Counter::UnrecoverablePages, self.unrecoverable_pages()),
-            (Counter::RebuiltPages, c.rebuilt_pages),
-            (Counter::RebuildRowsDone, done),
-            (Counter::RebuildRowsTotal, rows),
-            (Counter::RebuildDeferrals, c.rebuild_deferrals),
-            (Counter::RebuildTimeNs, finished.max().unwrap_or(0)),
-        ]
+        power
+            .into_iter()
+            .chain([
+                (Counter::Failures, c.failures),
+                (Counter::FailuresNotFired, c.not_fired),
+                (Counter::MeanResponseNsBeforeFailure, mean(0)),
+                (Counter::MeanResponseNsDuringRebuild, mean(1)),
+                (Counter::MeanResponseNsAfterFailure, mean(2)),
+                (Counter::DegradedReads, c.degraded_reads),
+                (Counter::DegradedWrites, c.degraded_writes),
+                (Counter::UnrecoverableReads, c.unrecoverable_reads),
+                (Counter::LostWrites, c.lost_writes),
+                (Counter::UnrecoverablePages, self.unrecoverable_pages()),
+                (Counter::RebuiltPages, c.rebuilt_pages),
+                (Counter::RebuildRowsDone, done),
+                (Counter::RebuildRowsTotal, rows),
+                (Counter::RebuildDeferrals, c.rebuild_deferrals),
+                (Counter::RebuildTimeNs, finished.max().unwrap_or(0)),
+            ])
+            .collect()
     }
 
     /// Host pages that no read can recover: lost with two members of their stripe, or on

@@ -1,6 +1,7 @@
 //! The host side and the controller's request path: arrivals, the device queue,
 //! translation and allocation of each page, and request completion (docs/ARCHITECTURE.md §6).
 
+mod done;
 mod read;
 mod req;
 mod write;
@@ -8,13 +9,12 @@ mod write;
 pub(crate) use req::{Req, ReqSlab};
 
 use super::raid::StripeWrite;
-use super::txn::{ReqId, TxnId, NONE};
+use super::txn::{ReqId, TxnId};
 use super::{Event, Simulation};
 use crate::config::HostMode;
 use crate::error::SimError;
 use ssdlab_ftl::AddressFold;
-use ssdlab_nand::{Lpn, TxnReason};
-use ssdlab_stats::{OpClass, RequestRecord};
+use ssdlab_nand::Lpn;
 use ssdlab_trace::{IoRequest, Op, MAX_ARRIVAL_NS};
 
 /// What admitting one read page produced.
@@ -136,7 +136,12 @@ impl Simulation {
         self.fail_on_arrival(self.next_id);
         self.rec.sample_utilization(self.busy_chips);
         let page = u64::from(self.geom.page_size_bytes);
-        let Some(pages) = request_pages(&io, page) else {
+        let flush = io.op == Op::Flush;
+        let Some(pages) = (if flush {
+            Some(0)
+        } else {
+            request_pages(&io, page)
+        }) else {
             self.error = Some(SimError::BadRequest {
                 request: self.next_id,
                 offset_bytes: io.offset_bytes,
@@ -218,7 +223,19 @@ impl Simulation {
         let r = &mut self.reqs[id];
         r.admitted_ns = now;
         r.pending = r.pages;
-        self.admit_chunk(id);
+        match r.io.op {
+            // A flush holds no data: it is done when every write acknowledged before it
+            // is durable (at once without a DRAM stage).
+            Op::Flush => {
+                if self.dram_flush(id) {
+                    self.finish_request(id);
+                }
+            }
+            _ => {
+                self.counters.fua_writes += u64::from(r.io.fua);
+                self.admit_chunk(id);
+            }
+        }
     }
 
     /// Admits the next chunk of request `id`'s pages (all of them for any request of at
@@ -299,6 +316,7 @@ impl Simulation {
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
                 },
+                Op::Flush => unreachable!("a flush has no pages to admit"),
                 Op::Write => {
                     let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
                     if striped {
@@ -349,140 +367,6 @@ impl Simulation {
         }
         self.admit_done_now = enclosing;
     }
-
-    /// A host transaction finished (the FTL and verify bookkeeping is done by the caller).
-    pub(in crate::sim) fn host_txn_done(&mut self, t: TxnId) {
-        let txn = &self.txns[t];
-        let (reason, ppn, req, acked) = (txn.reason, txn.ppn, txn.req, txn.acked);
-        let (service_ns, gc_wait_ns) = (txn.bus_ns + txn.array_ns, txn.gc_mark_ns);
-        debug_assert_ne!(req, NONE);
-        match reason {
-            TxnReason::HostRead => {
-                // The page's content is read only for whoever checks or shares it: the
-                // token table is the largest of the per-page tables, and a plain run
-                // need not touch it on every read.
-                if self.verify.is_some() || self.merge.is_some() {
-                    let found = self.ftl.token(ppn);
-                    if self.verify.is_some() {
-                        let txn = &self.txns[t];
-                        self.check_token(txn.lpn, txn.expect, found);
-                    }
-                    if self.merge.is_some() {
-                        self.finish_followers(t, found, service_ns);
-                    }
-                }
-                self.ftl.unpin(ppn);
-                self.gc_page_released(ppn);
-                if self.dram.is_some() {
-                    let lpn = self.txns[t].lpn;
-                    self.dram_fill(lpn, ppn);
-                }
-            }
-            TxnReason::HostWrite => {
-                self.ftl.program_done(ppn);
-                self.gc_page_released(ppn);
-                if self.dram.is_some() {
-                    let lpn = self.txns[t].lpn;
-                    self.dram_programmed(req, lpn, ppn);
-                }
-                if acked {
-                    return; // its request counted it when its data crossed the bus
-                }
-            }
-            r => unreachable!("{r:?} is not host traffic"),
-        }
-        self.sub_done(req, service_ns, gc_wait_ns);
-    }
-
-    /// One page of request `id` is done; `service_ns` is its bus + array time and
-    /// `gc_wait_ns` the GC time its die spent while it was queued.
-    pub(in crate::sim) fn sub_done(&mut self, id: ReqId, service_ns: u64, gc_wait_ns: u64) {
-        self.sub_done_after(id, service_ns, 0, gc_wait_ns);
-    }
-
-    /// [`Simulation::sub_done`] for a sub-request whose work could start only after
-    /// reads that took `pre_read_ns` of service (a parity program after its pre-reads).
-    pub(in crate::sim) fn sub_done_after(
-        &mut self,
-        id: ReqId,
-        service_ns: u64,
-        pre_read_ns: u64,
-        gc_wait_ns: u64,
-    ) {
-        let partial = self.reqs.partial;
-        let r = &mut self.reqs[id];
-        debug_assert!(r.pending > 0);
-        r.pending -= 1;
-        r.service_ns = service_ns;
-        r.pre_read_ns = pre_read_ns;
-        r.gc_wait_ns = gc_wait_ns;
-        if r.pending == 0 {
-            self.finish_request(id);
-        } else if partial > 0
-            && r.admitted_pages < r.pages
-            && r.admitted_pages - (r.pages - r.pending) <= ADMIT_CHUNK_PAGES / 2
-        {
-            // A large request: half of its admitted pages are done, the next chunk goes.
-            self.admit_chunk(id);
-        }
-    }
-
-    fn finish_request(&mut self, id: ReqId) {
-        let mut buffer_wait_ns = 0;
-        if let Some(d) = self.dram.as_mut() {
-            if d.is_destage(id) {
-                self.reqs.remove(id);
-                self.dram_destage_done(id);
-                return;
-            }
-            buffer_wait_ns = d.take_buffer_wait(id);
-        }
-        let now = self.now().as_ns();
-        let r = self.reqs[id].clone();
-        let op = match r.io.op {
-            Op::Read => OpClass::Read,
-            Op::Write => OpClass::Write,
-        };
-        self.rec.gc_wait(op, r.gc_wait_ns);
-        if self.dram.is_some() {
-            self.rec.buffer_wait(op, buffer_wait_ns);
-        }
-        self.note_response_phase(now - r.arrival_ns);
-        self.rec.request_done(&RequestRecord {
-            id: r.id,
-            op,
-            offset_bytes: r.io.offset_bytes,
-            size_bytes: r.io.size_bytes,
-            arrival_ns: r.arrival_ns,
-            admitted_ns: r.admitted_ns,
-            completion_ns: now,
-            service_ns: r.service_ns,
-            pre_read_ns: r.pre_read_ns,
-            pages: r.pages,
-            flash_ops: r.flash_txns,
-            buffer_hits: r.buffer_hits,
-        });
-        self.reqs.remove(id);
-        self.outstanding -= 1;
-        self.completed += 1;
-        self.last_completion_ns = now;
-        if self.completed & 0x3fff == 0 {
-            if let Some(p) = self.progress.as_mut() {
-                p(self.completed);
-            }
-        }
-        if self.cfg.host.mode == HostMode::Closed {
-            if let Some(io) = self.pull() {
-                self.arrive(io);
-            }
-        }
-        while self.outstanding < self.cfg.host.device_queue_depth {
-            let Some(next) = self.host_queue.pop_front() else {
-                break;
-            };
-            self.admit(next);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -504,6 +388,7 @@ mod tests {
         let io = |arrival_ns, op| IoRequest {
             arrival_ns,
             op,
+            fua: false,
             offset_bytes: 0,
             size_bytes: pages * 4096,
             content: None,

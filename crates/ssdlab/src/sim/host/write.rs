@@ -95,16 +95,23 @@ impl Simulation {
     pub(in crate::sim) fn ack_transferred(&mut self, t: TxnId) {
         let txn = self.txns[t];
         let service = txn.bus_ns;
-        if self.dram.as_ref().is_some_and(|d| d.is_destage(txn.req)) {
-            return; // a destaged page is durable when programmed
-        }
         match txn.reason {
-            TxnReason::HostWrite | TxnReason::MirrorWrite if txn.req != NONE => {
+            TxnReason::HostWrite | TxnReason::MirrorWrite
+                if txn.req != NONE && !self.acked_at_program(txn.req) =>
+            {
                 self.txns[t].acked = true;
                 self.sub_done(txn.req, service, txn.gc_mark_ns);
             }
             TxnReason::ParityWrite => self.ack_parity(txn.aux as usize, service, txn.gc_mark_ns),
             _ => {}
         }
+    }
+
+    /// Whether request `req` is done with a program only once it is on flash, even with
+    /// `timing.write_ack = "transfer"`: a FUA write, or a destage (durable when
+    /// programmed).
+    #[inline]
+    pub(in crate::sim) fn acked_at_program(&self, req: ReqId) -> bool {
+        self.reqs[req].io.fua || self.dram.as_ref().is_some_and(|d| d.is_destage(req))
     }
 }

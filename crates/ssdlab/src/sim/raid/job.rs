@@ -387,8 +387,8 @@ impl Simulation {
     /// program completes.
     pub(in crate::sim) fn ack_parity(&mut self, j: usize, service_ns: u64, gc_wait_ns: u64) {
         let req = self.raid().jobs[j].req;
-        if self.dram.as_ref().is_some_and(|d| d.is_destage(req)) {
-            return; // a destage's stripe counts when its parity is programmed
+        if req != NONE && self.acked_at_program(req) {
+            return; // a FUA write's or a destage's stripe counts when its parity is programmed
         }
         let job = &mut self.raid_mut().jobs[j];
         let req = std::mem::replace(&mut job.req, NONE);

@@ -11,9 +11,16 @@
 //!      ─► the request done ─► DramStage::destaged ─► waiting writes, flushes, plan again
 //! ```
 //!
+//! Flush commands, FUA writes and power losses are in [`durability`].
+//!
 //! The stage ([`ssdlab_dram::DramStage`]) decides; this file applies its decisions. A
 //! configuration without the stage never builds a [`DramHook`], and every hook on the
 //! common path is one `Option` test.
+
+mod durability;
+
+pub(crate) use durability::plp_budget;
+use durability::{Durability, FuaWait};
 
 use super::host::{Req, ADMIT_CHUNK_PAGES};
 use super::txn::ReqId;
@@ -33,6 +40,8 @@ struct Waiting {
     lpn: Lpn,
     token: u64,
     since_ns: u64,
+    /// A FUA write: done when its version is durable, not when DRAM takes it.
+    fua: bool,
 }
 
 /// The DRAM stage and what the simulation keeps to apply its decisions.
@@ -44,6 +53,8 @@ pub(crate) struct DramHook {
     waiting: VecDeque<Waiting>,
     /// Internal destage requests in flight: the versions each programs.
     destages: FxHashMap<ReqId, Vec<(Lpn, u64)>>,
+    /// Flushes and FUA writes waiting for durability; power-loss protection.
+    dur: Durability,
     /// The pages of destage requests not yet admitted.
     pages: FxHashMap<ReqId, Box<[u32]>>,
     /// Per host request with a write page that waited for room: its longest wait.
@@ -60,8 +71,16 @@ pub(crate) struct DramHook {
 impl DramHook {
     /// The hook of `cfg`'s stage for pages of `page_bytes`, destaging `group_pages`
     /// consecutive pages together, with `planes` programs in flight by default.
-    pub fn new(cfg: &CacheConfig, page_bytes: u32, group_pages: u32, planes: u32) -> Self {
+    /// `plp_pages`: dirty pages a power loss still programs.
+    pub fn new(
+        cfg: &CacheConfig,
+        page_bytes: u32,
+        group_pages: u32,
+        planes: u32,
+        plp_pages: u64,
+    ) -> Self {
         DramHook {
+            dur: Durability::new(plp_pages),
             stage: DramStage::new(cfg, page_bytes, group_pages, planes),
             cfg: cfg.clone(),
             page_bytes,
@@ -140,32 +159,41 @@ impl Simulation {
     /// Admission of write page `lpn` (content `token`) of host request `id` with a
     /// write-back stage: `true` when DRAM took it now; else it waits for room.
     #[inline]
-    pub(in crate::sim) fn dram_write(&mut self, id: ReqId, lpn: Lpn, token: u64) -> bool {
+    /// A FUA write (`fua`) is taken but not done: it completes once its version is
+    /// durable.
+    pub(in crate::sim) fn dram_write(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        token: u64,
+        fua: bool,
+    ) -> bool {
         let now = self.now().as_ns();
         let d = self.dram.as_mut().expect("the DRAM stage");
+        let waiting = Waiting {
+            req: id,
+            lpn,
+            token,
+            since_ns: now,
+            fua,
+        };
         if !d.waiting.is_empty() {
             // Writes take room in arrival order.
             d.stage.queue_write();
-            d.waiting.push_back(Waiting {
-                req: id,
-                lpn,
-                token,
-                since_ns: now,
-            });
+            d.waiting.push_back(waiting);
             return false;
         }
         match d.stage.write(now, lpn, token) {
-            WriteOutcome::Absorbed { .. } => {
+            WriteOutcome::Absorbed { seq, .. } => {
+                if fua {
+                    d.stage.urgent(lpn);
+                    d.dur.wait_fua(FuaWait { req: id, lpn, seq });
+                }
                 self.note_acknowledged(lpn, token);
-                true
+                !fua
             }
             WriteOutcome::Full => {
-                d.waiting.push_back(Waiting {
-                    req: id,
-                    lpn,
-                    token,
-                    since_ns: now,
-                });
+                d.waiting.push_back(waiting);
                 false
             }
         }
@@ -188,7 +216,8 @@ impl Simulation {
             (Op::Read, Some(_)) => self.dram_read(id, lpn).then_some(true),
             (Op::Write, Some(true)) => {
                 let token = self.write_token(lpn, content.map(|c| c.page(i)));
-                Some(self.dram_write(id, lpn, token))
+                let fua = self.reqs[id].io.fua;
+                Some(self.dram_write(id, lpn, token, fua))
             }
             (Op::Write, Some(false)) => {
                 self.dram_write_through(lpn);
@@ -259,7 +288,7 @@ impl Simulation {
     }
 
     /// One internal write request programs `victims` (pages of one destage group).
-    fn start_destage(&mut self, victims: &[Victim]) {
+    pub(super) fn start_destage(&mut self, victims: &[Victim]) {
         let page = u64::from(self.geom.page_size_bytes);
         let tokens: Box<[u64]> = victims.iter().map(|v| v.token).collect();
         let lpns: Box<[u32]> = victims.iter().map(|v| v.lpn.0).collect();
@@ -270,6 +299,7 @@ impl Simulation {
             IoRequest {
                 arrival_ns: self.now().as_ns(),
                 op: Op::Write,
+                fua: false,
                 offset_bytes: first * page,
                 size_bytes: u64::from(n) * page,
                 content: Some(Content::Pages(tokens)),
@@ -295,20 +325,21 @@ impl Simulation {
         for (lpn, seq) in versions {
             d.stage.destaged(now, lpn, seq);
         }
+        self.dram_durable();
         self.dram_admit_waiting();
         self.dram_pump();
     }
 
     /// Waiting writes take the room there is, in order.
-    fn dram_admit_waiting(&mut self) {
+    pub(super) fn dram_admit_waiting(&mut self) {
         let now = self.now().as_ns();
         loop {
             let d = self.dram.as_mut().expect("the DRAM stage");
             let Some(&w) = d.waiting.front() else { return };
             d.stage.stop_waiting();
-            if d.stage.write(now, w.lpn, w.token) == WriteOutcome::Full {
+            let WriteOutcome::Absorbed { seq, .. } = d.stage.write(now, w.lpn, w.token) else {
                 return;
-            }
+            };
             d.waiting.pop_front();
             let waited = now - w.since_ns;
             d.waits += 1;
@@ -316,8 +347,18 @@ impl Simulation {
             d.wait_ns_max = d.wait_ns_max.max(waited);
             let longest = d.request_waits.entry(w.req).or_insert(0);
             *longest = (*longest).max(waited);
+            if w.fua {
+                d.stage.urgent(w.lpn);
+                d.dur.wait_fua(FuaWait {
+                    req: w.req,
+                    lpn: w.lpn,
+                    seq,
+                });
+            }
             self.note_acknowledged(w.lpn, w.token);
-            self.dram_pages_done(w.req, 1);
+            if !w.fua {
+                self.dram_pages_done(w.req, 1);
+            }
         }
     }
 
@@ -360,6 +401,12 @@ impl Simulation {
             power_losses: c.power_losses,
             lost_pages: c.lost,
             plp_saved_pages: c.plp_saved,
+            plp_budget_pages: d.dur.plp_pages,
+            flushes: d.dur.flushes_done,
+            flush_wait_ns_mean: ratio(d.dur.flush_wait_ns, d.dur.flushes_done),
+            flush_wait_ns_max: d.dur.flush_wait_ns_max,
+            fua_pages: d.dur.fua_pages,
+            interrupted: d.dur.interrupted,
             lost: d.lost.clone(),
             occupancy_t_ns: occupancy.t_ns.clone(),
             occupancy_dirty_pages: occupancy.dirty_pages.clone(),
