@@ -20,7 +20,6 @@
 //! [`CONTENDED_NS`] (the CSVs keep every trace, with a `contended` column).
 
 use super::common::{cell, create_out_dir, find_traces, mean, ratio, trace_name, write_out};
-use super::plot::{self, Bars, Lines};
 use super::runner::{self, Job, Run};
 use super::{BrrArgs, BusModel};
 use crate::Failure;
@@ -322,52 +321,6 @@ impl Experiment<'_> {
         s
     }
 
-    fn main_figures(&self, out: &Path) -> Result<(), String> {
-        let figs: [(&str, &str, Metric); 3] = [
-            (
-                "fig10-read-waiting.svg",
-                "Normalized read waiting time",
-                |o| o.read_wait_ns,
-            ),
-            (
-                "fig11-write-waiting.svg",
-                "Normalized write waiting time",
-                |o| o.write_wait_ns,
-            ),
-            (
-                "fig12-chip-utilization.svg",
-                "Normalized chip utilization",
-                |o| o.chip_util,
-            ),
-        ];
-        for (file, title, f) in figs {
-            let mut groups: Vec<String> = self
-                .contended_traces()
-                .into_iter()
-                .map(|t| self.names[t].clone())
-                .collect();
-            groups.push("average".into());
-            let series: Vec<(String, Vec<f64>)> = SCHEDULERS
-                .iter()
-                .map(|&s| {
-                    let v = self.normalized(s, f);
-                    let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());
-                    let mut vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(0.0)).collect();
-                    vals.push(avg);
-                    (s.to_string(), vals)
-                })
-                .collect();
-            let b = Bars {
-                title,
-                y_label: "normalized to Async-FIFO",
-                groups: &groups,
-                series: &series,
-            };
-            plot::bars(&out.join(file), &b)?;
-        }
-        Ok(())
-    }
-
     /// BRR's read waiting per trace at each sweep value, over the first value's (None
     /// for traces without read contention).
     fn sweep(&self, values: &[u32], queue: bool) -> Vec<Vec<Option<f64>>> {
@@ -422,48 +375,10 @@ impl Experiment<'_> {
             .map(|i| mean(&norm.iter().filter_map(|row| row[i]).collect::<Vec<_>>()))
             .collect()
     }
-
-    fn sweep_figures(&self, out: &Path) -> Result<(), String> {
-        for (queue, values, file, title, x_label) in [
-            (
-                true,
-                self.depths.clone(),
-                "fig13-queue-length.svg",
-                "BRR read waiting vs chip queue length",
-                "chip queue length",
-            ),
-            (
-                false,
-                GROUPS.to_vec(),
-                "fig14-group-size.svg",
-                "BRR read waiting vs parity group size",
-                "parity group size",
-            ),
-        ] {
-            let norm = self.sweep(&values, queue);
-            let mut series: Vec<(String, Vec<f64>)> = self
-                .names
-                .iter()
-                .zip(&norm)
-                .filter(|(_, row)| row.iter().all(Option::is_some))
-                .map(|(n, row)| (n.clone(), row.iter().flatten().copied().collect()))
-                .collect();
-            series.push(("average".into(), self.sweep_average(&values, queue)));
-            let xs: Vec<String> = values.iter().map(u32::to_string).collect();
-            let y_label = format!("normalized to {x_label} {}", values[0]);
-            let l = Lines {
-                title,
-                x_label,
-                y_label: &y_label,
-                xs: &xs,
-                series: &series,
-            };
-            plot::lines(&out.join(file), &l)?;
-        }
-        Ok(())
-    }
 }
 
+#[path = "brr_figures.rs"]
+mod figures;
 #[path = "brr_summary.rs"]
 mod summary;
 
@@ -513,34 +428,5 @@ mod tests {
             trace_name(Path::new("a/hm_0-slice7016.csv.gz")),
             "hm_0-slice7016"
         );
-    }
-
-    #[test]
-    fn figures_are_written_without_system_fonts() {
-        let dir = std::env::temp_dir().join(format!("ssdlab-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let series = vec![
-            ("a".to_string(), vec![1.0, 0.5]),
-            ("b".into(), vec![0.8, 0.7]),
-        ];
-        let groups = vec!["t1".to_string(), "t2".to_string()];
-        let b = Bars {
-            title: "t",
-            y_label: "y",
-            groups: &groups,
-            series: &series,
-        };
-        plot::bars(&dir.join("b.svg"), &b).unwrap();
-        let l = Lines {
-            title: "t",
-            x_label: "x",
-            y_label: "y",
-            xs: &groups,
-            series: &series,
-        };
-        plot::lines(&dir.join("l.svg"), &l).unwrap();
-        let svg = std::fs::read_to_string(dir.join("b.svg")).unwrap();
-        assert!(svg.contains("<svg") && svg.contains("t1"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

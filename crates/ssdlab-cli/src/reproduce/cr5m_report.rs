@@ -2,7 +2,7 @@
 //! numbers beside ours (§IV-B to §IV-E).
 
 use super::super::common::{cell, ratio};
-use super::super::plot::{self, Bars, Lines};
+use super::super::plot::{self, Bars, Lines, Mark};
 use super::{
     out_file, sweep_point, Key, Row, Variant, ARCHS, SIZES_KIB, SSDS, SWEEP_POINTS, WRITE_PCTS,
 };
@@ -197,6 +197,11 @@ impl Experiment<'_> {
                     })
                     .collect();
                 let title = format!("{}: mean response time of {what}", ssd.0);
+                let paper = if s == 0 {
+                    self.paper_marks(c)
+                } else {
+                    Vec::new()
+                };
                 plot::bars(
                     &out.join(format!("fig{}-ssd{}{suffix}.svg", 6 + s, s + 1)),
                     &Bars {
@@ -204,6 +209,9 @@ impl Experiment<'_> {
                         y_label: "normalized to the pure SSD",
                         groups: &traces,
                         series: &series,
+                        paper: &paper,
+                        paper_label: "paper: its CR5M gain over CR5, from our CR5",
+                        ..Default::default()
                     },
                 )?;
             }
@@ -221,6 +229,7 @@ impl Experiment<'_> {
                     ("cr5".into(), per_trace(&|r| r.pre_reads, CR5)),
                     ("cr5m".into(), per_trace(&|r| r.pre_reads, CR5M)),
                 ],
+                ..Default::default()
             },
         )?;
         plot::bars(
@@ -237,6 +246,7 @@ impl Experiment<'_> {
                         per_trace(&|r| r.mirror_chip_writes, CR5M),
                     ),
                 ],
+                ..Default::default()
             },
         )?;
         if !self.sweeps {
@@ -249,6 +259,28 @@ impl Experiment<'_> {
             "fig10-request-size.svg",
             false,
         )
+    }
+
+    /// The paper's CR5M-vs-CR5 gains of §IV-B on SSD1's axis, metric class `c` (all
+    /// requests or writes): our CR5 bar reduced by the paper's gain, on the CR5M bar of
+    /// each trace that stands for one of the paper's.
+    fn paper_marks(&self, c: usize) -> Vec<Mark> {
+        (0..self.traces)
+            .filter_map(|t| {
+                let (_, all, write) = paper_trace(&self.names[t])?;
+                let gain = match c {
+                    0 => all,
+                    2 => write?,
+                    _ => return None,
+                };
+                let cr5 = self.norm(t, 0, CR5, PURE, Variant::Main, c)?;
+                Some(Mark {
+                    series: CR5M,
+                    at: t,
+                    value: cr5 * (1.0 - gain),
+                })
+            })
+            .collect()
     }
 
     fn sweep_figure(
@@ -302,6 +334,7 @@ impl Experiment<'_> {
                 y_label: "normalized to the pure SSD",
                 xs: &xs,
                 series: &series,
+                ..Default::default()
             },
         )
     }

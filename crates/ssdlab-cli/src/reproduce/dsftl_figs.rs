@@ -1,21 +1,47 @@
-//! The figures of `reproduce dsftl`, numbered as the paper's (SVG, `plot`).
+//! The figures of `reproduce dsftl`, numbered as the paper's (`plot`): the paper's
+//! averages (§5.2) drawn beside ours, and a whisker over the workloads each average takes.
 
 use super::common::{mean, ratio};
 use super::dsftl::{
-    Experiment, Row, Sweep, Workload, DSFTL, DUPS_PERMILLE, HIPA, HIPA_HALVES, LOADS_PCT, MAIN,
-    SCHEMES, STATIC, SWEPT, TIME_DIVISORS,
+    Experiment, Row, Sweep, Workload, DSFTL, DUPS_PERMILLE, DYNAMIC, HIPA, HIPA_HALVES, LOADS_PCT,
+    MAIN, SCHEMES, STATIC, SWEPT, TIME_DIVISORS,
 };
-use super::plot::{self, Bars, Lines};
+use super::plot::{self, Bars, Lines, Mark, Range};
 use std::path::Path;
 
 /// A workload's read latency means something when it has at least this many reads.
 pub(super) const MIN_READS: u64 = 100;
 
 type Metric = fn(&Row) -> f64;
+/// A series: its name and one value per group.
+type Named = (String, Vec<f64>);
 /// A value of a scheme (index) on a workload (index), if defined.
 type SchemeValue<'a> = &'a dyn Fn(usize, usize) -> Option<f64>;
-/// (file, title, y label, workloads, value).
-type Figure<'a> = (&'a str, &'a str, &'a str, &'a [usize], SchemeValue<'a>);
+/// (file, title, y label, workloads, value, the paper's averages: (scheme, value)).
+type Figure<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    &'a [usize],
+    SchemeValue<'a>,
+    &'a [(usize, f64)],
+);
+
+/// The paper's averages (§5.2) on figures 10a and 10b's axis: DS-FTL's write latency
+/// −24.7 % and read latency −35.3 % against static.
+const PAPER_WRITE: [(usize, f64); 1] = [(DSFTL, 0.753)];
+const PAPER_READ: [(usize, f64); 1] = [(DSFTL, 0.647)];
+/// Figure 11: the plane duplicate rate of static, dynamic and DS-FTL, in %.
+const PAPER_PLANE_DUP: [(usize, f64); 3] = [(STATIC, 18.5), (DYNAMIC, 13.5), (DSFTL, 12.2)];
+/// Figure 14: the standard deviation of channel utilization, percentage points.
+const PAPER_CHANNEL_STD: [(usize, f64); 3] = [(STATIC, 1.12), (HIPA, 1.11), (DSFTL, 0.61)];
+/// Figure 13: DS-FTL's redirected reads and writes in %, on average and on the traces
+/// the paper names: (group, reads, writes).
+const PAPER_REDIRECTED: [(&str, f64, f64); 3] = [
+    ("average", 8.21, 10.5),
+    ("webmail-like", 15.6, 29.2),
+    ("home3-like", 1.46, 1.48),
+];
 
 impl Experiment<'_> {
     /// Workloads whose read latency is compared (at least [`MIN_READS`] reads).
@@ -30,17 +56,20 @@ impl Experiment<'_> {
         ratio(f(self.at(w, s)), f(self.at(w, STATIC)))
     }
 
-    /// Bars of the main schemes for `workloads`, each value `f`, plus their average.
+    /// Bars of the main schemes for `workloads`, each value `f`, plus their average, and
+    /// the range of each average.
     fn scheme_bars(
         &self,
         workloads: &[usize],
         f: SchemeValue,
-    ) -> (Vec<String>, Vec<(String, Vec<f64>)>) {
+    ) -> (Vec<String>, Vec<Named>, Vec<Range>) {
         let mut groups: Vec<String> = workloads.iter().map(|&w| self.names[w].clone()).collect();
         groups.push("average".into());
+        let mut ranges = Vec::new();
         let series = (0..MAIN)
             .map(|s| {
                 let vals: Vec<Option<f64>> = workloads.iter().map(|&w| f(w, s)).collect();
+                ranges.extend(Range::over(s, workloads.len(), &vals));
                 let present: Vec<f64> = vals.iter().flatten().copied().collect();
                 let mut v: Vec<f64> = vals.iter().map(|x| x.unwrap_or(0.0)).collect();
                 v.push(if present.is_empty() {
@@ -51,7 +80,7 @@ impl Experiment<'_> {
                 (SCHEMES[s].0.to_string(), v)
             })
             .collect();
-        (groups, series)
+        (groups, series, ranges)
     }
 
     pub(super) fn main_figures(&self, out: &Path) -> Result<(), String> {
@@ -64,6 +93,7 @@ impl Experiment<'_> {
                 "normalized to static",
                 &all,
                 &|w, s| self.norm(w, s, |r| r.write_mean),
+                &PAPER_WRITE,
             ),
             (
                 "fig10b-read-latency.svg",
@@ -71,6 +101,7 @@ impl Experiment<'_> {
                 "normalized to static",
                 &read,
                 &|w, s| self.norm(w, s, |r| r.read_mean),
+                &PAPER_READ,
             ),
             (
                 "fig11-plane-duplicate-rate.svg",
@@ -78,6 +109,7 @@ impl Experiment<'_> {
                 "%",
                 &all,
                 &|w, s| Some(self.at(w, s).plane_dup * 100.0),
+                &PAPER_PLANE_DUP,
             ),
             (
                 "fig14-channel-std.svg",
@@ -85,10 +117,19 @@ impl Experiment<'_> {
                 "percentage points",
                 &all,
                 &|w, s| Some(self.at(w, s).channel_std * 100.0),
+                &PAPER_CHANNEL_STD,
             ),
         ];
-        for (file, title, y_label, workloads, f) in figs {
-            let (groups, series) = self.scheme_bars(workloads, f);
+        for (file, title, y_label, workloads, f, paper) in figs {
+            let (groups, series, ranges) = self.scheme_bars(workloads, f);
+            let paper: Vec<Mark> = paper
+                .iter()
+                .map(|&(series, value)| Mark {
+                    series,
+                    at: workloads.len(),
+                    value,
+                })
+                .collect();
             plot::bars(
                 &out.join(file),
                 &Bars {
@@ -96,33 +137,59 @@ impl Experiment<'_> {
                     y_label,
                     groups: &groups,
                     series: &series,
+                    paper: &paper,
+                    ranges: &ranges,
+                    ..Default::default()
                 },
             )?;
         }
-        let names = self.names.to_vec();
+        self.redirected_figure(out)?;
+        self.plane_figure(out)?;
+        self.utilization_figures(out)
+    }
+
+    /// Figure 13: DS-FTL's redirected reads and writes per workload and on average, with
+    /// the paper's numbers where it gives them.
+    fn redirected_figure(&self, out: &Path) -> Result<(), String> {
+        let mut groups = self.names.to_vec();
+        let avg = groups.len();
+        groups.push("average".into());
+        let mut ranges = Vec::new();
         let redirected: Vec<(String, Vec<f64>)> = [
             ("reads", (|r| r.redirected_reads) as Metric),
             ("writes", |r| r.redirected_writes),
         ]
         .iter()
-        .map(|(n, f)| {
-            (
-                n.to_string(),
-                all.iter().map(|&w| f(self.at(w, DSFTL)) * 100.0).collect(),
-            )
+        .enumerate()
+        .map(|(i, (n, f))| {
+            let v: Vec<f64> = (0..avg).map(|w| f(self.at(w, DSFTL)) * 100.0).collect();
+            let defined: Vec<Option<f64>> = v.iter().copied().map(Some).collect();
+            ranges.extend(Range::over(i, avg, &defined));
+            let mut v = v;
+            v.push(mean(&v));
+            (n.to_string(), v)
         })
         .collect();
+        let paper: Vec<Mark> = PAPER_REDIRECTED
+            .iter()
+            .filter_map(|&(name, r, w)| {
+                let at = groups.iter().position(|g| g == name)?;
+                Some([(0, r), (1, w)].map(|(series, value)| Mark { series, at, value }))
+            })
+            .flatten()
+            .collect();
         plot::bars(
             &out.join("fig13-redirected.svg"),
             &Bars {
                 title: "DS-FTL: redirected read and write requests",
                 y_label: "% of read / write pages",
-                groups: &names,
+                groups: &groups,
                 series: &redirected,
+                paper: &paper,
+                ranges: &ranges,
+                ..Default::default()
             },
-        )?;
-        self.plane_figure(out)?;
-        self.utilization_figures(out)
+        )
     }
 
     /// Per-item fractions `f` of static and DS-FTL on workload `w`, in percent, with the
@@ -165,6 +232,7 @@ impl Experiment<'_> {
                 y_label: "%",
                 xs: &xs,
                 series: &series,
+                ..Default::default()
             },
         )
     }
@@ -196,6 +264,7 @@ impl Experiment<'_> {
                     y_label: "% busy",
                     groups: &groups,
                     series: &series,
+                    ..Default::default()
                 },
             )?;
         }
@@ -229,6 +298,7 @@ impl Experiment<'_> {
                 y_label: "read mean, normalized to static",
                 xs: &xs,
                 series: &series,
+                ..Default::default()
             },
         )?;
         if let Some(w) = self
@@ -278,6 +348,7 @@ impl Experiment<'_> {
                         y_label: "read mean (us)",
                         xs: &xs,
                         series: &series,
+                        ..Default::default()
                     },
                 )?;
             }
@@ -307,6 +378,7 @@ impl Experiment<'_> {
                     y_label: "read mean (us)",
                     xs: &xs,
                     series: &series,
+                    ..Default::default()
                 },
             )?;
         }

@@ -1,5 +1,5 @@
 //! `ssdlab reproduce`: a paper's headline experiment as one command that writes CSVs and
-//! SVG figures (docs/ARCHITECTURE.md §18).
+//! figures, SVG and PNG (docs/ARCHITECTURE.md §18).
 
 mod brr;
 mod common;
@@ -12,7 +12,6 @@ mod dsftl_summary;
 mod paq;
 mod plot;
 mod runner;
-mod scatter;
 
 use crate::Failure;
 use clap::{Args, Subcommand, ValueEnum};

@@ -50,6 +50,13 @@ fn reproduce_dgc_quick_writes_five_variants_and_verifies() {
     ] {
         assert!(out.join(f).is_file(), "missing {f}");
     }
+    // Every figure is also a PNG, and carries the paper's value where it has one.
+    for f in ["fig4-breakdown", "fig8-mean-response", "fig9-p99-response"] {
+        let png = std::fs::read(out.join(format!("{f}.png"))).expect("a PNG beside the SVG");
+        assert_eq!(&png[1..4], b"PNG", "{f}");
+    }
+    let fig8 = std::fs::read_to_string(out.join("fig8-mean-response.svg")).expect("fig8");
+    assert!(fig8.contains("<title>paper, raid5+dgc, average: 0.771</title>"));
 }
 
 #[test]
