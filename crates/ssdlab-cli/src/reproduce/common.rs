@@ -4,6 +4,18 @@ use crate::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
+/// The DRAM write buffer of the sensitivity rows of the reproductions whose papers ran
+/// on SSDsim (CR5M, DS-FTL): SSDsim's rule — an LRU write buffer destaged only when a
+/// write finds it full (`buffer_management`, `insert2buffer`) — at 32 MiB. SSDsim's own
+/// default (`dram capacity = 131074` B in its page.parameters) is below one MiB, and
+/// neither paper gives a size: 32 MiB is our choice, the write buffer of a small SSD.
+pub(super) const SSDSIM_BUFFER: [&str; 4] = [
+    "cache.mode=\"write-buffer\"",
+    "cache.capacity_mib=32",
+    "cache.destage=\"on-demand\"",
+    "cache.replacement=\"lru\"",
+];
+
 /// True for a synthetic workload description (`.toml`, as `--synthetic-config` takes).
 pub(super) fn is_workload(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "toml")

@@ -17,6 +17,7 @@
 //! [`QUICK_REQUESTS`] requests. Synthetic workloads a run uses are written to
 //! `OUT/workloads/` (the generated sweeps, and shortened copies under `--quick`).
 
+pub(super) use super::common::SSDSIM_BUFFER as DRAM_SETS;
 use super::common::{create_out_dir, find_traces, is_workload, trace_name, write_out};
 use super::runner::{self, Job, Run};
 use super::Cr5mArgs;
@@ -66,6 +67,10 @@ pub(super) enum Variant {
     Static,
     /// CR5M with `verify = true` and a chip failure, SSD1.
     Verify,
+    /// A DRAM write buffer ([`DRAM_SETS`], the paper extended SSDsim's buffer
+    /// management, §IV) in front of every architecture, SSD1:
+    /// sensitivity (the paper gives no buffer size; the presets have none).
+    Dram,
 }
 
 /// One run: source index (traces, then sweep workloads), SSD, architecture, variant.
@@ -267,6 +272,7 @@ fn keys(quick: bool, traces: usize, sweeps: usize, verify_trace: usize) -> Vec<K
         }
         keys.extend((0..ARCHS.len()).map(|a| (t, 0, a, Variant::Transfer)));
         keys.push((t, 0, 3, Variant::Static));
+        keys.extend((0..ARCHS.len()).map(|a| (t, 0, a, Variant::Dram)));
     }
     keys.push((verify_trace, 0, 4, Variant::Verify));
     for w in traces..traces + sweeps {
@@ -283,6 +289,7 @@ fn job(a: &Cr5mArgs, paths: &[PathBuf], names: &[String], key: Key) -> Result<Jo
         Variant::Main => {}
         Variant::Transfer => sets.push("timing.write_ack=\"transfer\"".into()),
         Variant::Static => sets.push("raid.chip_in_channel=\"static\"".into()),
+        Variant::Dram => sets.extend(DRAM_SETS.iter().map(|x| x.to_string())),
         Variant::Verify => {
             sets.push("verify=true".into());
             sets.push(format!("raid.fail=[\"{FAIL}\"]"));

@@ -87,7 +87,14 @@ impl Experiment<'_> {
     }
 
     pub fn write_all(&self, out: &Path, wall_s: f64, threads: usize) -> Result<(), String> {
-        out_file(out, "cr5m-main.csv", self.main_csv())?;
+        out_file(
+            out,
+            "cr5m-main.csv",
+            self.main_csv(|_, v| v != Variant::Dram),
+        )?;
+        // The buffer's sensitivity: SSD1 without it (the preset) and with it.
+        let dram = |ssd, v| ssd == 0 && matches!(v, Variant::Main | Variant::Dram);
+        out_file(out, "cr5m-dram.csv", self.main_csv(dram))?;
         if self.sweeps {
             out_file(out, "cr5m-synth.csv", self.synth_csv())?;
         }
@@ -95,7 +102,8 @@ impl Experiment<'_> {
         out_file(out, "cr5m-summary.md", self.summary(wall_s, threads))
     }
 
-    fn main_csv(&self) -> String {
+    /// The per-run table of the traces' runs that `keep(ssd, variant)` selects.
+    fn main_csv(&self, keep: impl Fn(usize, Variant) -> bool) -> String {
         let mut s = String::from(
             "trace,ssd,arch,variant,requests,mean_us,read_mean_us,write_mean_us,p99_us,\
              norm_pure_all,norm_pure_read,norm_pure_write,norm_cr5_all,pre_reads_per_write,\
@@ -106,6 +114,9 @@ impl Experiment<'_> {
              mismatches,degraded_reads,unrecoverable\n",
         );
         for (&(t, ssd, a, v), o) in self.results.range(..(self.traces, 0, 0, Variant::Main)) {
+            if !keep(ssd, v) {
+                continue;
+            }
             let n = |c| cell(self.norm(t, ssd, a, PURE, v, c));
             let _ = writeln!(
                 s,

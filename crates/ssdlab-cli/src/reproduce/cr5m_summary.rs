@@ -3,7 +3,7 @@
 
 use super::super::common::{mean, ratio};
 use super::report::{change, paper_trace, us, Experiment, CR1, CR4, CR5, CR5M, PURE};
-use super::{sweep_point, Variant, ARCHS, FAIL, SSDS, SWEEP_POINTS, WRITE_PCTS};
+use super::{sweep_point, Variant, ARCHS, DRAM_SETS, FAIL, SSDS, SWEEP_POINTS, WRITE_PCTS};
 use std::fmt::Write as _;
 
 /// `1 − a/b`, or None.
@@ -42,6 +42,7 @@ impl Experiment<'_> {
         self.headline(&mut s);
         self.architectures(&mut s);
         self.sda_and_ack(&mut s);
+        self.dram_table(&mut s);
         if self.sweeps {
             self.sweep_table(&mut s);
         }
@@ -213,6 +214,54 @@ impl Experiment<'_> {
             mean(&err_p) * 100.0,
             mean(&err_t) * 100.0
         );
+    }
+
+    /// The DRAM write buffer's sensitivity rows: every architecture with and without it.
+    fn dram_table(&self, s: &mut String) {
+        let _ = write!(
+            s,
+            "\n## Sensitivity: a DRAM write buffer in front of every architecture (SSD1)\n\n\
+             Not the paper's device (it gives no buffer size; the presets have none): `{}`. \
+             `cr5m-dram.csv` has both sets of runs.\n\n\
+             | trace | CR5M vs CR5, no buffer | with the buffer | paper | write, no buffer | \
+             write, with | CR5 / CR5M mean µs, no buffer | with | CR5M write µs, no buffer → with | GC runs CR5M, no buffer → with |\n\
+             |---|---|---|---|---|---|---|---|---|---|\n",
+            DRAM_SETS.join(" ")
+        );
+        for t in 0..self.traces {
+            let g = |v, c: usize| {
+                let x = self.at(t, 0, CR5M, v)?.mean[c];
+                reduction(x, self.at(t, 0, CR5, v)?.mean[c])
+            };
+            let (Some(m5), Some(mm), Some(d5), Some(dm)) = (
+                self.at(t, 0, CR5, Variant::Main),
+                self.at(t, 0, CR5M, Variant::Main),
+                self.at(t, 0, CR5, Variant::Dram),
+                self.at(t, 0, CR5M, Variant::Dram),
+            ) else {
+                continue;
+            };
+            let paper = paper_trace(&self.names[t]);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} → {} | {} → {} |",
+                self.names[t],
+                pct(g(Variant::Main, 0)),
+                pct(g(Variant::Dram, 0)),
+                paper.map_or("–".into(), |x| paper_pct(x.1)),
+                pct(g(Variant::Main, 2)),
+                pct(g(Variant::Dram, 2)),
+                us(m5.mean[0]),
+                us(mm.mean[0]),
+                us(d5.mean[0]),
+                us(dm.mean[0]),
+                us(mm.mean[2]),
+                us(dm.mean[2]),
+                mm.gc_runs,
+                dm.gc_runs,
+            );
+        }
+        s.push('\n');
     }
 
     /// Figs. 9 and 10.

@@ -18,7 +18,7 @@
 //! key. The DS-FTL runs of the main experiment run with `verify = true`. `--quick` runs
 //! shorter stand-ins and no sweeps.
 
-use super::common::{create_out_dir, find_traces, trace_name, write_out};
+use super::common::{create_out_dir, find_traces, trace_name, write_out, SSDSIM_BUFFER};
 use super::runner::{self, Job, Run};
 use super::{BusModel, DsftlArgs};
 use crate::Failure;
@@ -110,6 +110,8 @@ pub(super) const HIPA_HALVES: [u32; 4] = [0, 1, 2, 4];
 pub(super) const TIME_DIVISORS: [u32; 3] = [1, 10, 100];
 /// The schemes run on an aged device (the swept stand-in).
 pub(super) const AGED: [usize; 4] = [STATIC, DYNAMIC, HIPA, DSFTL];
+/// The schemes run behind a DRAM write buffer (every workload).
+pub(super) const BUFFERED: [usize; 4] = [STATIC, DYNAMIC, HIPA, DSFTL];
 /// The aged device: 70 % of the logical pages written, then half of them overwritten at
 /// random (a full fill leaves GC victims nine-tenths valid at 10 % over-provisioning, and
 /// GC alone then saturates the device).
@@ -128,6 +130,9 @@ pub(super) enum Sweep {
     TimeDivisor(u32),
     /// Preconditioned ([`AGED_SETS`]), so that GC runs.
     Aged,
+    /// Behind a DRAM write buffer ([`SSDSIM_BUFFER`]; §4.1 and Fig. 6 cache host pages
+    /// in DRAM and place them at eviction; the paper gives no size): sensitivity.
+    Dram,
 }
 
 /// One run: workload index, scheme index, sweep point.
@@ -211,6 +216,7 @@ fn keys(workloads: &[Workload], sweeps: bool) -> Vec<Key> {
             continue;
         }
         keys.extend(HIPA_HALVES.iter().map(|&h| (w, HIPA, Sweep::HipaHalves(h))));
+        keys.extend(BUFFERED.iter().map(|&s| (w, s, Sweep::Dram)));
         match wl {
             Workload::Standin(SWEPT) => {
                 for s in [STATIC, HIPA, DSFTL] {
@@ -245,7 +251,7 @@ pub(super) fn canonical(wl: &Workload, scheme: usize, sweep: Sweep) -> Sweep {
         },
         Sweep::LoadPct(l) => l == LOAD_PCT,
         Sweep::TimeDivisor(d) => d == 1,
-        Sweep::Aged => false,
+        Sweep::Aged | Sweep::Dram => false,
     };
     if same {
         Sweep::Main
@@ -316,6 +322,7 @@ fn job(a: &DsftlArgs, workloads: &[Workload], names: &[String], key: Key) -> Res
         }
         Sweep::TimeDivisor(d) => sets.push(format!("host.time_scale={}", 1.0 / f64::from(d))),
         Sweep::Aged => sets.extend(AGED_SETS.iter().map(|x| x.to_string())),
+        Sweep::Dram => sets.extend(SSDSIM_BUFFER.iter().map(|x| x.to_string())),
         _ => {}
     }
     sets.extend(a.set.iter().cloned());
@@ -421,6 +428,7 @@ impl Experiment<'_> {
         self.main_figures(out)?;
         if self.sweeps {
             w("dsftl-sweeps.csv", self.sweeps_csv())?;
+            w("dsftl-dram.csv", self.dram_csv())?;
             self.sweep_figures(out)?;
         }
         w("dsftl-summary.md", self.summary(wall_s, threads))
@@ -437,9 +445,10 @@ mod tests {
         let quick = keys(&wl, false);
         assert_eq!(quick.len(), 2 * SCHEMES.len());
         let full = keys(&wl, true);
-        // File: 10 schemes + 3 HIPA thresholds + 2 schemes × 2 time scales.
-        // Webmail: 10 schemes + 3 HIPA + 3 schemes × (4 duplicate ratios + 2 loads) + 4 aged.
-        assert_eq!(full.len(), (10 + 3 + 4) + (10 + 3 + 18 + 4));
+        // File: 10 schemes + 3 HIPA thresholds + 2 schemes × 2 time scales + 4 buffered.
+        // Webmail: 10 schemes + 3 HIPA + 3 schemes × (4 duplicate ratios + 2 loads) + 4 aged
+        // + 4 buffered.
+        assert_eq!(full.len(), (10 + 3 + 4 + 4) + (10 + 3 + 18 + 4 + 4));
     }
 
     #[test]

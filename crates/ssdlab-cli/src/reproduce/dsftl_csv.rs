@@ -2,7 +2,7 @@
 //! point.
 
 use super::common::{cell, ratio};
-use super::dsftl::{Experiment, Sweep, SCHEMES, STATIC};
+use super::dsftl::{Experiment, Sweep, BUFFERED, SCHEMES, STATIC};
 use std::fmt::Write as _;
 
 impl Experiment<'_> {
@@ -70,7 +70,7 @@ impl Experiment<'_> {
                 Sweep::LoadPct(l) => ("offered_load", f64::from(l) / 100.0),
                 Sweep::TimeDivisor(d) => ("time_scale", 1.0 / f64::from(d)),
                 Sweep::Aged => ("preconditioned", 1.0),
-                Sweep::Main => continue,
+                Sweep::Main | Sweep::Dram => continue,
             };
             let o = &self.results[&(w, sc, sweep)];
             let _ = writeln!(
@@ -87,6 +87,40 @@ impl Experiment<'_> {
                 o.gc_runs,
                 o.write_amplification,
             );
+        }
+        s
+    }
+
+    /// The buffer's sensitivity: each buffered scheme without and with the DRAM write
+    /// buffer, on every workload.
+    pub(super) fn dram_csv(&self) -> String {
+        let mut s = String::from(
+            "workload,scheme,buffer,requests,read_mean_us,write_mean_us,write_vs_static,\
+             read_vs_static,redirected_write_ratio,plane_duplicate_rate,gc_runs,\
+             write_amplification\n",
+        );
+        for w in 0..self.names.len() {
+            for (buffer, sweep) in [("none", Sweep::Main), ("ssdsim-32mib", Sweep::Dram)] {
+                let base = self.point(w, STATIC, sweep);
+                for &sc in &BUFFERED {
+                    let o = self.point(w, sc, sweep);
+                    let _ = writeln!(
+                        s,
+                        "{},{},{buffer},{},{:.3},{:.3},{},{},{:.5},{:.5},{},{:.4}",
+                        self.names[w],
+                        SCHEMES[sc].0,
+                        o.requests,
+                        o.read_mean / 1e3,
+                        o.write_mean / 1e3,
+                        cell(ratio(o.write_mean, base.write_mean)),
+                        cell(ratio(o.read_mean, base.read_mean)),
+                        o.redirected_writes,
+                        o.plane_dup,
+                        o.gc_runs,
+                        o.write_amplification,
+                    );
+                }
+            }
         }
         s
     }
