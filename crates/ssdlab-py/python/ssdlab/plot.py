@@ -1,25 +1,47 @@
 """Plots of runs and sweeps (matplotlib). Each function returns a ``Figure``.
 
+Every figure is sized for one column of a two-column paper: :data:`COLUMN_IN` (3.5 in)
+wide, text at least 7 pt at that size, the legend above the plot area (never over the
+data), a light major grid only. :func:`save` writes a figure as PNG (300 dpi) and as
+SVG or PDF; ``fig.savefig(...)`` works as usual.
+
 Nothing here picks a backend: in a notebook figures show inline; in scripts and tests
-use a non-interactive backend (``MPLBACKEND=Agg``) and ``fig.savefig(...)``.
+use a non-interactive backend (``MPLBACKEND=Agg``) and :func:`save` or ``fig.savefig``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from ._run import Result
 
 Runs = Union[Mapping[str, "Result"], Sequence["Result"]]
 
+#: Width of one column of a two-column paper, in inches: every figure's width.
+COLUMN_IN = 3.5
+#: The smallest text, in points (tick labels, legend, colour bar).
+TEXT_PT = 7.5
+#: Axis labels.
+LABEL_PT = 8.0
+#: The title.
+TITLE_PT = 8.5
+#: Resolution of the PNG that :func:`save` writes.
+PNG_DPI = 300
+
 _NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+_GRID = {"color": "0.87", "linewidth": 0.5}
 
 
 def _named(runs: Runs) -> list[tuple[str, Result]]:
@@ -32,11 +54,92 @@ def _named(runs: Runs) -> list[tuple[str, Result]]:
     return out
 
 
-def _figure(figsize: tuple[float, float]) -> Figure:
+def _figure(height_in: float) -> Figure:
     # Figure() rather than pyplot: no global state, no GUI backend needed.
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=(COLUMN_IN, height_in), layout="constrained")
+
+
+def _title(fig: Figure, text: str) -> None:
+    """The title, wrapped to the column so that it never clips."""
+    fig.suptitle(textwrap.fill(text, 52), fontsize=TITLE_PT)
+
+
+def _axes(fig: Figure, xlabel: str, ylabel: str) -> Axes:
+    """One axes with the house style: labels, tick sizes, a light major grid only."""
+    ax = fig.add_subplot()
+    ax.set_xlabel(xlabel, fontsize=LABEL_PT)
+    ax.set_ylabel(ylabel, fontsize=LABEL_PT)
+    ax.tick_params(which="both", labelsize=TEXT_PT)
+    ax.set_axisbelow(True)
+    ax.grid(True, which="major", **_GRID)
+    ax.grid(False, which="minor")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def _text_width_pt(text: str, size: float) -> float:
+    """How wide ``text`` renders in the default font at ``size`` points, in points."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width, _, _ = TextToPath().get_text_width_height_descent(
+        text, FontProperties(size=size), ismath=False
+    )
+    return float(width)
+
+
+def _legend_above(
+    ax: Axes,
+    title: str | None = None,
+    handles: list | None = None,
+    labels: list[str] | None = None,
+) -> None:
+    """The legend in rows above the plot area, centred, with as many columns as fit in
+    the axes' width."""
+    if handles is None or labels is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    # An entry is its handle (1.6 em), the gap after it (0.8 em), its text and the
+    # space to the next column (1 em); the axes are about 0.7 in narrower than the figure.
+    entry = max(_text_width_pt(s, TEXT_PT) for s in labels) + 3.4 * TEXT_PT
+    ncol = max(1, min(len(labels), int((COLUMN_IN - 0.7) * 72 // entry)))
+    # matplotlib fills the columns one after another; read row by row instead.
+    order = [i for j in range(ncol) for i in range(j, len(labels), ncol)]
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        # Centred above the axes; not mode="expand", which makes constrained layout
+        # give up on a vector file saved after a 300 dpi PNG.
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.02),
+        ncol=ncol,
+        borderaxespad=0.0,
+        frameon=False,
+        fontsize=TEXT_PT,
+        title=title,
+        title_fontsize=TEXT_PT,
+        handlelength=1.6,
+        handletextpad=0.8,
+        columnspacing=1.0,
+    )
+
+
+def save(
+    fig: Figure, path: str | Path, formats: Iterable[str] = ("png", "svg")
+) -> list[Path]:
+    """Writes ``fig`` once per format beside ``path`` (its suffix replaced): ``png`` at
+    :data:`PNG_DPI`, vector ``svg`` or ``pdf`` (a heat map's cells in them drawn at the
+    same resolution). Returns the files written."""
+    out = []
+    for fmt in formats:
+        p = Path(path).with_suffix("." + fmt)
+        fig.savefig(p, dpi=PNG_DPI)
+        out.append(p)
+    return out
 
 
 def latency_cdf(
@@ -54,11 +157,14 @@ def latency_cdf(
             scheduler); each needs per-request results (``run(per_request=True)``).
         op: ``"read"`` or ``"write"`` to plot one class; all requests by default.
         unit: ``ns``, ``us``, ``ms`` or ``s``.
-        log_x: logarithmic time axis.
+        log_x: logarithmic time axis, labelled at powers of ten only (at most six of
+            them), or at 1, 2 and 5 times a power of ten when the data span fewer than
+            two powers of ten.
     """
     scale = _NS[unit]
-    fig = _figure((6.4, 4.2))
-    ax = fig.add_subplot()
+    fig = _figure(2.6)
+    ax = _axes(fig, f"response time ({unit})", "fraction of requests")
+    positive = []
     for label, r in _named(runs):
         df = r.requests()
         if op is not None:
@@ -67,16 +173,32 @@ def latency_cdf(
         if len(x) == 0:
             continue
         y = np.arange(1, len(x) + 1) / len(x)
-        ax.step(x, y, where="post", label=f"{label} (n={len(x)})")
+        ax.step(x, y, where="post", label=f"{label} (n={len(x)})", linewidth=1.0)
+        positive.append(x[x > 0])
     if log_x:
         ax.set_xscale("log")
-    ax.set_xlabel(f"response time ({unit})")
-    ax.set_ylabel("fraction of requests")
+        _log_ticks(ax, np.concatenate(positive) if positive else np.array([]))
     ax.set_ylim(0, 1.0)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    ax.set_title(title or f"Response time CDF ({op or 'all'} requests)")
+    _legend_above(ax)
+    _title(fig, title or f"Response time CDF ({op or 'all'} requests)")
     return fig
+
+
+def _log_ticks(ax: Axes, x: np.ndarray) -> None:
+    """Labels for a logarithmic x axis that never crowd: the powers of ten, at most six
+    (every second, third, … on a wide range); on a range holding fewer than two of
+    them, 1, 2 and 5 times the powers of ten, written as plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    powers = 0  # powers of ten from the least to the greatest value
+    if len(x):
+        powers = math.floor(math.log10(x.max())) - math.ceil(math.log10(x.min())) + 1
+    if powers >= 2:
+        ax.xaxis.set_major_locator(LogLocator(base=10, numticks=6))
+    else:
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=6))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def breakdown_bars(
@@ -101,21 +223,144 @@ def breakdown_bars(
         ("gc_wait_ns_mean", "GC wait"),
         ("other_wait_ns_mean", "other wait"),
     ]
-    fig = _figure((max(4.0, 1.2 * len(named) + 2), 4.2))
-    ax = fig.add_subplot()
+    fig = _figure(2.8)
+    ax = _axes(fig, "", f"time ({unit})")
+    ax.grid(False, axis="x")
     xs = np.arange(len(named))
     bottom = np.zeros(len(named))
     for key, label in parts:
         vals = np.array([r.summary["breakdown"][op][key] / scale for _, r in named])
-        ax.bar(xs, vals, bottom=bottom, label=label)
+        ax.bar(xs, vals, bottom=bottom, label=label, width=0.7)
         bottom += vals
     means = [r.summary["response"][op]["mean_ns"] / scale for _, r in named]
-    ax.plot(xs, means, "k_", markersize=24, label="mean response")
-    ax.set_xticks(xs, [n for n, _ in named], rotation=20, ha="right")
-    ax.set_ylabel(f"time ({unit})")
-    ax.legend(fontsize="small")
-    ax.set_title(title or f"Response time breakdown ({op} requests)")
+    ax.plot(xs, means, "k_", markersize=14, markeredgewidth=1.5, label="mean response")
+    turn = len(named) > 3 or max((len(n) for n, _ in named), default=0) > 10
+    ax.set_xticks(
+        xs,
+        [n for n, _ in named],
+        rotation=30 if turn else 0,
+        ha="right" if turn else "center",
+    )
+    # The parts in the order they stack, then the mean.
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == "mean response")
+    _legend_above(
+        ax, handles=[handles[i] for i in order], labels=[labels[i] for i in order]
+    )
+    _title(fig, title or f"Response time breakdown ({op} requests)")
     return fig
+
+
+@dataclass
+class _Grid:
+    """Chips laid out for a heat map: ``data`` (NaN where no chip), the labels of its
+    columns and rows, the axis titles, and the rows in a band when the grid is wrapped
+    into bands of more than one row (0 otherwise): white lines go between them."""
+
+    data: np.ndarray
+    xticks: list[str]
+    yticks: list[str]
+    xlabel: str
+    ylabel: str
+    band_rows: int = 0
+
+
+#: A grid longer than this many times its height is wrapped into bands.
+_WRAP_RATIO = 6
+
+
+def _band_width(long: int, short: int) -> int:
+    """How many chips of the long side go in one band, for a near-square result: the
+    smallest divisor of ``long`` from sqrt(long x short) on, so that the stacked bands
+    are no taller than wide; failing one up to twice that, sqrt(long x short) rounded up,
+    the last band then partly empty."""
+    least = math.ceil(math.sqrt(long * short))
+    for width in range(least, min(long, 2 * least) + 1):
+        if long % width == 0:
+            return width
+    return least
+
+
+def _chip_grid(chips: pd.DataFrame, metric: str) -> _Grid:
+    """The chips' ``metric`` laid out for a column-wide heat map.
+
+    The device's longer side (channels or ways) runs across, the shorter one down. A
+    grid more than six times as long as it is tall is wrapped: the long side is cut
+    into bands stacked one under another, so that 64 channels x 1 chip draw as 8 x 8
+    (rows labelled by their first channel, columns by the offset from it) and 32 x 2 as
+    four bands of 8 channels x 2 ways.
+    """
+    channels = int(chips["channel"].max()) + 1
+    ways = int(chips["way"].max()) + 1
+    by_channel = (
+        chips.pivot(index="channel", columns="way", values=metric)
+        .reindex(index=range(channels), columns=range(ways))
+        .to_numpy(dtype=float)
+    )
+    if channels >= ways:
+        m, along, across = by_channel.T, "channel", "way"
+    else:
+        m, along, across = by_channel, "way", "channel"
+    short, long = m.shape
+    if long <= _WRAP_RATIO * short:
+        return _Grid(
+            m,
+            [str(i) for i in range(long)],
+            [str(j) for j in range(short)],
+            along,
+            across,
+        )
+    width = _band_width(long, short)
+    bands = math.ceil(long / width)
+    data = np.full((bands * short, width), np.nan)
+    for k in range(bands):
+        part = m[:, k * width : (k + 1) * width]
+        data[k * short : (k + 1) * short, : part.shape[1]] = part
+    if short == 1:
+        yticks = [str(k * width) for k in range(bands)]
+        ylabel = f"{along} (row start)"
+    else:
+        yticks = [f"{k * width}/{j}" for k in range(bands) for j in range(short)]
+        ylabel = f"{along} (row start) / {across}"
+    return _Grid(
+        data,
+        [f"+{c}" for c in range(width)],
+        yticks,
+        f"{along} (row start + column)",
+        ylabel,
+        band_rows=short if short > 1 else 0,
+    )
+
+
+#: Bounds on the heat map's height, in inches: never a sliver, never taller than wide.
+_MAP_MIN_IN = 0.7
+_MAP_MAX_IN = 2.4
+
+
+def _fit_height(fig: Figure, ax: Axes, rows: int, cols: int) -> None:
+    """Sets the figure's height so that the cells of ``ax`` come out square (within the
+    bounds on the map's height), once the layout has placed the labels and colour bar."""
+    for _ in range(4):
+        fig.draw_without_rendering()
+        w_in, h_in = fig.get_size_inches()
+        box = ax.get_position()
+        width, height = box.width * w_in, box.height * h_in
+        want = min(max(width * rows / cols, _MAP_MIN_IN), _MAP_MAX_IN)
+        if abs(want - height) < 0.005:
+            return
+        fig.set_size_inches(w_in, h_in + want - height)
+
+
+def _tick_step(labels: list[str], cell_pt: float, across: bool) -> int:
+    """Label every n-th cell, n a power of two, so that neighbouring labels keep clear."""
+    if across:
+        need = max(_text_width_pt(s, TEXT_PT) for s in labels) + 0.4 * TEXT_PT
+    else:
+        need = 1.3 * TEXT_PT
+    step = 1
+    while step * cell_pt < need:
+        step *= 2
+    return step
 
 
 def chip_heatmap(
@@ -124,32 +369,67 @@ def chip_heatmap(
     metric: str = "utilization",
     title: str | None = None,
 ) -> Figure:
-    """One cell per chip (channels as rows, ways as columns) coloured by ``metric``.
+    """One cell per chip coloured by ``metric``, at most as tall as it is wide.
+
+    The device's longer side (usually the channels) runs across and the shorter one
+    down, cells about square; a device more than six times as long as it is wide is
+    wrapped into bands stacked one under another: the ``brr`` device's 64 channels x 1
+    chip draw as 8 x 8, each row labelled by its first channel, each column by the
+    offset from it.
 
     ``metric`` is a column of :meth:`Result.chips`: ``utilization`` (the default: the
     chip's busy fraction of the run), ``busy_ns``, ``erases``, ``valid_pages``,
     ``invalid_pages``, ``free_pages``, ``free_blocks``, ``erase_max`` … The title gives
     the spread of chip utilization over the device.
     """
+    from matplotlib import colormaps
+    from matplotlib.ticker import ScalarFormatter
+
     chips = result.chips()
     if metric not in chips.columns or metric in ("chip", "channel", "way"):
         raise ValueError(f"metric {metric!r}: one of {', '.join(chips.columns[3:])}")
-    grid = chips.pivot(index="channel", columns="way", values=metric)
-    fig = _figure((1.0 + 0.7 * grid.shape[1], 1.0 + 0.5 * grid.shape[0]))
+    grid = _chip_grid(chips, metric)
+    rows, cols = grid.data.shape
+    # A first guess (the map about 2.1 in wide, 1.1 in for title and labels), which
+    # _fit_height then corrects to square cells.
+    map_in = min(max(2.1 * rows / cols, _MAP_MIN_IN), _MAP_MAX_IN)
+    fig = _figure(map_in + 1.1)
     ax = fig.add_subplot()
-    im = ax.imshow(grid.to_numpy(), aspect="auto", cmap="viridis")
-    ax.set_xlabel("way (chip on the channel)")
-    ax.set_ylabel("channel")
-    ax.set_xticks(range(grid.shape[1]), [str(c) for c in grid.columns])
-    ax.set_yticks(range(grid.shape[0]), [str(c) for c in grid.index])
-    fig.colorbar(im, ax=ax, label=metric)
+    cmap = colormaps["viridis"].with_extremes(bad="0.92")
+    im = ax.imshow(grid.data, aspect="auto", cmap=cmap, interpolation="nearest")
+    if grid.band_rows:
+        for k in range(1, rows // grid.band_rows):
+            ax.axhline(k * grid.band_rows - 0.5, color="white", linewidth=1.5)
+    ax.set_xlabel(grid.xlabel, fontsize=LABEL_PT)
+    ax.set_ylabel(grid.ylabel, fontsize=LABEL_PT)
+    ax.tick_params(labelsize=TEXT_PT, length=2)
+    ax.set_xticks(range(cols), grid.xticks)
+    ax.set_yticks(range(rows), grid.yticks)
+    # The bar beside the map, exactly as tall; values under 0.01 or from 10 000 up get a
+    # common factor above the bar rather than long labels.
+    bar = fig.colorbar(im, cax=ax.inset_axes((1.03, 0.0, 0.04, 1.0)))
+    factor = ScalarFormatter(useMathText=True)
+    factor.set_powerlimits((-3, 4))
+    bar.ax.yaxis.set_major_formatter(factor)
+    bar.ax.yaxis.get_offset_text().set_fontsize(TEXT_PT)
+    bar.ax.tick_params(labelsize=TEXT_PT, length=2)
+    bar.set_label(metric, fontsize=LABEL_PT)
     u = result.chip_utilization
-    ax.set_title(
+    _title(
+        fig,
         title
-        or f"{metric} per chip (chip utilization mean {u['mean']:.3f}, "
-        f"min {u['min']:.3f}, max {u['max']:.3f})",
-        fontsize="small",
+        or f"{metric} per chip (chip utilization mean {u['mean']:.3g}, "
+        f"min {u['min']:.3g}, max {u['max']:.3g})",
     )
+    _fit_height(fig, ax, rows, cols)
+    # Now that the cells' size is known, label only as many as fit.
+    w_in, h_in = fig.get_size_inches()
+    box = ax.get_position()
+    step_x = _tick_step(grid.xticks, 72 * box.width * w_in / cols, across=True)
+    step_y = _tick_step(grid.yticks, 72 * box.height * h_in / rows, across=False)
+    ax.set_xticks(range(0, cols, step_x), grid.xticks[::step_x])
+    ax.set_yticks(range(0, rows, step_y), grid.yticks[::step_y])
+    _fit_height(fig, ax, rows, cols)
     return fig
 
 
@@ -165,23 +445,45 @@ def sweep_metric(
     """A sweep's metric ``y`` against parameter ``x``, one line per value of ``by``.
 
     Failed points (``status != "ok"``) are left out; several rows for one (``by``,
-    ``x``) (traces, seeds) are averaged.
+    ``x``) (traces, seeds) are averaged, and the point gets an error bar from the
+    lowest to the highest of them.
     """
     df = frame
     if "status" in df.columns:
         df = df[df["status"] == "ok"]
-    fig = _figure((6.4, 4.2))
-    ax = fig.add_subplot()
+    fig = _figure(2.6)
+    ax = _axes(fig, x, y)
     groups = [(None, df)] if by is None else list(df.groupby(by, sort=False))
     for key, g in groups:
-        s = g.groupby(x, sort=True)[y].mean()
-        ax.plot(s.index, s.to_numpy(), marker="o", label=None if key is None else str(key))
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+        s = g.groupby(x, sort=True)[y].agg(["mean", "min", "max", "count"])
+        line = ax.plot(
+            s.index,
+            s["mean"].to_numpy(),
+            marker="o",
+            markersize=3,
+            linewidth=1.0,
+            label=None if key is None else str(key),
+        )[0]
+        several = s["count"].to_numpy() > 1
+        if several.any():
+            m = s[several]
+            ax.errorbar(
+                m.index,
+                m["mean"].to_numpy(),
+                yerr=[(m["mean"] - m["min"]).to_numpy(), (m["max"] - m["mean"]).to_numpy()],
+                fmt="none",
+                ecolor=line.get_color(),
+                elinewidth=0.8,
+                capsize=2,
+            )
+    if np.issubdtype(df[x].dtype, np.integer):
+        # Queue depths, counts: no tick at 2.5.
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_y:
         ax.set_yscale("log")
     if by is not None:
-        ax.legend(title=by, fontsize="small")
-    ax.grid(True, alpha=0.3)
-    ax.set_title(title or f"{y} against {x}")
+        _legend_above(ax, title=by)
+    _title(fig, title or f"{y} against {x}")
     return fig
