@@ -43,8 +43,23 @@ fn first_sentence(v: &ValueDoc) -> &str {
     p.find(". ").map_or(p, |i| &p[..=i])
 }
 
+/// The lists after the options, when the command line asks for help; empty otherwise.
+/// Building them walks the configuration reference (tens of millions of instructions),
+/// which no run should pay for: clap takes `after_help` whenever it builds the command.
+pub fn device_lists() -> &'static str {
+    static LISTS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let help = std::env::args_os()
+        .skip(1)
+        .any(|a| a == "-h" || a == "--help" || a == "help");
+    if help {
+        LISTS.get_or_init(lists_text)
+    } else {
+        ""
+    }
+}
+
 /// The lists after the options: presets, schedulers and allocation policies.
-pub fn device_lists() -> String {
+fn lists_text() -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -80,7 +95,7 @@ mod tests {
 
     #[test]
     fn lists_come_from_the_code() {
-        let text = device_lists();
+        let text = lists_text();
         for name in ssdlab::presets::NAMES.iter().chain(SchedulerKind::NAMES) {
             assert!(text.contains(name), "{name}\n{text}");
         }

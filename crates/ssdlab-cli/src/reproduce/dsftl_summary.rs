@@ -281,7 +281,7 @@ impl Experiment<'_> {
              no size): every scheme behind `{}`; pages are placed when they leave DRAM. \
              `dsftl-dram.csv` has every run.\n\n\
              | comparison (DS-FTL against) | paper | no buffer | with the buffer | \
-             mean write µs, no buffer → with (scheme / DS-FTL) |\n|---|---|---|---|---|\n",
+             mean µs, no buffer → with (scheme / DS-FTL) |\n|---|---|---|---|---|\n",
             SSDSIM_BUFFER.join(" ")
         );
         let all: Vec<usize> = (0..self.names.len()).collect();
@@ -297,10 +297,11 @@ impl Experiment<'_> {
                 change(mean(&v))
             }
         };
-        let abs = |sc: usize, sweep: Sweep| {
+        // Mean of `f` in µs over the workloads `ws`.
+        let abs = |ws: &[usize], sc: usize, sweep: Sweep, f: Metric| {
             mean(
-                &all.iter()
-                    .map(|&w| self.point(w, sc, sweep).write_mean / 1e3)
+                &ws.iter()
+                    .map(|&w| f(self.point(w, sc, sweep)) / 1e3)
                     .collect::<Vec<_>>(),
             )
         };
@@ -331,10 +332,10 @@ impl Experiment<'_> {
                 "| {what} | {paper} | {} | {} | {:.1} / {:.1} → {:.1} / {:.1} |",
                 avg(ws, sc, Sweep::Main, f),
                 avg(ws, sc, Sweep::Dram, f),
-                abs(sc, Sweep::Main),
-                abs(DSFTL, Sweep::Main),
-                abs(sc, Sweep::Dram),
-                abs(DSFTL, Sweep::Dram),
+                abs(ws, sc, Sweep::Main, f),
+                abs(ws, DSFTL, Sweep::Main, f),
+                abs(ws, sc, Sweep::Dram, f),
+                abs(ws, DSFTL, Sweep::Dram, f),
             );
         }
         let gc = |sweep| {
