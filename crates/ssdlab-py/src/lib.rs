@@ -97,6 +97,15 @@ struct RunOutput {
     report_json: String,
     log: Option<RequestLog>,
     chips_json: Option<String>,
+    config_json: String,
+}
+
+/// A resolved configuration as JSON: the TOML document `ssdlab config show` prints, as
+/// a JSON object (tables as objects), so that it round-trips through `json_to_toml`.
+fn config_json(cfg: &SimConfig) -> Result<String, RunError> {
+    let value =
+        toml::Value::try_from(cfg).map_err(|e| internal(&format!("configuration as TOML: {e}")))?;
+    serde_json::to_string(&value).map_err(|e| internal(&format!("configuration as JSON: {e}")))
 }
 
 /// Per-chip busy time, wear and space, read at the end of a run: one JSON object of
@@ -170,6 +179,7 @@ fn simulate(
     chips: bool,
     cache: bool,
 ) -> Result<RunOutput, RunError> {
+    let config_json = config_json(&cfg)?;
     let cached = match src {
         TraceSource::File { path, options } if cache => Some(cache::load(path, options)?),
         _ => None,
@@ -195,6 +205,7 @@ fn simulate(
         report_json: report.to_json(),
         log,
         chips_json,
+        config_json,
     })
 }
 
@@ -239,7 +250,8 @@ fn log_columns(py: Python<'_>, log: &RequestLog) -> PyResult<Py<PyDict>> {
 }
 
 /// Runs one configuration on one trace. Returns `(report_json, {column: bytes} | None,
-/// chips_json | None)`. See the Python wrapper `ssdlab.run` for the arguments.
+/// chips_json | None, config_json)`, the last the configuration the run resolved (as
+/// [`resolve_config`] gives it). See the Python wrapper `ssdlab.run` for the arguments.
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, config_text=None, trace=None, format=None,
     set=Vec::new(), seed=None, verify=false, fail=Vec::new(), scheduler=None, dgc=false,
@@ -264,7 +276,7 @@ fn run(
     per_request: bool,
     chips: bool,
     cache: bool,
-) -> PyResult<(String, Option<Py<PyDict>>, Option<String>)> {
+) -> PyResult<(String, Option<Py<PyDict>>, Option<String>, String)> {
     let l = layers(
         preset.clone(),
         config,
@@ -282,7 +294,7 @@ fn run(
         simulate(cfg, &src, preset.as_deref(), per_request, chips, cache)
     })?;
     let log = out.log.as_ref().map(|l| log_columns(py, l)).transpose()?;
-    Ok((out.report_json, log, out.chips_json))
+    Ok((out.report_json, log, out.chips_json, out.config_json))
 }
 
 /// The resolved configuration as `(toml_text, json_text, device_key)`; the device key
@@ -317,10 +329,7 @@ fn resolve_config(
     );
     detached(py, move || {
         let cfg = l.build(&[])?;
-        let value = toml::Value::try_from(&cfg)
-            .map_err(|e| internal(&format!("configuration as TOML: {e}")))?;
-        let json = serde_json::to_string(&value)
-            .map_err(|e| internal(&format!("configuration as JSON: {e}")))?;
+        let json = config_json(&cfg)?;
         Ok((cfg.to_toml(), json, ssdlab::sim::shared_device_key(&cfg)))
     })
 }

@@ -348,3 +348,119 @@ def test_save_writes_each_format(runs, tmp_path) -> None:
     files = plot.save(fig, tmp_path / "cdf.whatever", formats=("pdf", "png"))
     assert files == [tmp_path / "cdf.pdf", tmp_path / "cdf.png"]
     assert all(f.stat().st_size > 2000 for f in files)
+
+
+def write_buffer(trace: str, mib: int, **kw) -> ssdlab.Result:
+    return ssdlab.run(preset="default", trace=trace,
+                      set={"cache.mode": "write-buffer", "cache.capacity_mib": mib}, **kw)
+
+
+@pytest.fixture(scope="module")
+def buffered(slice7016: str) -> dict[str, ssdlab.Result]:
+    return {f"{m} MiB": write_buffer(slice7016, m) for m in (8, 64)}
+
+
+def occupancy_lines(ax) -> list:
+    """The runs' lines, without the watermarks and power-loss marks (unlabelled)."""
+    return [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+
+
+def dashed_heights(ax) -> list[float]:
+    return sorted({float(ln.get_ydata()[0]) for ln in ax.get_lines()
+                   if ln.get_label().startswith("_") and ln.get_linestyle() == "--"})
+
+
+def test_dram_occupancy_is_the_reports_series_as_a_share(buffered, tmp_path) -> None:
+    r = buffered["8 MiB"]
+    d = r.dram
+    assert d is not None and d["capacity_pages"] > 0
+    assert max(d["occupancy_dirty_pages"]) > 0, "hm_0 dirties the buffer"
+    fig = plot.dram_occupancy({"8 MiB": r})
+    ax = fig.axes[0]
+    (line,) = occupancy_lines(ax)
+    share = np.array(d["occupancy_dirty_pages"]) / d["capacity_pages"]
+    assert np.array_equal(line.get_ydata(), share)
+    assert np.array_equal(line.get_xdata(), np.array(d["occupancy_t_ns"]) / 1e6)
+    assert line.get_drawstyle() == "steps-pre", "each point is the most since the last"
+    # The configuration's watermarks (0.8 and 0.6 by default), dashed, as shares.
+    assert r.config["cache"]["destage"] == "watermark"
+    assert dashed_heights(ax) == [0.6, 0.8]
+    assert ax.get_ylim() == (0.0, pytest.approx(1.04))
+    assert ax.get_xlabel() == "simulated time (ms)"
+    print_ready(fig)
+    legend_above(fig)
+    # 148 s in ms: long labels (140,000), so fewer of them, kept apart.
+    ticks = shown_ticks(ax.xaxis, fig)
+    assert 3 <= len(ticks) <= 6
+    assert all("," in t.get_text() for loc, t in ticks if loc >= 1000)
+    labels_apart([t for _, t in ticks], fig)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["8 MiB", "watermarks"]
+    rendered(fig, tmp_path / "dram.png")
+
+
+def test_dram_occupancy_of_several_runs_in_pages(buffered, tmp_path) -> None:
+    fig = plot.dram_occupancy(buffered, unit="s", share=False)
+    ax = fig.axes[0]
+    lines = occupancy_lines(ax)
+    assert [ln.get_label() for ln in lines] == ["8 MiB", "64 MiB"]
+    for ln, r in zip(lines, buffered.values()):
+        assert list(ln.get_ydata()) == r.dram["occupancy_dirty_pages"]
+        assert ln.get_xdata()[-1] == r.dram["occupancy_t_ns"][-1] / 1e9
+    # In pages each capacity has watermarks of its own, in its run's colour.
+    caps = [r.dram["capacity_pages"] for r in buffered.values()]
+    assert caps[1] == 8 * caps[0]
+    assert dashed_heights(ax) == sorted(w * c for c in caps for w in (0.6, 0.8))
+    colours = {ln.get_color() for ln in lines}
+    marks = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert {m.get_color() for m in marks} == colours
+    print_ready(fig)
+    legend_above(fig)
+    labels_apart([t for _, t in shown_ticks(ax.xaxis, fig)], fig)
+    rendered(fig, tmp_path / "dram-pages.png")
+    # A list: labelled by preset and scheduler, one line each.
+    listed = plot.dram_occupancy(list(buffered.values()))
+    assert len(occupancy_lines(listed.axes[0])) == 2
+    print_ready(listed)
+
+
+def test_dram_occupancy_needs_a_dram_stage(buffered, runs) -> None:
+    assert runs["sync-fifo"].dram is None
+    with pytest.raises(ValueError, match="'unbuffered' has no DRAM stage"):
+        plot.dram_occupancy({"8 MiB": buffered["8 MiB"], "unbuffered": runs["sync-fifo"]})
+
+
+def test_dram_occupancy_on_demand_destage_has_no_watermarks(slice7016) -> None:
+    r = ssdlab.run(preset="default", trace=slice7016, per_request=False, chips=False,
+                   set={"cache.mode": "write-buffer", "cache.capacity_mib": 8,
+                        "cache.destage": "on-demand"})
+    ax = plot.dram_occupancy({"on demand": r}).axes[0]
+    assert dashed_heights(ax) == []
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["on demand"]
+
+
+def test_dram_occupancy_marks_power_losses(slice7016) -> None:
+    timed = write_buffer(slice7016, 8, fail="power@40ms")
+    assert timed.dram["power_losses"] == 1
+    ax = plot.dram_occupancy({"timed": timed}).axes[0]
+    (mark,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    assert list(mark.get_xdata()) == [40.0, 40.0]
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == [
+        "power loss", "timed", "watermarks"]
+    print_ready(ax.figure)
+
+    # Half-way through the requests: the arrival of request n / 2.
+    half = write_buffer(slice7016, 8, fail="power@0.5")
+    assert half.dram["power_losses"] == 1
+    rows = half.requests()
+    at = rows.loc[rows["id"] == len(rows) // 2, "arrival_ns"].item()
+    ax = plot.dram_occupancy({"half": half}).axes[0]
+    (mark,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    assert mark.get_xdata()[0] == at / 1e6
+
+    # Without the per-request results that moment is unknown: no mark.
+    blind = write_buffer(slice7016, 8, fail="power@0.5", per_request=False)
+    assert blind.dram["power_losses"] == 1
+    ax = plot.dram_occupancy({"blind": blind}).axes[0]
+    assert not [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    assert "power loss" not in [t.get_text() for t in ax.get_legend().get_texts()]

@@ -76,6 +76,30 @@ def test_trace_warm_up_and_a_fractional_failure_as_the_cli(
         assert r.summary["response"] == want["response"]
 
 
+def test_result_carries_the_configuration_it_ran(head200: str) -> None:
+    args = dict(preset="default", set={"scheduler.chip_queue_depth": 3}, seed=5,
+                fail="power@1ms")
+    r = ssdlab.run(trace=head200, **args)
+    assert r.config == ssdlab.config(**args)
+    assert r.config["scheduler"]["chip_queue_depth"] == 3
+    assert r.config["raid"]["fail"] == ["power@1ms"]
+    # Without a DRAM stage the report has no `dram` section, and a power loss loses
+    # nothing.
+    assert r.dram is None
+    assert r.summary["counters"]["power-losses"] == 1
+
+
+def test_dram_is_the_reports_dram_stage(head200: str) -> None:
+    r = ssdlab.run(preset="default", trace=head200,
+                   set={"cache.mode": "write-buffer", "cache.capacity_mib": 8})
+    d = r.dram
+    assert d is r.summary["dram"]
+    assert d["mode"] == "write-buffer"
+    assert d["capacity_pages"] == 8 * 2**20 // r.config["geometry"]["page_size_bytes"]
+    assert len(d["occupancy_t_ns"]) == len(d["occupancy_dirty_pages"]) >= 2
+    assert max(d["occupancy_dirty_pages"]) == d["dirty_peak"]
+
+
 def test_requests_columns_and_dtypes(head200: str) -> None:
     df = ssdlab.run(preset="default", trace=head200).requests()
     assert tuple(df.columns) == ssdlab.REQUEST_COLUMNS

@@ -27,7 +27,7 @@ def run(
     per_request: bool = True,
     chips: bool = True,
     cache: bool = False,
-) -> tuple[str, dict[str, bytes] | None, str | None]: ...
+) -> tuple[str, dict[str, bytes] | None, str | None, str]: ...
 def resolve_config(
     *,
     preset: str | None = None,

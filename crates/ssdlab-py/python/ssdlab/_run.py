@@ -208,6 +208,9 @@ class Result:
     Attributes:
         summary: the JSON report as a dict (``ssdlab run --json``; every metric is
             defined in docs/METRICS.md).
+        config: the configuration the run resolved, as a dict (what :func:`config`
+            returns for the same arguments); ``None`` for a result built from a report
+            alone.
     """
 
     def __init__(
@@ -215,11 +218,15 @@ class Result:
         report_json: str,
         columns: dict[str, bytes] | None,
         chips_json: str | None,
+        config_json: str | None = None,
     ) -> None:
         self._json = report_json
         self._columns = columns
         self._chips = chips_json
         self.summary: dict[str, Any] = json.loads(report_json)
+        self.config: dict[str, Any] | None = (
+            None if config_json is None else json.loads(config_json)
+        )
 
     def __repr__(self) -> str:
         r = self.summary.get("response", {}).get("all", {})
@@ -343,6 +350,16 @@ class Result:
         """Busy fraction of the chips over the run: ``mean``, ``std``, ``min``, ``max``."""
         u: dict[str, float] = self.summary["utilization"]["chip"]
         return u
+
+    @property
+    def dram(self) -> dict[str, Any] | None:
+        """The report's DRAM stage (``summary["dram"]``, docs/METRICS.md "DRAM stage"):
+        hit ratios, buffer waits, flushes, power losses and lost pages, and the dirty
+        occupancy over simulated time (``occupancy_t_ns``, ``occupancy_dirty_pages``,
+        out of ``capacity_pages``). ``None`` when the device has no DRAM stage
+        (``cache.mode = "off"``, every preset's default)."""
+        d: dict[str, Any] | None = self.summary.get("dram")
+        return d
 
 
 def run(

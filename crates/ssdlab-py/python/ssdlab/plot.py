@@ -184,6 +184,185 @@ def latency_cdf(
     return fig
 
 
+def _plain(v: float) -> str:
+    """A tick value as a plain number, thousands separated: ``140,000``, ``0.5``."""
+    return f"{round(v):,}" if v == round(v) else f"{v:,g}"
+
+
+def _spaced_ticks(ax: Axes) -> None:
+    """Plain-number labels on a linear x axis, as many as keep a space of 1 em between
+    neighbours (long times in ms, ``140,000``, get fewer)."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    lo, hi = ax.get_xlim()
+    # The axes are about 0.9 in narrower than the figure (the y label and its ticks).
+    width_pt = (COLUMN_IN - 0.9) * 72
+    for bins in (6, 5, 4, 3, 2):
+        locator = MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10], min_n_ticks=2)
+        ticks = [t for t in locator.tick_values(lo, hi) if lo <= t <= hi]
+        if len(ticks) < 2:
+            break
+        widest = max(_text_width_pt(_plain(t), TEXT_PT) for t in ticks)
+        if width_pt * (ticks[1] - ticks[0]) / (hi - lo) >= widest + TEXT_PT:
+            break
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _plain(v)))
+
+
+def _dram(result: Result) -> dict | None:
+    """The report's DRAM stage, or ``None``."""
+    d: dict | None = result.summary.get("dram")
+    return d
+
+
+#: Nanoseconds per unit of a failure spec's time (``power@150ms``).
+_FAIL_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def _power_loss_times(result: Result) -> list[float] | None:
+    """The simulated times (ns) of the run's power losses, from ``raid.fail`` in its
+    configuration; ``None`` when one of them cannot be told.
+
+    A spec with a unit (``power@150ms``) is that time; one given as a fraction of the
+    trace's requests (``power@0.5``) is the arrival of request ``floor(n x 0.5)``, read
+    from the per-request results when the run kept them and the trace has no flush
+    commands (which take a request number but no row). A timed loss after the last
+    request completed never happens (the report does not count it) and is dropped.
+    """
+    cfg = getattr(result, "config", None)
+    if not cfg:
+        return None
+    times: list[float] = []
+    for spec in cfg.get("raid", {}).get("fail", []):
+        target, _, when = str(spec).strip().partition("@")
+        if target != "power":
+            continue
+        number = when.rstrip("".join(_FAIL_UNITS))
+        unit = when[len(number):]
+        try:
+            value = float(number)
+        except ValueError:
+            return None
+        if unit:
+            if unit not in _FAIL_UNITS:
+                return None
+            times.append(value * _FAIL_UNITS[unit])
+            continue
+        if result.summary.get("counters", {}).get("flushes", 0):
+            return None
+        try:
+            rows = result.requests()
+        except (ValueError, AttributeError):  # per_request=False, or no such results
+            return None
+        index = math.floor(len(rows) * value)
+        at = rows.loc[rows["id"] == index, "arrival_ns"]
+        if at.empty:
+            return None
+        times.append(float(at.iloc[0]))
+    d = _dram(result)
+    end = d["occupancy_t_ns"][-1] if d and d["occupancy_t_ns"] else 0
+    return sorted(t for t in times if t <= end)
+
+
+def dram_occupancy(
+    runs: Runs,
+    *,
+    unit: str = "ms",
+    share: bool = True,
+    title: str | None = None,
+) -> Figure:
+    """Dirty pages in the DRAM stage over simulated time, one line per run.
+
+    The report's ``dram.occupancy_t_ns`` / ``dram.occupancy_dirty_pages`` (each point
+    the most since the previous one, so drawn as steps up to it), as a share of the
+    stage's ``capacity_pages`` (axis in per cent) or, with ``share=False``, in pages.
+
+    With ``cache.destage = "watermark"`` the high and low watermarks from the run's
+    configuration (:attr:`Result.config`) are light dashed lines: grey when every run
+    has them at the same height, in the run's colour otherwise (pages of different
+    capacities). Power losses (``dram.power_losses``) are dotted vertical lines at the
+    times the configuration's ``raid.fail`` gives them: ``power@150ms`` as it says,
+    ``power@0.5`` at the arrival of the request it names when the run kept per-request
+    results and its trace has no flush commands. When a loss's time cannot be told
+    that way (no per-request results, a trace with flushes, a result without its
+    configuration), or the times found do not add up to the report's count, the run's
+    losses are not marked.
+
+    Args:
+        runs: results by label (a dict) or a list of results (labelled by preset and
+            scheduler); each needs a DRAM stage (``cache.mode`` other than ``"off"``).
+        unit: ``ns``, ``us``, ``ms`` or ``s``.
+        share: dirty pages as a share of the capacity (default), or in pages.
+
+    Raises:
+        ValueError: naming the first run without a DRAM stage.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, PercentFormatter
+
+    scale = _NS[unit]
+    named = _named(runs)
+    for label, r in named:
+        if _dram(r) is None:
+            raise ValueError(
+                f"run {label!r} has no DRAM stage (cache.mode = \"off\"): no dirty "
+                "occupancy to plot"
+            )
+    fig = _figure(2.6)
+    ax = _axes(
+        fig,
+        f"simulated time ({unit})",
+        "dirty pages (% of DRAM)" if share else "dirty pages",
+    )
+    marks: dict[float, list[str]] = {}  # watermark height -> colours of its runs
+    marked = 0  # runs with watermarks
+    losses: set[float] = set()
+    for label, r in named:
+        d = _dram(r)
+        cap = d["capacity_pages"]
+        t = np.asarray(d["occupancy_t_ns"], dtype=float) / scale
+        y = np.asarray(d["occupancy_dirty_pages"], dtype=float)
+        per = 1.0 / cap if share else 1.0
+        line = ax.step(t, y * per, where="pre", linewidth=1.0, label=label)[0]
+        cache = (getattr(r, "config", None) or {}).get("cache", {})
+        if d.get("destage") == "watermark" and "high_watermark" in cache:
+            marked += 1
+            for w in (cache["high_watermark"], cache["low_watermark"]):
+                marks.setdefault(w * cap * per, []).append(line.get_color())
+        if d.get("power_losses", 0):
+            times = _power_loss_times(r)
+            if times is not None and len(times) == d["power_losses"]:
+                losses.update(times)
+    extra_handles, extra_labels = [], []
+    dashed = {"linestyle": (0, (4, 3)), "linewidth": 0.7, "zorder": 1}
+    for height, colours in marks.items():
+        if len(colours) == marked:  # every run's: grey
+            ax.axhline(height, color="0.6", **dashed)
+        else:
+            ax.axhline(height, color=colours[0], alpha=0.55, **dashed)
+    if marks:
+        extra_handles.append(Line2D([], [], color="0.6", **dashed))
+        extra_labels.append("watermarks")
+    dotted = {"color": "0.15", "linestyle": ":", "linewidth": 1.0}
+    for at in sorted(losses):
+        ax.axvline(at / scale, zorder=3, **dotted)
+    if losses:
+        extra_handles.append(Line2D([], [], **dotted))
+        extra_labels.append("power loss")
+    ax.set_xlim(left=0)
+    _spaced_ticks(ax)
+    if share:
+        ax.set_ylim(0, 1.04)
+        ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+    else:
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _plain(v)))
+    handles, labels = ax.get_legend_handles_labels()
+    _legend_above(ax, handles=handles + extra_handles, labels=labels + extra_labels)
+    _title(fig, title or "DRAM dirty occupancy")
+    return fig
+
+
 def _log_ticks(ax: Axes, x: np.ndarray) -> None:
     """Labels for a logarithmic x axis that never crowd: the powers of ten, at most six
     (every second, third, … on a wide range); on a range holding fewer than two of
