@@ -252,6 +252,10 @@ fn log_columns(py: Python<'_>, log: &RequestLog) -> PyResult<Py<PyDict>> {
 /// Runs one configuration on one trace. Returns `(report_json, {column: bytes} | None,
 /// chips_json | None, config_json)`, the last the configuration the run resolved (as
 /// [`resolve_config`] gives it). See the Python wrapper `ssdlab.run` for the arguments.
+/// What `run` gives Python: the summary JSON, the per-request columns, the chip table
+/// (JSON) and the configuration the run resolved (JSON).
+type RunToPython = (String, Option<Py<PyDict>>, Option<String>, String);
+
 #[pyfunction]
 #[pyo3(signature = (*, preset=None, config=None, config_text=None, trace=None, format=None,
     set=Vec::new(), seed=None, verify=false, fail=Vec::new(), scheduler=None, dgc=false,
@@ -276,7 +280,7 @@ fn run(
     per_request: bool,
     chips: bool,
     cache: bool,
-) -> PyResult<(String, Option<Py<PyDict>>, Option<String>, String)> {
+) -> PyResult<RunToPython> {
     let l = layers(
         preset.clone(),
         config,
