@@ -19,8 +19,9 @@
 //!   says otherwise; bad lines are [`TraceError`]s naming file, line and field, or are
 //!   skipped and counted when [`TraceOptions::skip_bad_lines`] is set.
 //! * [`SyntheticConfig`] / [`SyntheticGen`]: a deterministic workload (arrivals, read
-//!   ratio, size distribution, address pattern, duplicate content) from one seed; an
-//!   invalid one is described by [`SyntheticErrors`], one [`SyntheticError`] per key.
+//!   ratio, size distribution, address pattern, duplicate content, flushes and FUA
+//!   writes) from one seed; an invalid one is described by [`SyntheticErrors`], one
+//!   [`SyntheticError`] per key.
 //! * [`TraceSource`] / [`RequestStream`]: one entry point over files and synthetic
 //!   workloads, as the simulator and the CLI see them.
 //! * [`TraceStats`] / [`analyze`]: request counts, sizes, working set and duplicate

@@ -131,6 +131,14 @@ fn trace_info_counts_flushes_and_fua_writes() {
     assert_eq!(info_value(out, "requests"), "2");
     assert_eq!(info_value(out, "flushes"), "2");
     assert_eq!(info_value(out, "fua_writes"), "1");
+    let cfg = crate::tmp_file(
+        "cmd-info-flush.toml",
+        "requests = 1000\nread_ratio = 0.0\nflush_every = 10\nfua_ratio = 1.0\n",
+    );
+    let run = ssdlab(["trace", "info", "--synthetic-config", &cfg]);
+    run.assert_ok();
+    assert_eq!(info_value(&run.stdout, "flushes"), "100");
+    assert_eq!(info_value(&run.stdout, "fua_writes"), "1000");
 }
 
 #[test]

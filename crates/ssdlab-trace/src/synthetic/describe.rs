@@ -28,8 +28,15 @@ impl SyntheticConfig {
         } else {
             ""
         };
+        let mut durability = String::new();
+        if self.flush_every > 0 {
+            durability += &format!(", a flush every {} requests", self.flush_every);
+        }
+        if self.fua_ratio > 0.0 {
+            durability += &format!(", {:.0}% FUA writes", self.fua_ratio * 100.0);
+        }
         format!(
-            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes{reads}, seed {}",
+            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes{reads}{durability}, seed {}",
             self.requests,
             self.read_ratio * 100.0,
             describe_size(&self.size),

@@ -1,8 +1,9 @@
-//! Flush commands and FUA writes from blkparse traces: the requests the reader
-//! delivers, and what `analyze` (`ssdlab trace info`) counts.
+//! Flush commands and FUA writes from blkparse traces and synthetic workloads: the
+//! requests the reader delivers, and what `analyze` (`ssdlab trace info`) counts.
 
 use ssdlab_trace::{
-    analyze, IoRequest, Op, TraceErrorKind, TraceFormat, TraceOptions, TraceReader, TraceSource,
+    analyze, IoRequest, Op, SyntheticConfig, TraceErrorKind, TraceFormat, TraceOptions,
+    TraceReader, TraceSource,
 };
 use std::path::PathBuf;
 
@@ -120,4 +121,27 @@ fn trace_info_counts_blkparse_flushes_and_fua_writes() {
     );
     let text = s.to_string();
     assert!(text.contains("\nflushes: 4\nfua_writes: 2\n"), "{text}");
+}
+
+#[test]
+fn trace_info_counts_synthetic_flushes_and_fua_writes() {
+    let cfg = SyntheticConfig {
+        requests: 10_000,
+        read_ratio: 0.5,
+        flush_every: 50,
+        fua_ratio: 0.2,
+        ..SyntheticConfig::default()
+    };
+    let s = analyze(TraceSource::Synthetic(cfg).open().unwrap().as_mut()).unwrap();
+    assert_eq!((s.requests, s.flushes), (10_000, 200));
+    let share = s.fua_writes as f64 / s.writes as f64;
+    assert!((share - 0.2).abs() < 0.02, "{share}");
+    let plain = analyze(
+        TraceSource::Synthetic(SyntheticConfig::default())
+            .open()
+            .unwrap()
+            .as_mut(),
+    )
+    .unwrap();
+    assert_eq!((plain.flushes, plain.fua_writes), (0, 0));
 }
