@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ssdlab_trace::{SyntheticConfig, TraceSource};
+use ssdlab_trace::{Op, SyntheticConfig, TraceSource};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -21,8 +21,13 @@ fuzz_target!(|data: &[u8]| {
     let mut last = 0;
     for r in stream.by_ref().take(200) {
         let io = r.expect("a valid description generates valid requests");
-        assert!(io.size_bytes > 0);
-        assert!(io.offset_bytes.checked_add(io.size_bytes - 1).is_some());
+        if io.op == Op::Flush {
+            assert_eq!((io.offset_bytes, io.size_bytes, io.fua), (0, 0, false));
+        } else {
+            assert!(io.size_bytes > 0);
+            assert!(io.offset_bytes.checked_add(io.size_bytes - 1).is_some());
+            assert!(!io.fua || io.op == Op::Write);
+        }
         assert!(io.arrival_ns >= last);
         last = io.arrival_ns;
     }

@@ -1,10 +1,11 @@
 //! Any bytes, plain or gzip, through format detection (or each forced format) and the
-//! reader: valid records (positive size, byte range within 2^64, times that never go
-//! backwards) or a typed error, never a panic.
+//! reader: valid records (positive size, byte range within 2^64, FUA on writes only;
+//! flushes without data; times that never go backwards) or a typed error, never a
+//! panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ssdlab_trace::{TraceFormat, TraceOptions, TraceReader};
+use ssdlab_trace::{Op, TraceFormat, TraceOptions, TraceReader};
 use std::io::Write;
 
 fn temp_path() -> std::path::PathBuf {
@@ -43,12 +44,18 @@ fuzz_target!(|data: &[u8]| {
         let mut last = 0u64;
         for r in reader.take(100_000) {
             let Ok(io) = r else { break };
-            assert!(io.size_bytes > 0, "empty request");
-            assert!(io.size_bytes <= opts.max_request_bytes, "oversized request");
-            assert!(
-                io.offset_bytes.checked_add(io.size_bytes - 1).is_some(),
-                "byte range past 2^64"
-            );
+            if io.op == Op::Flush {
+                let empty = (io.offset_bytes, io.size_bytes, io.fua);
+                assert_eq!(empty, (0, 0, false), "a flush carries no data");
+            } else {
+                assert!(io.size_bytes > 0, "empty request");
+                assert!(io.size_bytes <= opts.max_request_bytes, "oversized request");
+                assert!(
+                    io.offset_bytes.checked_add(io.size_bytes - 1).is_some(),
+                    "byte range past 2^64"
+                );
+                assert!(!io.fua || io.op == Op::Write, "FUA on a read");
+            }
             assert!(io.arrival_ns >= last, "time went backwards");
             assert!(io.arrival_ns <= ssdlab_trace::MAX_ARRIVAL_NS * 2);
             last = io.arrival_ns;

@@ -10,17 +10,18 @@
 //!
 //! Principal types:
 //!
-//! * [`IoRequest`] / [`Op`]: one host I/O with its arrival time (ns, rebased so the
-//!   first request arrives at 0, never decreasing), byte range and optional
-//!   [`Content`]: a seed that [`page_token`] expands into one token per 4 KiB page, or
-//!   one token per page read from the trace.
+//! * [`IoRequest`] / [`Op`]: one host I/O (a read, a write, possibly FUA, or a flush
+//!   command) with its arrival time (ns, rebased so the first request arrives at 0,
+//!   never decreasing), byte range and optional [`Content`]: a seed that [`page_token`]
+//!   expands into one token per 4 KiB page, or one token per page read from the trace.
 //! * [`TraceReader`]: streams one trace file (plain or gzip, detected by magic bytes)
 //!   in any [`TraceFormat`], detected from the content unless [`TraceOptions::format`]
 //!   says otherwise; bad lines are [`TraceError`]s naming file, line and field, or are
 //!   skipped and counted when [`TraceOptions::skip_bad_lines`] is set.
 //! * [`SyntheticConfig`] / [`SyntheticGen`]: a deterministic workload (arrivals, read
-//!   ratio, size distribution, address pattern, duplicate content) from one seed; an
-//!   invalid one is described by [`SyntheticErrors`], one [`SyntheticError`] per key.
+//!   ratio, size distribution, address pattern, duplicate content, flushes and FUA
+//!   writes) from one seed; an invalid one is described by [`SyntheticErrors`], one
+//!   [`SyntheticError`] per key.
 //! * [`TraceSource`] / [`RequestStream`]: one entry point over files and synthetic
 //!   workloads, as the simulator and the CLI see them.
 //! * [`TraceStats`] / [`analyze`]: request counts, sizes, working set and duplicate

@@ -26,6 +26,9 @@ pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 /// A gap between consecutive requests longer than [`SUSPICIOUS_GAP_NS`] is counted as a
 /// jump of the trace's clock ([`time_jumps`](Self::time_jumps)); with
 /// [`TraceOptions::max_gap_ns`] every longer gap is cut to that length.
+///
+/// A line with a flush before its request (blkparse's preflush) gives two requests at
+/// the same time: a flush command, then the request.
 pub struct TraceReader {
     path: PathBuf,
     format: TraceFormat,
@@ -53,7 +56,18 @@ pub struct TraceReader {
     clamped: u64,
     lines_read: u64,
     ignored: u64,
-    done: bool,
+    held: Held,
+}
+
+/// What [`TraceReader::next`] delivers before it reads another line.
+#[derive(Debug)]
+enum Held {
+    /// Nothing: read on.
+    Nothing,
+    /// The request of a line whose preflush was just delivered.
+    Request(IoRequest),
+    /// The stream has ended.
+    End,
 }
 
 impl TraceReader {
@@ -113,7 +127,7 @@ impl TraceReader {
             clamped: 0,
             lines_read: 0,
             ignored: 0,
-            done: false,
+            held: Held::Nothing,
         })
     }
 
@@ -165,8 +179,30 @@ impl TraceReader {
     }
 
     fn fail(&mut self, line: u64, kind: TraceErrorKind) -> Option<Result<IoRequest, TraceError>> {
-        self.done = true;
+        self.held = Held::End;
         Some(Err(TraceError::new(&self.path, line, kind)))
+    }
+
+    /// Holds `io` back behind the flush that comes first on its line, and returns that
+    /// flush.
+    #[cold]
+    fn hold(&mut self, io: IoRequest) -> IoRequest {
+        self.requests += 1;
+        let flush = IoRequest::flush(io.arrival_ns);
+        self.held = Held::Request(io);
+        flush
+    }
+
+    /// Delivers what is held: the request behind a preflush, or the end.
+    #[cold]
+    fn release(&mut self) -> Option<Result<IoRequest, TraceError>> {
+        match std::mem::replace(&mut self.held, Held::Nothing) {
+            Held::Request(io) => Some(Ok(io)),
+            end => {
+                self.held = end;
+                None
+            }
+        }
     }
 
     /// Checks a record's size and byte range and rebases its time. A request larger than
@@ -237,7 +273,7 @@ impl TraceReader {
         Ok(IoRequest {
             arrival_ns: self.pass_offset_ns + rel_ns,
             op: rec.op,
-            fua: false,
+            fua: rec.fua,
             offset_bytes: rec.offset_bytes,
             size_bytes: rec.size_bytes,
             content: rec.content,
@@ -292,8 +328,8 @@ impl Iterator for TraceReader {
     type Item = Result<IoRequest, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
+        if !matches!(self.held, Held::Nothing) {
+            return self.release();
         }
         loop {
             self.line.clear();
@@ -308,11 +344,11 @@ impl Iterator for TraceReader {
                 match self.next_pass() {
                     Ok(true) => continue,
                     Ok(false) => {
-                        self.done = true;
+                        self.held = Held::End;
                         return None;
                     }
                     Err(e) => {
-                        self.done = true;
+                        self.held = Held::End;
                         return Some(Err(e));
                     }
                 }
@@ -331,11 +367,15 @@ impl Iterator for TraceReader {
                 self.parser.parse(l)
             };
             match parsed {
-                Ok(Some(rec)) => match self.rebase(rec) {
-                    Ok(io) => return Some(Ok(io)),
-                    Err(_) if self.skip_bad_lines => self.skipped += 1,
-                    Err(kind) => return self.fail(self.line_no, kind),
-                },
+                Ok(Some(rec)) => {
+                    let preflush = rec.preflush;
+                    match self.rebase(rec) {
+                        Ok(io) if preflush => return Some(Ok(self.hold(io))),
+                        Ok(io) => return Some(Ok(io)),
+                        Err(_) if self.skip_bad_lines => self.skipped += 1,
+                        Err(kind) => return self.fail(self.line_no, kind),
+                    }
+                }
                 Ok(None) => self.ignored += 1,
                 Err(_) if self.skip_bad_lines => self.skipped += 1,
                 Err(kind) => return self.fail(self.line_no, kind),

@@ -140,6 +140,16 @@ fn synthetic_config_with_invalid_value() {
 }
 
 #[test]
+fn synthetic_config_with_fua_ratio_above_one() {
+    let cfg = tmp_file("ba-synthetic-fua.toml", "fua_ratio = 1.5\n");
+    ssdlab(["run", "--preset", "default", "--synthetic-config", &cfg]).assert_input_error(&[
+        "fua_ratio",
+        "[0, 1]",
+        "1.5",
+    ]);
+}
+
+#[test]
 fn missing_synthetic_config() {
     let cfg = crate::tmp_dir().join("ba-no-such-synthetic.toml");
     let cfg = cfg.display().to_string();

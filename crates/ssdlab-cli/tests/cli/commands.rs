@@ -117,6 +117,31 @@ fn trace_info_counts_skipped_lines() {
 }
 
 #[test]
+fn trace_info_counts_flushes_and_fua_writes() {
+    let p = crate::tmp_file(
+        "cmd-info-flush.blkparse",
+        "8,0 1 1 0.1 697 D WS 100 + 8 [kworker]\n\
+         8,0 1 2 0.2 697 D FWS [jbd2/sda1-8]\n\
+         8,0 1 3 0.3 697 D FWFS 200 + 8 [jbd2/sda1-8]\n",
+    );
+    let run = ssdlab(["trace", "info", &p]);
+    run.assert_ok();
+    let out = &run.stdout;
+    assert_eq!(info_value(out, "format"), "blkparse");
+    assert_eq!(info_value(out, "requests"), "2");
+    assert_eq!(info_value(out, "flushes"), "2");
+    assert_eq!(info_value(out, "fua_writes"), "1");
+    let cfg = crate::tmp_file(
+        "cmd-info-flush.toml",
+        "requests = 1000\nread_ratio = 0.0\nflush_every = 10\nfua_ratio = 1.0\n",
+    );
+    let run = ssdlab(["trace", "info", "--synthetic-config", &cfg]);
+    run.assert_ok();
+    assert_eq!(info_value(&run.stdout, "flushes"), "100");
+    assert_eq!(info_value(&run.stdout, "fua_writes"), "1000");
+}
+
+#[test]
 fn config_list_shows_every_preset() {
     let run = ssdlab(["config", "list"]);
     run.assert_ok();

@@ -3,12 +3,28 @@
 //!
 //! Each request is counted once, at its `D` (dispatch: issued to the device) event;
 //! `Q`, `G`, `I`, `C`, `U`, `M`, `m`, … events describe the same request at other
-//! stages or are not requests at all, and are ignored. `D` events whose RWBS holds
-//! neither `R` nor `W` (discards, pure flushes) and flushes without data are ignored
-//! too. `time` is `seconds.nanoseconds`, `sector` and `blocks` are 512-byte sectors.
-//! The per-CPU and total summary that `blkparse` prints at the end (from the first line
-//! `CPU<n> (maj,min):` or `Total (maj,min):` on) is not request data and is ignored.
-//! Any other line that is not an event line is an error.
+//! stages or are not requests at all, and are ignored. `time` is
+//! `seconds.nanoseconds`, `sector` and `blocks` are 512-byte sectors.
+//!
+//! RWBS is read as blkparse writes it (its `fill_rwbs`, which follows the kernel's
+//! `blk_fill_rwbs`): an optional leading `F` (preflush: a flush before the request),
+//! one operation letter (`W` write, `R` read, `D` discard, `N` no data), then flags, of
+//! which `F` (FUA) counts and `A`, `S`, `M`, … do not. So:
+//!
+//! - `W…` → a write, `R…` → a read (`RA`, `RS`, `WS`, `WM`, …);
+//! - `WF…` → a FUA write; on a read, FUA is dropped (there is nothing to make durable);
+//! - `F` before the letter, with data (`FWS 1234 + 8`) → a flush, then the request, at
+//!   the same time (`FWFS` → a flush, then a FUA write);
+//! - `F` before the letter without data (no sector, `[process]` in its place, or
+//!   `+ 0`), and `FN` → a flush command; so are `F` and `FF`, the kernel's own letter of
+//!   a flush operation;
+//! - `D…` (discards) and `N` without a preflush → not requests, ignored; a FUA write
+//!   without data → ignored (nothing to force).
+//!
+//! Any other operation letter is an error naming `rwbs`. The per-CPU and total summary
+//! that `blkparse` prints at the end (from the first line `CPU<n> (maj,min):` or
+//! `Total (maj,min):` on) is not request data and is ignored. Any other line that is not
+//! an event line is an error.
 
 use super::{sectors_to_bytes, LineResult, Record};
 use crate::error::TraceErrorKind;
@@ -76,19 +92,19 @@ impl BlkparseParser {
         if action != COUNTED_ACTION {
             return Ok(None);
         }
-        let rwbs = w.field("rwbs")?;
-        let flush = rwbs.contains(&b'F');
-        let op = if rwbs.contains(&b'W') {
-            Op::Write
-        } else if rwbs.contains(&b'R') {
-            Op::Read
-        } else {
-            return Ok(None); // discard, flush or no-data event
+        let (op, preflush, fua) = match rwbs(w.field("rwbs")?)? {
+            Rwbs::Ignored => return Ok(None),
+            Rwbs::Flush => return Ok(Some(Record::flush(time))),
+            Rwbs::Data { op, preflush, fua } => (op, preflush, fua),
         };
+        // A flag on an event without data: a flush command for a preflush, nothing for
+        // FUA alone.
+        let flagged = preflush || fua;
+        let no_data = || Ok(preflush.then(|| Record::flush(time)));
         let sector = match w.next() {
-            Some(s) if flush && s.first() == Some(&b'[') => return Ok(None),
+            Some(s) if flagged && s.first() == Some(&b'[') => return no_data(),
             Some(s) => s,
-            None if flush => return Ok(None),
+            None if flagged => return no_data(),
             None => return Err(TraceErrorKind::Truncated { field: "sector" }),
         };
         let offset_bytes = sectors_to_bytes("sector", sector)?;
@@ -100,18 +116,53 @@ impl BlkparseParser {
             });
         }
         let blocks = w.field("blocks")?;
-        if flush && blocks == b"0" {
-            return Ok(None);
+        if flagged && blocks == b"0" {
+            return no_data();
         }
         let size_bytes = lex::scale("blocks", blocks, lex::size("blocks", blocks)?, 512)?;
         Ok(Some(Record {
-            time,
-            op,
-            offset_bytes,
-            size_bytes,
-            content: None,
+            fua,
+            preflush,
+            ..Record::plain(time, op, offset_bytes, size_bytes)
         }))
     }
+}
+
+/// What an RWBS field asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rwbs {
+    /// A discard, or no data without a preflush: not a request.
+    Ignored,
+    /// A flush command.
+    Flush,
+    /// A read or a write, with a flush before it or FUA (writes only).
+    Data { op: Op, preflush: bool, fua: bool },
+}
+
+/// Reads an RWBS field (see the module comment).
+fn rwbs(raw: &[u8]) -> Result<Rwbs, TraceErrorKind> {
+    let (preflush, rest) = match raw {
+        [b'F', rest @ ..] => (true, rest),
+        _ => (false, raw),
+    };
+    let Some((&letter, flags)) = rest.split_first() else {
+        return Ok(Rwbs::Flush); // `F`: the kernel's letter of a flush operation
+    };
+    let op = match letter {
+        b'W' => Op::Write,
+        b'R' => Op::Read,
+        b'F' => return Ok(Rwbs::Flush),
+        b'N' if preflush => return Ok(Rwbs::Flush),
+        b'N' | b'D' => return Ok(Rwbs::Ignored),
+        _ => {
+            return Err(TraceErrorKind::UnknownOp {
+                field: "rwbs",
+                value: lex::lossy(raw),
+            })
+        }
+    };
+    let fua = op == Op::Write && flags.contains(&b'F');
+    Ok(Rwbs::Data { op, preflush, fua })
 }
 
 #[cfg(test)]
@@ -141,13 +192,106 @@ mod tests {
             "259,2    0        1     0.000000000  4020  Q   R 282624 + 8 [java]",
             "259,2    0        6     0.013163464     0  C  RS 282624 + 8 [0]",
             "259,2    0        3     0.000003650  4020  U   N [java] 1",
-            "8,0    3        1     0.000000000   697  D  FWS [jbd2/sda1-8]",
-            "8,0    3        1     0.000000000   697  D  FWS 0 + 0 [jbd2/sda1-8]",
             "8,0    3        1     0.000000000   697  D   DS 2048 + 8 [fstrim]",
+            "8,0    3        1     0.000000000   697  D    N [scsi_id]",
             "8,0    0        0     0.000000000     0  m   N cfq697 alloced",
         ] {
             assert_eq!(parse_one(F, other), Ok(None), "{other}");
         }
+        // A dispatched flush without data is a flush command, not an ignored line.
+        for flush in [
+            "8,0    3        1     0.000000000   697  D  FWS [jbd2/sda1-8]",
+            "8,0    3        1     0.000000000   697  D  FWS 0 + 0 [jbd2/sda1-8]",
+        ] {
+            assert_eq!(parse_one(F, flush), Ok(Some(Record::flush(0))), "{flush}");
+        }
+    }
+
+    /// The request, FUA and preflush of the `D` event with `rwbs` at sector 1234, 8
+    /// sectors, at 2 s.
+    fn event(rwbs: &str, data: &str) -> LineResult {
+        parse_one(
+            F,
+            &format!("8,0 1 7 2.000000000 697 D {rwbs} {data} [kworker]"),
+        )
+    }
+
+    fn data(op: Op, preflush: bool, fua: bool) -> Option<Record> {
+        Some(Record {
+            preflush,
+            fua,
+            ..Record::plain(2_000_000_000, op, 1234 * 512, 4096)
+        })
+    }
+
+    #[test]
+    fn a_leading_f_is_a_flush_before_the_request() {
+        let flush = Ok(Some(Record::flush(2_000_000_000)));
+        // Without data: the flush alone, whatever follows the F.
+        for (rwbs, rest) in [
+            ("FWS", "0 + 0"),
+            ("FWS", ""),
+            ("FN", ""),
+            ("FN", "0 + 0"),
+            ("FWFS", "0 + 0"),
+            ("FR", "0 + 0"),
+            ("F", ""),
+            ("FF", ""),
+        ] {
+            assert_eq!(event(rwbs, rest), flush, "{rwbs} {rest}");
+        }
+        // With data: a flush, then the request.
+        assert_eq!(event("FWS", "1234 + 8"), Ok(data(Op::Write, true, false)));
+        assert_eq!(event("FW", "1234 + 8"), Ok(data(Op::Write, true, false)));
+        assert_eq!(event("FWFS", "1234 + 8"), Ok(data(Op::Write, true, true)));
+    }
+
+    #[test]
+    fn an_f_after_the_operation_letter_is_fua() {
+        assert_eq!(event("WFS", "1234 + 8"), Ok(data(Op::Write, false, true)));
+        assert_eq!(event("WF", "1234 + 8"), Ok(data(Op::Write, false, true)));
+        assert_eq!(event("WFSM", "1234 + 8"), Ok(data(Op::Write, false, true)));
+        // Plain writes and reads carry neither flag.
+        for (rwbs, op) in [
+            ("W", Op::Write),
+            ("WS", Op::Write),
+            ("WSM", Op::Write),
+            ("R", Op::Read),
+            ("RA", Op::Read),
+            ("RS", Op::Read),
+            ("RM", Op::Read),
+        ] {
+            assert_eq!(
+                event(rwbs, "1234 + 8"),
+                Ok(data(op, false, false)),
+                "{rwbs}"
+            );
+        }
+        // FUA on a read has nothing to make durable; a FUA write without data forces
+        // nothing.
+        assert_eq!(event("RF", "1234 + 8"), Ok(data(Op::Read, false, false)));
+        assert_eq!(event("WFS", "0 + 0"), Ok(None));
+        assert_eq!(event("WFS", ""), Ok(None));
+    }
+
+    #[test]
+    fn discards_stay_ignored_and_unknown_letters_are_errors() {
+        for rwbs in ["D", "DS", "DE", "N"] {
+            assert_eq!(event(rwbs, "1234 + 8"), Ok(None), "{rwbs}");
+        }
+        let (field, kind) = bad_field(F, "8,0 1 7 2.0 697 D XS 1234 + 8");
+        assert_eq!(field, "rwbs");
+        assert_eq!(
+            kind,
+            TraceErrorKind::UnknownOp {
+                field: "rwbs",
+                value: "XS".into()
+            }
+        );
+        // Without a flag, an event without data is as bad as before.
+        assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS").0, "sector");
+        assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS 0 + 0").0, "blocks");
+        assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS [kworker]").0, "sector");
     }
 
     #[test]

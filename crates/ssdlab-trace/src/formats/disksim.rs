@@ -32,13 +32,12 @@ impl DisksimParser {
         let raw = parse_raw(line)?;
         let offset_bytes = raw.offset_bytes;
         let size_bytes = lex::scale("size", raw.size_raw, raw.size, self.unit_bytes)?;
-        Ok(Some(Record {
-            time: raw.time_ns,
-            op: raw.op,
+        Ok(Some(Record::plain(
+            raw.time_ns,
+            raw.op,
             offset_bytes,
             size_bytes,
-            content: None,
-        }))
+        )))
     }
 }
 

@@ -66,6 +66,8 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
         offset_bytes,
         size_bytes,
         content,
+        fua: false,
+        preflush: false,
     }))
 }
 

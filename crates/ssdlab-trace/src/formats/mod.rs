@@ -24,6 +24,32 @@ pub(crate) struct Record {
     pub offset_bytes: u64,
     pub size_bytes: u64,
     pub content: Option<Content>,
+    /// A write that must be durable before it completes (FUA).
+    pub fua: bool,
+    /// A flush comes before the request, at the same time: the reader delivers a flush
+    /// command, then the request (blkparse's preflush).
+    pub preflush: bool,
+}
+
+impl Record {
+    /// A read or write without content, FUA or preflush.
+    #[inline]
+    pub(crate) fn plain(time: u64, op: Op, offset_bytes: u64, size_bytes: u64) -> Record {
+        Record {
+            time,
+            op,
+            offset_bytes,
+            size_bytes,
+            content: None,
+            fua: false,
+            preflush: false,
+        }
+    }
+
+    /// A flush command at `time`.
+    pub(crate) fn flush(time: u64) -> Record {
+        Record::plain(time, Op::Flush, 0, 0)
+    }
 }
 
 /// What one line holds.
@@ -121,13 +147,7 @@ pub(crate) fn parse_sim_columns(line: &[u8], c: &SimColumns) -> LineResult {
             })
         }
     };
-    Ok(Some(Record {
-        time,
-        op,
-        offset_bytes,
-        size_bytes,
-        content: None,
-    }))
+    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
 }
 
 /// A sector-address field converted to bytes.

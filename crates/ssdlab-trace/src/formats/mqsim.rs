@@ -2,6 +2,8 @@
 //! 0 = write.
 //!
 //! `device` is checked but not used: every request goes to the one simulated device.
+//! The format has no flush command and no FUA flag (MQSim's own trace reader knows
+//! reads and writes only), so every request is a plain read or write.
 
 use super::{parse_sim_columns, LineResult, SimColumns};
 

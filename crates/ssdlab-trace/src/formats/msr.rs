@@ -33,13 +33,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
             value: offset_bytes.to_string(),
         });
     }
-    Ok(Some(Record {
-        time,
-        op,
-        offset_bytes,
-        size_bytes,
-        content: None,
-    }))
+    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
 }
 
 #[cfg(test)]

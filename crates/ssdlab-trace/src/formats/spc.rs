@@ -44,13 +44,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
         });
     }
     let offset_bytes = ((asu << LBA_BITS) | lba) * 512;
-    Ok(Some(Record {
-        time,
-        op,
-        offset_bytes,
-        size_bytes,
-        content: None,
-    }))
+    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! SSDsim ASCII: `time_ns dev lsn size_sectors ope`, `ope` 1 = read, 0 = write.
 //!
 //! `lsn` and `size_sectors` are in 512-byte sectors. `dev` is checked but not used, as
-//! in SSDsim itself.
+//! in SSDsim itself. The format has no flush command and no FUA flag: every request is
+//! a plain read or write.
 
 use super::{parse_sim_columns, LineResult, SimColumns};
 

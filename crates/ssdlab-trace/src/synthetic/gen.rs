@@ -13,6 +13,11 @@ use ssdlab_engine::SimRng;
 /// common `size` and `address` have one sampler each, shared by the operations without
 /// a key of their own; `read_size`, `write_size`, `read_address` and `write_address`
 /// each have their own sampler, random stream and (for `sequential`) cursor.
+///
+/// With `fua_ratio > 0`, each write draws whether it is FUA from a stream of its own;
+/// with `flush_every = N > 0`, a flush command follows every N-th request, at that
+/// request's arrival, drawing nothing. Neither moves any other draw, and at their
+/// defaults (0) the generator draws exactly what it drew before they existed.
 #[derive(Clone, Debug)]
 pub struct SyntheticGen {
     cfg: SyntheticConfig,
@@ -21,6 +26,9 @@ pub struct SyntheticGen {
     rng_arrival: SimRng,
     rng_op: SimRng,
     rng_content: SimRng,
+    rng_fua: SimRng,
+    /// Arrival of the flush due after the request just delivered.
+    flush_due: Option<u64>,
     space: Space,
     /// The common `size` sampler first, then one per per-operation size key.
     sizes: Vec<SizeSampler>,
@@ -97,6 +105,8 @@ impl SyntheticGen {
             rng_arrival: root.fork("arrival"),
             rng_op: root.fork("op"),
             rng_content: root.fork("content"),
+            rng_fua: root.fork("fua"),
+            flush_due: None,
             space,
             sizes,
             addresses,
@@ -150,6 +160,9 @@ impl Iterator for SyntheticGen {
     type Item = IoRequest;
 
     fn next(&mut self) -> Option<IoRequest> {
+        if let Some(arrival_ns) = self.flush_due.take() {
+            return Some(IoRequest::flush(arrival_ns));
+        }
         if self.emitted >= self.cfg.requests {
             return None;
         }
@@ -166,11 +179,19 @@ impl Iterator for SyntheticGen {
             Op::Read if !self.cfg.read_content => None,
             _ => Some(Content::Seed(self.next_content())),
         };
+        // No draw at all unless FUA writes are asked for.
+        let fua = op == Op::Write
+            && self.cfg.fua_ratio > 0.0
+            && self.rng_fua.unit_f64() < self.cfg.fua_ratio;
         self.emitted += 1;
+        let every = self.cfg.flush_every;
+        if every > 0 && self.emitted.is_multiple_of(every) {
+            self.flush_due = Some(arrival_ns);
+        }
         Some(IoRequest {
             arrival_ns,
             op,
-            fua: false,
+            fua,
             offset_bytes,
             size_bytes,
             content,
@@ -178,7 +199,14 @@ impl Iterator for SyntheticGen {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::try_from(self.cfg.requests - self.emitted).unwrap_or(usize::MAX);
+        let mut left = self.cfg.requests - self.emitted;
+        if let Some(every) = std::num::NonZeroU64::new(self.cfg.flush_every) {
+            // Flushes still to come: those of the requests left, and one due now.
+            let total = self.cfg.requests / every;
+            let triggered = self.emitted / every;
+            left = left.saturating_add(total - triggered + u64::from(self.flush_due.is_some()));
+        }
+        let left = usize::try_from(left).unwrap_or(usize::MAX);
         (left, Some(left))
     }
 }
@@ -264,12 +292,18 @@ mod tests {
             .all(|r| r.size_bytes == 4096 || r.size_bytes == 16_384));
     }
 
-    /// A digest of every field of every request.
+    /// A digest of every field of every request. A read and a plain write give what
+    /// they gave before flushes and FUA existed.
     fn digest(cfg: &SyntheticConfig) -> u64 {
         SyntheticGen::new(cfg).fold(0x5eed, |h, r| {
+            let op = match r.op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Flush => 2,
+            };
             let fields = [
                 r.arrival_ns,
-                u64::from(r.op == Op::Write),
+                op | u64::from(r.fua) << 2,
                 r.offset_bytes,
                 r.size_bytes,
                 r.content.map_or(0, |c| c.page(0) ^ 1 << 63),
@@ -338,6 +372,84 @@ mod tests {
         let got: Vec<u64> = cases.iter().map(|(c, _)| digest(c)).collect();
         let want: Vec<u64> = cases.iter().map(|(_, d)| *d).collect();
         assert_eq!(got, want, "{got:#x?}");
+        // The durability keys written out at their defaults change nothing either.
+        for (c, d) in &cases {
+            let explicit = SyntheticConfig {
+                flush_every: 0,
+                fua_ratio: 0.0,
+                ..c.clone()
+            };
+            assert_eq!(digest(&explicit), *d);
+            let reqs: Vec<IoRequest> = SyntheticGen::new(c).collect();
+            assert!(reqs.iter().all(|r| r.op != Op::Flush && !r.fua));
+        }
+    }
+
+    /// Requests with their FUA mark cleared and flushes left out.
+    fn data_only(cfg: &SyntheticConfig) -> Vec<IoRequest> {
+        SyntheticGen::new(cfg)
+            .filter(|r| r.op != Op::Flush)
+            .map(|r| IoRequest { fua: false, ..r })
+            .collect()
+    }
+
+    #[test]
+    fn flushes_and_fua_move_no_other_draw() {
+        let base = cfg();
+        let with = SyntheticConfig {
+            flush_every: 7,
+            fua_ratio: 0.25,
+            ..cfg()
+        };
+        assert_eq!(data_only(&with), data_only(&base));
+        assert_ne!(digest(&with), digest(&base));
+    }
+
+    #[test]
+    fn a_flush_follows_every_nth_request_at_its_arrival() {
+        let c = SyntheticConfig {
+            requests: 1000,
+            flush_every: 100,
+            ..cfg()
+        };
+        let mut g = SyntheticGen::new(&c);
+        assert_eq!(g.size_hint(), (1010, Some(1010)));
+        let reqs: Vec<IoRequest> = g.by_ref().take(100).collect();
+        assert_eq!(g.size_hint(), (910, Some(910)), "the first flush is due");
+        let rest: Vec<IoRequest> = g.collect();
+        let all = [reqs, rest].concat();
+        assert_eq!(all.len(), 1010);
+        let mut since = 0;
+        for (i, r) in all.iter().enumerate() {
+            if r.op == Op::Flush {
+                assert_eq!(since, 100, "request {i}");
+                assert_eq!(*r, IoRequest::flush(all[i - 1].arrival_ns));
+                since = 0;
+            } else {
+                since += 1;
+            }
+        }
+        assert_eq!(all.last().map(|r| r.op), Some(Op::Flush));
+        // Not a multiple: no flush after the last 99.
+        let c = SyntheticConfig { requests: 199, ..c };
+        let flushes = SyntheticGen::new(&c).filter(|r| r.op == Op::Flush).count();
+        assert_eq!((SyntheticGen::new(&c).count(), flushes), (200, 1));
+    }
+
+    #[test]
+    fn fua_ratio_marks_that_share_of_the_writes_only() {
+        for ratio in [0.1, 0.5, 1.0] {
+            let c = SyntheticConfig {
+                fua_ratio: ratio,
+                ..cfg()
+            };
+            let reqs: Vec<IoRequest> = SyntheticGen::new(&c).collect();
+            assert!(reqs.iter().all(|r| !r.fua || r.op == Op::Write));
+            let writes = reqs.iter().filter(|r| r.op == Op::Write).count() as f64;
+            let fua = reqs.iter().filter(|r| r.fua).count() as f64;
+            let share = fua / writes;
+            assert!((share - ratio).abs() < 0.02, "{ratio}: {share}");
+        }
     }
 
     /// Small random reads interleaved with large sequential writes.

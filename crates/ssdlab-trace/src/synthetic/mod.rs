@@ -5,8 +5,10 @@
 //! (arrivals, operation, size, address, content), so changing, say, the size
 //! distribution does not move the arrival times. Reads and writes may have their own
 //! sizes and addresses (`read_size`, `write_size`, `read_address`, `write_address`);
-//! each such key has its own stream too.
+//! each such key has its own stream too. FUA writes (`fua_ratio`) have their own stream,
+//! drawn only when asked for; flush commands (`flush_every`) draw nothing.
 
+mod describe;
 mod error;
 mod gen;
 mod sample;
@@ -129,10 +131,25 @@ pub struct SyntheticConfig {
     /// page never written (FIU traces carry it for every read).
     #[serde(skip_serializing_if = "is_false")]
     pub read_content: bool,
+    /// A flush command after every `flush_every` requests, arriving with the request it
+    /// follows (0: never). Flushes are not counted in `requests`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flush_every: u64,
+    /// Fraction of writes that are FUA (durable before they complete), in [0, 1].
+    #[serde(skip_serializing_if = "is_zero_ratio")]
+    pub fua_ratio: f64,
 }
 
 fn is_false(b: &bool) -> bool {
     !b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_ratio(r: &f64) -> bool {
+    *r == 0.0
 }
 
 impl Default for SyntheticConfig {
@@ -157,6 +174,8 @@ impl Default for SyntheticConfig {
             duplicate_ratio: 0.2,
             seed: 42,
             read_content: false,
+            flush_every: 0,
+            fua_ratio: 0.0,
         }
     }
 }
@@ -280,6 +299,7 @@ impl SyntheticConfig {
         }
         errs.extend(check_unit("read_ratio", self.read_ratio));
         errs.extend(check_unit("duplicate_ratio", self.duplicate_ratio));
+        errs.extend(check_unit("fua_ratio", self.fua_ratio));
         if self.alignment_bytes == 0 {
             errs.push(E::Zero {
                 key: "alignment_bytes",
@@ -406,65 +426,6 @@ impl SyntheticConfig {
         .map(max_bytes)
         .max()
         .unwrap_or(0)
-    }
-
-    /// A short human description of the workload.
-    pub fn describe(&self) -> String {
-        let arrival = match self.arrival {
-            Arrival::Poisson { iops } => format!("poisson {iops} IOPS"),
-            Arrival::Fixed { interval_ns } => format!("every {interval_ns} ns"),
-        };
-        let mut per_op = String::new();
-        for (op, name, own) in [
-            (Op::Read, "reads", (&self.read_size, &self.read_address)),
-            (Op::Write, "writes", (&self.write_size, &self.write_address)),
-        ] {
-            if own.0.is_some() || own.1.is_some() {
-                per_op += &format!(
-                    ", {name} {} {}",
-                    describe_size(self.size_of(op)),
-                    describe_address(self.address_of(op))
-                );
-            }
-        }
-        let reads = if self.read_content {
-            " (reads with content)"
-        } else {
-            ""
-        };
-        format!(
-            "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes{reads}, seed {}",
-            self.requests,
-            self.read_ratio * 100.0,
-            describe_size(&self.size),
-            describe_address(&self.address),
-            self.footprint_bytes,
-            self.duplicate_ratio * 100.0,
-            self.seed
-        )
-    }
-}
-
-fn describe_size(size: &SizeDist) -> String {
-    match size {
-        SizeDist::Fixed { bytes } => format!("{bytes} B"),
-        SizeDist::Uniform {
-            min_bytes,
-            max_bytes,
-        } => format!("{min_bytes}-{max_bytes} B"),
-        SizeDist::Choice { bytes, .. } => format!("sizes {bytes:?} B"),
-    }
-}
-
-fn describe_address(address: &AddressPattern) -> String {
-    match *address {
-        AddressPattern::Uniform => "uniform".to_string(),
-        AddressPattern::Sequential => "sequential".to_string(),
-        AddressPattern::Zipf { theta } => format!("zipf {theta}"),
-        AddressPattern::HotCold {
-            hot_fraction,
-            hot_access,
-        } => format!("hot/cold {hot_fraction}/{hot_access}"),
     }
 }
 
@@ -686,7 +647,14 @@ mod tests {
             assert_eq!(toml::from_str::<SyntheticConfig>(&toml).unwrap(), cfg);
         }
         let default_json = serde_json::to_string(&SyntheticConfig::default()).unwrap();
-        for key in ["read_size", "write_size", "read_address", "write_address"] {
+        for key in [
+            "read_size",
+            "write_size",
+            "read_address",
+            "write_address",
+            "flush_every",
+            "fua_ratio",
+        ] {
             assert!(!default_json.contains(key), "{default_json}");
         }
         let text = r#"
@@ -704,5 +672,37 @@ mod tests {
         assert!(toml::from_str::<SyntheticConfig>(typo).is_err());
         let inner = "read_size = { kind = \"fixed\", bytes = 4096, max_bytes = 1 }";
         assert!(toml::from_str::<SyntheticConfig>(inner).is_err());
+    }
+
+    #[test]
+    fn flush_and_fua_keys_are_read_checked_and_described() {
+        let cfg: SyntheticConfig = toml::from_str("flush_every = 32\nfua_ratio = 0.25").unwrap();
+        assert_eq!((cfg.flush_every, cfg.fua_ratio), (32, 0.25));
+        cfg.validate().unwrap();
+        let toml = toml::to_string(&cfg).unwrap();
+        assert!(toml.contains("flush_every = 32") && toml.contains("fua_ratio = 0.25"));
+        assert_eq!(toml::from_str::<SyntheticConfig>(&toml).unwrap(), cfg);
+        assert_eq!(
+            cfg.describe(),
+            "100000 requests, 70% reads, 4096-65536 B, zipf 0.9 over 8589934592 B, \
+             poisson 20000 IOPS, 20% duplicate writes, a flush every 32 requests, \
+             25% FUA writes, seed 42"
+        );
+        for bad in [-0.5, 1.5, f64::NAN] {
+            let cfg = SyntheticConfig {
+                fua_ratio: bad,
+                ..SyntheticConfig::default()
+            };
+            let err = cfg.validate().unwrap_err();
+            assert_eq!(err.keys().collect::<Vec<_>>(), ["fua_ratio"]);
+            assert!(
+                err.to_string()
+                    .starts_with("fua_ratio: must be within [0, 1], found "),
+                "{err}"
+            );
+        }
+        let typo = "flush_evry = 3";
+        let err = toml::from_str::<SyntheticConfig>(typo).unwrap_err();
+        assert!(err.to_string().contains("flush_evry"), "{err}");
     }
 }

@@ -3,6 +3,7 @@
 
 mod any_bytes;
 mod bad_input;
+mod flush;
 mod real_traces;
 mod synthetic;
 mod tokens;

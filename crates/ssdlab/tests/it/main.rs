@@ -20,4 +20,5 @@ mod sched_paq;
 mod send;
 mod structure;
 mod timing;
+mod trace_flush;
 mod util;
