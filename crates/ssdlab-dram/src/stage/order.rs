@@ -164,7 +164,12 @@ impl DramStage {
         let lpn = self.entries[slot as usize].lpn;
         let first = lpn - lpn % self.group;
         for l in first..first.saturating_add(self.group) {
-            let Some(&s) = self.index.get(&l) else {
+            // The victim's own slot is known: the index is asked only for the others.
+            let s = if l == lpn {
+                slot
+            } else if let Some(&s) = self.index.get(&l) {
+                s
+            } else {
                 continue;
             };
             if self.wheres[s as usize] != Where::Dirty {
