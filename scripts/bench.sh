@@ -6,7 +6,8 @@
 #   scripts/bench.sh --baseline ../base/target/release/ssdlab --runs 5 synth-64g synth-16g-gc
 #
 # Cases (scripts/bench_series.py): synth-64g and synth-16g-gc (the synthetic million-request
-# trace of bench/ on its 64 GiB and GC-active 16 GiB geometries), brr-plain,
+# trace of bench/ on its 64 GiB and GC-active 16 GiB geometries), synth-64g-dram (64 GiB
+# behind a 256 MiB DRAM write buffer), brr-plain,
 # brr-aged, brr-aged-sampled, brr-raid5, brr-raid5-aged, brr-raid5-aged-sampled, brr-verify
 # (RAID-5), brr-plain-verify and brr-aged-verify (UMass Financial1 replayed 20 times, one
 # million requests, on the 256 GB brr device). With --baseline, the baseline build and this one run

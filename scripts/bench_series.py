@@ -40,6 +40,9 @@ CASES = {
     # the synthetic million-request trace on the geometries other simulators were timed on
     "synth-64g": ["--config", "bench/geometry-8x8-64GiB.toml", "--trace", SYNTH],
     "synth-16g-gc": ["--config", "bench/geometry-8x8-16GiB-gc.toml", "--trace", SYNTH],
+    # the same on 64 GiB behind a 256 MiB DRAM write buffer (the DRAM stage's cost)
+    "synth-64g-dram": ["--config", "bench/geometry-8x8-64GiB.toml", "--trace", SYNTH,
+                       "--set", 'cache.mode="write-buffer"', "--set", "cache.capacity_mib=256"],
     # Financial1 x 20 on the 256 GB brr device
     "brr-plain": BRR + ["--set", "raid.level=none"],
     "brr-aged": BRR + ["--set", "raid.level=none", "--set", "ftl.precondition.overwrite_ratio=0.5"],

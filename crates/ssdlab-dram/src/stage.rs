@@ -14,9 +14,9 @@
 
 use crate::config::{CacheConfig, CacheMode, Destage, Replacement};
 use crate::series::Occupancy;
+use lists::Lists;
 use rustc_hash::FxHashMap;
 use ssdlab_nand::Lpn;
-use std::collections::BTreeSet;
 
 /// One page held in DRAM.
 #[derive(Clone, Copy, Debug, Default)]
@@ -126,13 +126,13 @@ pub struct DramStage {
     wheres: Vec<Where>,
     free: Vec<u32>,
     index: FxHashMap<u32, u32>,
-    /// Clean entries by (stamp, slot): the least recent (LRU) or oldest (FIFO) first.
-    clean: BTreeSet<(u64, u32)>,
-    /// Dirty entries not being programmed, by (stamp, slot).
-    dirty: BTreeSet<(u64, u32)>,
+    /// Clean entries ([`CLEAN`]) and dirty ones not being programmed ([`DIRTY`]) by
+    /// stamp: the least recent (LRU) or oldest (FIFO) first.
+    by_stamp: Lists,
     destaging: u32,
-    /// Dirty entries by (dirty_since, slot): the oldest undurable write first.
-    by_age: BTreeSet<(u64, u32)>,
+    /// Dirty entries by `dirty_since`, the oldest undurable write first: those waiting
+    /// ([`DIRTY`]) and those being programmed ([`DESTAGING`]).
+    by_age: Lists,
     next_seq: u64,
     clock: u64,
     /// Writes waiting for room.
@@ -176,10 +176,9 @@ impl DramStage {
             wheres: Vec::new(),
             free: Vec::new(),
             index: FxHashMap::default(),
-            clean: BTreeSet::new(),
-            dirty: BTreeSet::new(),
+            by_stamp: Lists::default(),
             destaging: 0,
-            by_age: BTreeSet::new(),
+            by_age: Lists::default(),
             next_seq: 1,
             clock: 0,
             waiting: 0,
@@ -193,12 +192,12 @@ impl DramStage {
 
     /// Pages DRAM holds.
     pub fn resident(&self) -> u32 {
-        (self.clean.len() + self.dirty.len()) as u32 + self.destaging
+        self.by_stamp.len(CLEAN) + self.by_stamp.len(DIRTY) + self.destaging
     }
 
     /// Dirty pages (waiting or destaging).
     pub fn dirty_pages(&self) -> u32 {
-        self.dirty.len() as u32 + self.destaging
+        self.by_stamp.len(DIRTY) + self.destaging
     }
 
     /// Destage programs in flight.
@@ -246,9 +245,10 @@ impl DramStage {
             self.next_seq += 1;
             self.counters.write_hits += 1;
             self.counters.writes_absorbed += 1;
+            // Touched first: a clean page then turns dirty at its new stamp, the newest.
+            self.touch(slot);
             let superseded = self.rewrite(slot, token, seq);
             self.counters.superseded += u64::from(superseded);
-            self.touch(slot);
             self.note(now_ns);
             return WriteOutcome::Absorbed { seq, superseded };
         }
@@ -329,7 +329,9 @@ impl DramStage {
 
     /// Whether every write up to `upto` is durable.
     pub fn flushed(&self, upto: u64) -> bool {
-        self.by_age.first().is_none_or(|&(since, _)| since > upto)
+        [DIRTY, DESTAGING]
+            .iter()
+            .all(|&l| self.by_age.first(l).is_none_or(|(since, _)| since > upto))
     }
 
     /// Whether write `seq` of `lpn` (or a newer one) is durable.
@@ -356,7 +358,7 @@ impl DramStage {
     /// pages down to the low watermark; each with the other dirty pages of its group.
     pub fn plan(&mut self, out: &mut Vec<Victim>) {
         out.clear();
-        if self.dirty.is_empty() {
+        if self.by_stamp.len(DIRTY) == 0 {
             return;
         }
         let dirty = self.dirty_pages();
@@ -386,14 +388,14 @@ impl DramStage {
             return false; // a program from before a power loss
         }
         self.destaging -= 1;
-        self.by_age.remove(&(e.dirty_since, slot));
+        self.by_age.remove(DESTAGING, slot);
         let e = &mut self.entries[slot as usize];
         e.destaging = 0;
         if e.rewritten_at != 0 {
             // Written again while programmed: still dirty, from that write on.
             e.dirty_since = e.rewritten_at;
             e.rewritten_at = 0;
-            self.by_age.insert((e.dirty_since, slot));
+            self.by_age.insert(DIRTY, slot, e.dirty_since);
             self.list(slot, Where::Dirty);
         } else if self.mode == CacheMode::ReadWrite {
             e.dirty_since = 0;
@@ -411,7 +413,10 @@ impl DramStage {
     pub fn power_loss(&mut self, now_ns: u64, plp_pages: u64) -> PowerLoss {
         self.counters.power_losses += 1;
         let mut loss = PowerLoss::default();
-        for &(_, slot) in &self.by_age {
+        let mut by_age = self.by_age.in_order(DIRTY);
+        by_age.extend(self.by_age.in_order(DESTAGING));
+        by_age.sort_unstable();
+        for (_, slot) in by_age {
             let e = &self.entries[slot as usize];
             // A page being programmed is lost only in a version written since.
             if e.destaging != 0 && e.rewritten_at == 0 {
@@ -436,8 +441,7 @@ impl DramStage {
         self.index.clear();
         self.by_age.clear();
         self.urgent.clear();
-        self.clean.clear();
-        self.dirty.clear();
+        self.by_stamp.clear();
         self.destaging = 0;
         self.draining = false;
         self.flush_upto = 0;
@@ -446,7 +450,15 @@ impl DramStage {
     }
 }
 
+/// The list of clean entries in `by_stamp`.
+const CLEAN: usize = 0;
+/// The list of dirty entries not being programmed, in `by_stamp` and `by_age`.
+const DIRTY: usize = 1;
+/// The list of entries being programmed in `by_age`.
+const DESTAGING: usize = 0;
+
 mod check;
+mod lists;
 mod order;
 
 #[cfg(test)]

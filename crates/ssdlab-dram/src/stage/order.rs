@@ -1,7 +1,7 @@
 //! The stage's bookkeeping: entries in and out of DRAM, their order under the
 //! replacement policy, and the choice of the pages to destage.
 
-use super::{DramStage, Entry, Victim, Where};
+use super::{DramStage, Entry, Victim, Where, CLEAN, DESTAGING, DIRTY};
 use crate::config::Replacement;
 use ssdlab_nand::Lpn;
 
@@ -26,9 +26,12 @@ impl DramStage {
                 s
             }
             None => {
+                let s = self.entries.len() as u32;
                 self.entries.push(e);
                 self.wheres.push(Where::Destaging);
-                (self.entries.len() - 1) as u32
+                self.by_stamp.add_slot(s);
+                self.by_age.add_slot(s);
+                s
             }
         };
         self.index.insert(lpn.0, slot);
@@ -46,28 +49,27 @@ impl DramStage {
     /// Lists `slot` as `w` (clean or dirty) at its stamp.
     pub(super) fn list(&mut self, slot: u32, w: Where) {
         self.wheres[slot as usize] = w;
-        let key = (self.entries[slot as usize].stamp, slot);
+        let stamp = self.entries[slot as usize].stamp;
         match w {
-            Where::Clean => self.clean.insert(key),
-            Where::Dirty => self.dirty.insert(key),
-            Where::Destaging => true,
-        };
+            Where::Clean => self.by_stamp.insert(CLEAN, slot, stamp),
+            Where::Dirty => self.by_stamp.insert(DIRTY, slot, stamp),
+            Where::Destaging => {}
+        }
     }
 
     /// Takes `slot` out of its list (clean or dirty; a destaging entry is in none).
     pub(super) fn unlist(&mut self, slot: u32) {
-        let key = (self.entries[slot as usize].stamp, slot);
         match self.wheres[slot as usize] {
-            Where::Clean => self.clean.remove(&key),
-            Where::Dirty => self.dirty.remove(&key),
-            Where::Destaging => true,
-        };
+            Where::Clean => self.by_stamp.remove(CLEAN, slot),
+            Where::Dirty => self.by_stamp.remove(DIRTY, slot),
+            Where::Destaging => {}
+        }
     }
 
     /// A clean entry becomes dirty from write `seq`.
     pub(super) fn mark_dirty(&mut self, slot: u32, seq: u64) {
         self.entries[slot as usize].dirty_since = seq;
-        self.by_age.insert((seq, slot));
+        self.by_age.insert(DIRTY, slot, seq);
         self.list(slot, Where::Dirty);
     }
 
@@ -109,7 +111,7 @@ impl DramStage {
 
     /// The page the replacement policy would drop first, clean or dirty.
     pub(super) fn policy_victim(&self) -> Option<u32> {
-        let (c, d) = (self.clean.first().copied(), self.dirty.first().copied());
+        let (c, d) = (self.by_stamp.first(CLEAN), self.by_stamp.first(DIRTY));
         let pick = match self.replacement {
             Replacement::CleanFirstLru => c.or(d),
             Replacement::Lru | Replacement::Fifo => match (c, d) {
@@ -140,11 +142,7 @@ impl DramStage {
                 _ => {}
             }
         }
-        if let Some(&(since, slot)) = self
-            .by_age
-            .iter()
-            .find(|&&(_, s)| self.wheres[s as usize] == Where::Dirty)
-        {
+        if let Some((since, slot)) = self.by_age.first(DIRTY) {
             if since <= self.flush_upto {
                 return Some(slot);
             }
@@ -157,7 +155,7 @@ impl DramStage {
         // The page the policy would drop, when it is dirty; else the least recent dirty.
         match self.policy_victim() {
             Some(s) if self.wheres[s as usize] == Where::Dirty => Some(s),
-            _ => self.dirty.first().map(|&(_, s)| s),
+            _ => self.by_stamp.first(DIRTY).map(|(_, s)| s),
         }
     }
 
@@ -166,7 +164,12 @@ impl DramStage {
         let lpn = self.entries[slot as usize].lpn;
         let first = lpn - lpn % self.group;
         for l in first..first.saturating_add(self.group) {
-            let Some(&s) = self.index.get(&l) else {
+            // The victim's own slot is known: the index is asked only for the others.
+            let s = if l == lpn {
+                slot
+            } else if let Some(&s) = self.index.get(&l) {
+                s
+            } else {
                 continue;
             };
             if self.wheres[s as usize] != Where::Dirty {
@@ -177,6 +180,8 @@ impl DramStage {
             self.destaging += 1;
             let e = &mut self.entries[s as usize];
             e.destaging = e.seq;
+            self.by_age.remove(DIRTY, s);
+            self.by_age.insert(DESTAGING, s, e.dirty_since);
             self.counters.destaged += 1;
             out.push(Victim {
                 lpn: Lpn(l),

@@ -26,7 +26,7 @@ use super::host::{Req, ADMIT_CHUNK_PAGES};
 use super::txn::ReqId;
 use super::{Event, Simulation};
 use rustc_hash::FxHashMap;
-use ssdlab_dram::{CacheConfig, DramStage, Victim, WriteOutcome, WritePolicy};
+use ssdlab_dram::{CacheConfig, CacheMode, DramStage, Victim, WriteOutcome, WritePolicy};
 use ssdlab_engine::SimDuration;
 use ssdlab_nand::Lpn;
 use ssdlab_stats::DramReport;
@@ -247,6 +247,10 @@ impl Simulation {
     /// A host read of `lpn` from flash page `ppn` completed (or a write-through program
     /// of it): a `read-write` stage keeps the page, unless it was written again since.
     pub(in crate::sim) fn dram_fill(&mut self, lpn: Lpn, ppn: ssdlab_nand::Ppn) {
+        let d = self.dram.as_ref().expect("the DRAM stage");
+        if d.cfg.mode != CacheMode::ReadWrite {
+            return; // keeps no reads: the mapping and the token table are not touched
+        }
         // A newer version is mapped, or waits in the controller for space or dispatch.
         if self.ftl.lookup(lpn) != Some(ppn) || self.held_get(lpn).is_some() {
             return;
