@@ -2,24 +2,12 @@
 //! stage under space pressure finishing verified.
 
 use crate::liveness::{finishes, ops_with_content, requests, sets, DESIGNS, SHAPES};
-use crate::util::{assert_counter, small_config, vec_sim};
+use crate::util::{assert_counter, io, small_config, vec_sim};
 use proptest::prelude::*;
 use ssdlab::Report;
 use ssdlab_nand::TxnReason;
 use ssdlab_stats::Counter;
 use ssdlab_trace::{IoRequest, Op};
-
-/// A request of `pages` pages from `lpn` at `t_us` µs.
-fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: t_us * 1_000,
-        op,
-        fua: false,
-        offset_bytes: lpn * 4096,
-        size_bytes: pages * 4096,
-        content: None,
-    }
-}
 
 /// The small device, filled, verified, with `cache` keys on top.
 fn run(cache: &[&str], reqs: Vec<IoRequest>) -> Report {

@@ -1,22 +1,11 @@
 //! Flush commands, FUA writes and power losses, with and without a DRAM stage: each
 //! rule on a run, and a real trace losing power with and without power-loss protection.
 
-use crate::util::{assert_counter, small_config, trace_sim, vec_sim};
+use crate::util::{assert_counter, io, small_config, trace_sim, vec_sim};
 use ssdlab::Report;
 use ssdlab_nand::TxnReason;
 use ssdlab_stats::Counter;
 use ssdlab_trace::{IoRequest, Op};
-
-fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: t_us * 1_000,
-        op,
-        fua: false,
-        offset_bytes: lpn * 4096,
-        size_bytes: pages * 4096,
-        content: None,
-    }
-}
 
 fn fua(t_us: u64, lpn: u64, pages: u64) -> IoRequest {
     IoRequest {

@@ -54,6 +54,18 @@ pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
     }
 }
 
+/// A request of `pages` pages from `lpn` at `t_us` µs.
+pub fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
+    IoRequest {
+        arrival_ns: t_us * 1_000,
+        op,
+        fua: false,
+        offset_bytes: lpn * 4096,
+        size_bytes: pages * 4096,
+        content: None,
+    }
+}
+
 /// Asserts that `r` counted `n` of `c`, showing every counter when it did not.
 #[track_caller]
 pub fn assert_counter(r: &ssdlab::Report, c: ssdlab_stats::Counter, n: u64) {
