@@ -2,6 +2,8 @@
 //!
 //! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
 //!   stays held until its register is drained); a page is delivered when its transfer ends.
+//!   With `timing.transfer = "sectors"` a host read moves only the sectors it asks for
+//!   (`Txn::bus_bytes`, sim/sectors.rs).
 //! * Program: each page crosses the bus into the die's register (die held), then the die
 //!   is busy for `t_prog`.
 //! * Erase: the die is busy for `t_erase`.
@@ -292,10 +294,10 @@ impl Simulation {
     /// A transaction that must wait also has its *package contention* counted: the
     /// part of its wait spent behind another die of its own chip (PAQ's contention time,
     /// "waiting on the I/O bus within a flash package to get to a specific die"). Grants
-    /// are first come, first served and every transfer takes the same time, so that
-    /// part is known when it joins the queue: what is left of the holder's transfer if
-    /// the holder is another die of the chip, plus one transfer for every waiter ahead
-    /// that is.
+    /// are first come, first served and every transfer's time is known when it is asked
+    /// for (a page, or a read's sectors), so that part is known when it joins the queue:
+    /// what is left of the holder's transfer if the holder is another die of the chip,
+    /// plus the transfer of every waiter ahead that is.
     /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
     #[inline(always)]
     fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
@@ -306,16 +308,16 @@ impl Simulation {
         if holder == NONE {
             self.grant_bus(ch, t);
         } else {
-            let xfer = self.xfer.as_ns();
             let other_die = |d: DieId| d != die && self.queues.home(d).0 == chip;
             let h = &self.txns[holder];
             let mut behind = 0;
             if other_die(h.die) {
-                behind += (h.bus_req_ns + h.bus_wait_ns + xfer).saturating_sub(now);
+                behind += (h.bus_req_ns + h.bus_wait_ns + h.bus_ns).saturating_sub(now);
             }
             for &w in &self.channels[ch.idx()].waiters {
-                if other_die(self.txns[w].die) {
-                    behind += xfer;
+                let w = &self.txns[w];
+                if other_die(w.die) {
+                    behind += self.bus_time(w.bus_bytes).as_ns();
                 }
             }
             self.counters.package_contention_ns += behind;
@@ -328,13 +330,21 @@ impl Simulation {
     #[inline(always)]
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
         let now = self.now().as_ns();
+        let bus_bytes = self.txns[t].bus_bytes;
+        let xfer = self.bus_time(bus_bytes);
         let txn = &mut self.txns[t];
         txn.bus_wait_ns = now - txn.bus_req_ns;
-        txn.bus_ns = self.xfer.as_ns();
+        txn.bus_ns = xfer.as_ns();
         self.channels[ch.idx()].holder = t;
         self.queues.bus_granted(ch);
-        self.events
-            .schedule_in_lane(BUS_LANE, self.xfer, Event::BusDone(ch));
+        if bus_bytes == 0 {
+            self.events
+                .schedule_in_lane(BUS_LANE, xfer, Event::BusDone(ch));
+        } else {
+            // A shorter transfer (`timing.transfer = "sectors"`) keeps out of the
+            // whole pages' lane.
+            self.events.schedule_in(xfer, Event::BusDone(ch));
+        }
     }
 
     /// The scheduler's view of channel `ch`'s bus agrees with the bus.
@@ -351,7 +361,7 @@ impl Simulation {
         let c = &mut self.channels[ch.idx()];
         let t = c.holder;
         debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
-        c.busy_ns += self.xfer.as_ns();
+        c.busy_ns += self.txns[t].bus_ns;
         c.holder = NONE;
         self.queues.bus_released(ch);
         if let Some(next) = c.waiters.pop_front() {

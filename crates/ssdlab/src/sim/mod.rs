@@ -71,6 +71,7 @@ mod plan;
 mod prepare;
 pub(crate) mod raid;
 mod report;
+mod sectors;
 mod stream;
 pub(crate) mod txn;
 mod verify;
@@ -118,8 +119,9 @@ pub(crate) enum Event {
     RebuildStep(u32),
     /// A read that joined another completes (`scheduler.merge.completion = "fixed-ns"`).
     MergedRead(u32),
-    /// Pages of a request the DRAM stage served are transferred (request, pages).
-    DramDone(ReqId, u32),
+    /// Pages of a request the DRAM stage served are transferred (request, pages, bytes
+    /// of them the request does not touch).
+    DramDone(ReqId, u32, u32),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -146,6 +148,8 @@ pub struct Simulation {
     pub(crate) t_prog: SimDuration,
     pub(crate) t_erase: SimDuration,
     pub(crate) xfer: SimDuration,
+    /// What moves less than a page (`timing.transfer`).
+    pub(crate) sectors: sectors::Sectors,
     // host side
     pub(crate) source: Box<dyn RequestStream>,
     pub(crate) lookahead: Option<IoRequest>,
@@ -367,7 +371,7 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
-            Event::DramDone(req, pages) => self.on_dram_done(req, pages),
+            Event::DramDone(req, pages, short) => self.on_dram_done(req, pages, short),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

@@ -57,6 +57,9 @@ pub struct Txn {
     /// A program its request counted as done when its data crossed the bus
     /// (`timing.write_ack = "transfer"`).
     pub acked: bool,
+    /// Bytes it moves over the bus when fewer than a page (a host read of part of a
+    /// page, `timing.transfer = "sectors"`); 0: the whole page.
+    pub bus_bytes: u32,
 }
 
 impl Txn {
@@ -80,6 +83,7 @@ impl Txn {
             array_ns: 0,
             gc_mark_ns: 0,
             acked: false,
+            bus_bytes: 0,
         }
     }
 }
@@ -145,6 +149,12 @@ impl std::ops::IndexMut<TxnId> for TxnSlab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partial_transfer_costs_the_transaction_no_room() {
+        // The byte count sits in the padding after the flags.
+        assert_eq!(std::mem::size_of::<Txn>(), 96);
+    }
 
     #[test]
     fn slots_are_reused() {

@@ -42,6 +42,8 @@ struct Waiting {
     since_ns: u64,
     /// A FUA write: done when its version is durable, not when DRAM takes it.
     fua: bool,
+    /// Bytes of the page its request does not touch (`timing.transfer = "sectors"`).
+    short: u32,
 }
 
 /// The DRAM stage and what the simulation keeps to apply its decisions.
@@ -129,12 +131,11 @@ impl DramHook {
         self.cfg.write_policy == WritePolicy::WriteBack
     }
 
-    /// Time to move `pages` pages between the host and DRAM.
-    fn transfer(&self, pages: u32) -> SimDuration {
-        SimDuration(
-            self.cfg
-                .transfer_ns(u64::from(pages) * u64::from(self.page_bytes)),
-        )
+    /// Time to move `pages` pages between the host and DRAM, less `short` bytes of them
+    /// the request does not touch (`timing.transfer = "sectors"`; 0 otherwise).
+    fn transfer(&self, pages: u32, short: u32) -> SimDuration {
+        let bytes = u64::from(pages) * u64::from(self.page_bytes) - u64::from(short);
+        SimDuration(self.cfg.transfer_ns(bytes))
     }
 }
 
@@ -158,15 +159,16 @@ impl Simulation {
 
     /// Admission of write page `lpn` (content `token`) of host request `id` with a
     /// write-back stage: `true` when DRAM took it now; else it waits for room.
-    #[inline]
     /// A FUA write (`fua`) is taken but not done: it completes once its version is
-    /// durable.
+    /// durable. `short`: the bytes of the page the request does not touch.
+    #[inline]
     pub(in crate::sim) fn dram_write(
         &mut self,
         id: ReqId,
         lpn: Lpn,
         token: u64,
         fua: bool,
+        short: u32,
     ) -> bool {
         let now = self.now().as_ns();
         let d = self.dram.as_mut().expect("the DRAM stage");
@@ -176,6 +178,7 @@ impl Simulation {
             token,
             since_ns: now,
             fua,
+            short,
         };
         if !d.waiting.is_empty() {
             // Writes take room in arrival order.
@@ -187,7 +190,12 @@ impl Simulation {
             WriteOutcome::Absorbed { seq, .. } => {
                 if fua {
                     d.stage.urgent(lpn);
-                    d.dur.wait_fua(FuaWait { req: id, lpn, seq });
+                    d.dur.wait_fua(FuaWait {
+                        req: id,
+                        lpn,
+                        seq,
+                        short,
+                    });
                 }
                 self.note_acknowledged(lpn, token);
                 !fua
@@ -217,7 +225,8 @@ impl Simulation {
             (Op::Write, Some(true)) => {
                 let token = self.write_token(lpn, content.map(|c| c.page(i)));
                 let fua = self.reqs[id].io.fua;
-                Some(self.dram_write(id, lpn, token, fua))
+                let short = self.dram_short(id, i);
+                Some(self.dram_write(id, lpn, token, fua, short))
             }
             (Op::Write, Some(false)) => {
                 self.dram_write_through(lpn);
@@ -228,17 +237,18 @@ impl Simulation {
     }
 
     /// `pages` pages of request `id` were served by DRAM at admission: they complete
-    /// when their transfer is over.
-    pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32) {
+    /// when their transfer is over (`short`: bytes of them the request does not touch).
+    pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32, short: u32) {
         let d = self.dram.as_ref().expect("the DRAM stage");
-        let at = d.transfer(pages);
-        self.events.schedule_in(at, Event::DramDone(id, pages));
+        let at = d.transfer(pages, short);
+        self.events
+            .schedule_in(at, Event::DramDone(id, pages, short));
     }
 
     /// The DRAM transfer of `pages` pages of request `id` is over.
-    pub(in crate::sim) fn on_dram_done(&mut self, id: ReqId, pages: u32) {
+    pub(in crate::sim) fn on_dram_done(&mut self, id: ReqId, pages: u32, short: u32) {
         let d = self.dram.as_ref().expect("the DRAM stage");
-        let service = d.transfer(pages).0;
+        let service = d.transfer(pages, short).0;
         for _ in 0..pages {
             self.sub_done(id, service, 0);
         }
@@ -357,11 +367,12 @@ impl Simulation {
                     req: w.req,
                     lpn: w.lpn,
                     seq,
+                    short: w.short,
                 });
             }
             self.note_acknowledged(w.lpn, w.token);
             if !w.fua {
-                self.dram_pages_done(w.req, 1);
+                self.dram_pages_done(w.req, 1, w.short);
             }
         }
     }

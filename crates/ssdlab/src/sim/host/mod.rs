@@ -273,6 +273,8 @@ impl Simulation {
             },
         };
         let mut dram_done = 0u32;
+        // Bytes of those pages the request does not touch (`timing.transfer = "sectors"`).
+        let mut dram_short = 0u32;
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
@@ -306,13 +308,21 @@ impl Simulation {
             };
             if special {
                 if let Some(taken) = self.dram_page(id, op, dram, lpn, content.as_ref(), i) {
-                    dram_done += u32::from(taken);
+                    if taken {
+                        dram_done += 1;
+                        dram_short += self.dram_short(id, i);
+                    }
                     continue;
                 }
             }
             match op {
                 Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
-                    ReadOutcome::Txn(t) => txns.push(t),
+                    ReadOutcome::Txn(t) => {
+                        if self.sectors.reads {
+                            self.sector_read(id, t, i);
+                        }
+                        txns.push(t);
+                    }
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
                 },
@@ -354,7 +364,7 @@ impl Simulation {
         self.scratch = txns;
         if dram.is_some() {
             if dram_done > 0 {
-                self.dram_pages_done(id, dram_done);
+                self.dram_pages_done(id, dram_done, dram_short);
             }
             self.dram_pump();
         }
