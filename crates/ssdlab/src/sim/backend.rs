@@ -3,7 +3,7 @@
 //! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
 //!   stays held until its register is drained); a page is delivered when its transfer ends.
 //!   With `timing.transfer = "sectors"` a host read moves only the sectors it asks for
-//!   (`Txn::bus_bytes`, sim/sectors.rs).
+//!   (`Txn::bus_part_ns`, sim/sectors.rs).
 //! * Program: each page crosses the bus into the die's register (die held), then the die
 //!   is busy for `t_prog`.
 //! * Erase: the die is busy for `t_erase`.
@@ -12,8 +12,9 @@
 //! * Buses are granted first come, first served; the time a die waits for a busy bus
 //!   while holding its data is the transaction's bus-wait (contention) time.
 
-use super::txn::{TxnId, NONE};
+use super::txn::{Txn, TxnId, NONE};
 use super::{Event, Simulation};
+use ssdlab_engine::SimDuration;
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
@@ -308,6 +309,7 @@ impl Simulation {
         if holder == NONE {
             self.grant_bus(ch, t);
         } else {
+            let xfer = self.xfer.as_ns();
             let other_die = |d: DieId| d != die && self.queues.home(d).0 == chip;
             let h = &self.txns[holder];
             let mut behind = 0;
@@ -317,7 +319,7 @@ impl Simulation {
             for &w in &self.channels[ch.idx()].waiters {
                 let w = &self.txns[w];
                 if other_die(w.die) {
-                    behind += self.bus_time(w.bus_bytes).as_ns();
+                    behind += Self::bus_ns_of(w, xfer);
                 }
             }
             self.counters.package_contention_ns += behind;
@@ -330,20 +332,26 @@ impl Simulation {
     #[inline(always)]
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
         let now = self.now().as_ns();
-        let bus_bytes = self.txns[t].bus_bytes;
-        let xfer = self.bus_time(bus_bytes);
         let txn = &mut self.txns[t];
+        let xfer = SimDuration(Self::bus_ns_of(txn, self.xfer.as_ns()));
         txn.bus_wait_ns = now - txn.bus_req_ns;
         txn.bus_ns = xfer.as_ns();
         self.channels[ch.idx()].holder = t;
         self.queues.bus_granted(ch);
-        if bus_bytes == 0 {
-            self.events
-                .schedule_in_lane(BUS_LANE, xfer, Event::BusDone(ch));
+        // A shorter transfer (`timing.transfer = "sectors"`) goes to the heap while the
+        // lane holds whole pages' (or takes the lane when it is empty): either way it
+        // pops at its time.
+        self.events
+            .schedule_in_lane(BUS_LANE, xfer, Event::BusDone(ch));
+    }
+
+    /// The bus time of `txn`, whose whole page takes `xfer` ns.
+    #[inline(always)]
+    fn bus_ns_of(txn: &Txn, xfer: u64) -> u64 {
+        if txn.bus_part_ns == 0 {
+            xfer
         } else {
-            // A shorter transfer (`timing.transfer = "sectors"`) keeps out of the
-            // whole pages' lane.
-            self.events.schedule_in(xfer, Event::BusDone(ch));
+            u64::from(txn.bus_part_ns)
         }
     }
 
@@ -361,7 +369,8 @@ impl Simulation {
         let c = &mut self.channels[ch.idx()];
         let t = c.holder;
         debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
-        c.busy_ns += self.txns[t].bus_ns;
+        let Txn { bus_ns, die, .. } = self.txns[t];
+        c.busy_ns += bus_ns;
         c.holder = NONE;
         self.queues.bus_released(ch);
         if let Some(next) = c.waiters.pop_front() {
@@ -369,7 +378,6 @@ impl Simulation {
             self.grant_bus(ch, next);
         }
         self.debug_check_bus(ch);
-        let die = self.txns[t].die;
         let d = &mut self.dies[die.idx()];
         debug_assert!(d.xfers_left > 0);
         d.xfers_left -= 1;

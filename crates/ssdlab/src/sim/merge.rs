@@ -105,7 +105,7 @@ impl Simulation {
                 m.followers.entry(leader).or_default().push(f);
                 // The follower's sectors come with the leader's: with
                 // `timing.transfer = "sectors"`, the leader moves its whole page.
-                self.txns[leader].bus_bytes = 0;
+                self.txns[leader].bus_part_ns = 0;
             }
             MergeCompletion::FixedNs => {
                 let slot = match m.timed.iter().position(Option::is_none) {
@@ -140,6 +140,13 @@ impl Simulation {
                 m.waiting.remove(&key);
             }
         }
+    }
+
+    /// Whether host read `t` has with-leader followers.
+    pub(in crate::sim) fn has_followers(&self, t: TxnId) -> bool {
+        self.merge
+            .as_ref()
+            .is_some_and(|m| m.followers.contains_key(&t))
     }
 
     /// Host read `t` completed returning `token` after `service_ns` of bus and array time:

@@ -4,19 +4,18 @@
 //! ```text
 //!  request  [offset, offset + size) rounded out to 512-byte sectors
 //!  pages    | first (partial) | whole | … | whole | last (partial) |
-//!  host read from flash:  tR whole page, then the touched bytes on the bus (Txn::bus_bytes)
+//!  host read from flash:  tR whole page, then the touched bytes on the bus (Txn::bus_part_ns)
 //!  DRAM stage:            host-DRAM transfer of the touched bytes (dram::transfer)
 //!  programs:              whole pages, always
 //! ```
 //!
-//! With the default `"page"` nothing here runs: a transaction's `bus_bytes` stays 0 (a
-//! whole page) and the DRAM stage is told of no short page.
+//! With the default `"page"` nothing here runs: a transaction's `bus_part_ns` stays 0 (a
+//! whole page's) and the DRAM stage is told of no short page.
 
 use super::txn::{ReqId, TxnId};
 use super::Simulation;
 use crate::config::SimConfig;
 use ssdlab_dram::CacheMode;
-use ssdlab_engine::SimDuration;
 use ssdlab_nand::Transfer;
 
 /// The unit a host addresses: a request's bytes are counted in whole sectors.
@@ -59,8 +58,8 @@ pub(crate) fn touched_bytes(offset: u64, size: u64, page: u64, i: u32) -> u64 {
 impl Simulation {
     /// The bytes page `i` of request `id` does not touch: 0 but for a partial first or
     /// last page.
-    #[inline]
-    fn untouched_bytes(&self, id: ReqId, i: u32) -> u32 {
+    #[inline(never)]
+    pub(in crate::sim) fn untouched_bytes(&self, id: ReqId, i: u32) -> u32 {
         let r = &self.reqs[id];
         if i != 0 && i + 1 != r.pages {
             return 0;
@@ -69,13 +68,41 @@ impl Simulation {
         (page - touched_bytes(r.io.offset_bytes, r.io.size_bytes, page, i)) as u32
     }
 
-    /// Host read `t` serves page `i` of request `id` (`timing.transfer = "sectors"`): it
-    /// moves only the bytes the request touches over the bus.
+    /// The host reads `txns` of request `id`, admitted for its pages `from..to` in page
+    /// order (`timing.transfer = "sectors"`): the reads of its first and last page move
+    /// only the bytes the request touches. Only those two pages can be partial, so the
+    /// pages between cost nothing here. A page DRAM or the write buffer served has no
+    /// read; a read that another page joined (`scheduler.merge`) stays whole.
     #[inline(never)]
-    pub(in crate::sim) fn sector_read(&mut self, id: ReqId, t: TxnId, i: u32) {
-        let short = self.untouched_bytes(id, i);
-        if short > 0 {
-            self.txns[t].bus_bytes = self.geom.page_size_bytes - short;
+    pub(in crate::sim) fn sector_reads(
+        &mut self,
+        id: ReqId,
+        (from, to): (u32, u32),
+        txns: &[TxnId],
+    ) {
+        let r = &self.reqs[id];
+        let (pages, base) = (r.pages, r.first_lpn);
+        // A request over the whole logical space and one page more reads one LPN as its
+        // first and its last page: its reads are left whole.
+        if u64::from(pages) > self.logical_pages {
+            return;
+        }
+        let first = (from == 0).then(|| (0, txns[0]));
+        let last = (to == pages).then(|| (pages - 1, txns[txns.len() - 1]));
+        for (i, t) in [first, last].into_iter().flatten() {
+            let lpn = (base + u64::from(i)) % self.logical_pages;
+            let txn = &self.txns[t];
+            if u64::from(txn.lpn.0) != lpn || txn.req != id || self.has_followers(t) {
+                continue; // that page had no read of its own
+            }
+            let short = self.untouched_bytes(id, i);
+            if short > 0 {
+                let bytes = u64::from(self.geom.page_size_bytes - short);
+                let ns = self.cfg.timing.bytes_transfer_ns(bytes);
+                // Below a page's bus time, which validation keeps below 2^32 ns; a
+                // transfer of 0 ns (a bus of 0 ps a byte) is a page's too.
+                self.txns[t].bus_part_ns = u32::try_from(ns).expect("validated");
+            }
         }
     }
 
@@ -88,21 +115,6 @@ impl Simulation {
         } else {
             0
         }
-    }
-
-    /// Bus time of a transaction moving `bus_bytes` (0: a whole page).
-    #[inline(always)]
-    pub(in crate::sim) fn bus_time(&self, bus_bytes: u32) -> SimDuration {
-        if bus_bytes == 0 {
-            self.xfer
-        } else {
-            self.part_xfer(bus_bytes)
-        }
-    }
-
-    #[inline(never)]
-    fn part_xfer(&self, bus_bytes: u32) -> SimDuration {
-        SimDuration(self.cfg.timing.bytes_transfer_ns(u64::from(bus_bytes)))
     }
 }
 

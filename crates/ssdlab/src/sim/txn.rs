@@ -57,9 +57,9 @@ pub struct Txn {
     /// A program its request counted as done when its data crossed the bus
     /// (`timing.write_ack = "transfer"`).
     pub acked: bool,
-    /// Bytes it moves over the bus when fewer than a page (a host read of part of a
-    /// page, `timing.transfer = "sectors"`); 0: the whole page.
-    pub bus_bytes: u32,
+    /// Its bus time when it moves less than a page (a host read of part of a page,
+    /// `timing.transfer = "sectors"`, which keeps it below 2^32 ns); 0: a whole page's.
+    pub bus_part_ns: u32,
 }
 
 impl Txn {
@@ -83,7 +83,7 @@ impl Txn {
             array_ns: 0,
             gc_mark_ns: 0,
             acked: false,
-            bus_bytes: 0,
+            bus_part_ns: 0,
         }
     }
 }
@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn a_partial_transfer_costs_the_transaction_no_room() {
-        // The byte count sits in the padding after the flags.
+        // The partial bus time sits in the padding after the flags.
         assert_eq!(std::mem::size_of::<Txn>(), 96);
     }
 

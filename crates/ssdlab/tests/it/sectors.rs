@@ -4,7 +4,9 @@
 //! 4 KiB in 10 240 ns. The default DRAM moves 3 200 MB/s after 26 ns: a page in
 //! 26 + 5 120 ns, 4 KiB in 26 + 1 280 ns.
 
+use crate::liveness::{finishes, ops_with_content, requests, sets, DESIGNS, SHAPES};
 use crate::util::{small_config, trace_sim, vec_sim};
+use proptest::prelude::*;
 use ssdlab::{Report, SimConfig};
 use ssdlab_nand::TxnReason;
 use ssdlab_stats::Counter;
@@ -292,4 +294,50 @@ fn an_unknown_transfer_is_refused_by_its_key() {
     };
     assert!(e.contains("timing.transfer"), "{e}");
     assert!(e.contains("sectors"), "{e}");
+}
+
+/// Without a DRAM stage, with a write buffer, with a read-write cache.
+const STAGES: [&[&str]; 3] = [
+    &[],
+    &BUFFER,
+    &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Every placement, redundancy and design of the liveness tests, behind each kind of
+    /// stage, with sectors on and requests that start and end inside pages: every
+    /// request completes and every page verifies.
+    #[test]
+    fn every_design_finishes_verified_with_unaligned_requests(
+        design in 0..SHAPES.len() + DESIGNS.len(),
+        stage in 0..STAGES.len(),
+        overwrite in 0u8..6,
+        gap_ns in prop_oneof![Just(1_000u64), Just(20_000), Just(100_000)],
+        ops in ops_with_content(200..500),
+    ) {
+        let shape = if design < SHAPES.len() {
+            SHAPES[design]
+        } else {
+            DESIGNS[design - SHAPES.len()]
+        };
+        let mut s = sets(shape, overwrite, false);
+        s.push("timing.transfer=\"sectors\"".to_string());
+        s.extend(STAGES[stage].iter().map(|x| x.to_string()));
+        // Sectors off the start of the first page and the end of the last.
+        let mut reqs = requests(&ops, gap_ns);
+        for (i, r) in reqs.iter_mut().enumerate() {
+            let head = (i as u64 * 3) % 8 * 512;
+            let tail = ((i as u64 * 5) % 8 * 512).min(r.size_bytes - head - 512);
+            r.offset_bytes += head;
+            r.size_bytes -= head + tail;
+        }
+        let (checked, report) = finishes(&s, reqs)?;
+        prop_assert!(checked > 0);
+        prop_assert_eq!(report.requests.all, ops.len() as u64);
+        if report.requests.read > 0 && stage == 0 {
+            prop_assert!(report.counter(Counter::VerifiedReads) > 0);
+        }
+    }
 }

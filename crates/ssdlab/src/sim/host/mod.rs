@@ -310,19 +310,16 @@ impl Simulation {
                 if let Some(taken) = self.dram_page(id, op, dram, lpn, content.as_ref(), i) {
                     if taken {
                         dram_done += 1;
-                        dram_short += self.dram_short(id, i);
+                        if self.sectors.dram {
+                            dram_short += self.untouched_bytes(id, i);
+                        }
                     }
                     continue;
                 }
             }
             match op {
                 Op::Read => match self.admit_read(id, lpn, content.as_ref().map(|c| c.page(i))) {
-                    ReadOutcome::Txn(t) => {
-                        if self.sectors.reads {
-                            self.sector_read(id, t, i);
-                        }
-                        txns.push(t);
-                    }
+                    ReadOutcome::Txn(t) => txns.push(t),
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
                 },
@@ -348,6 +345,9 @@ impl Simulation {
         }
         if !stripe_writes.is_empty() {
             self.raid_admit_writes(id, &mut stripe_writes, &mut txns);
+        }
+        if self.sectors.reads && op == Op::Read && !txns.is_empty() {
+            self.sector_reads(id, (from, to), &txns);
         }
         self.stripe_writes = stripe_writes;
         let n = txns.len() as u32;
