@@ -36,7 +36,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use ssdlab_dram::CacheConfig;
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
-use ssdlab_nand::{Geometry, NandTiming, Transfer};
+use ssdlab_nand::{Geometry, NandTiming};
 use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 
 /// Keys the resolved configuration ([`SimConfig::to_toml`]) leaves out while they hold
@@ -117,22 +117,6 @@ impl SimConfig {
         }
         for e in self.timing.validate() {
             invalid("timing", e.to_string());
-        }
-        if self.timing.transfer == Transfer::Sectors && geometry_errs.is_empty() {
-            // A partial transfer's time is kept in 32 bits.
-            let t = &self.timing;
-            let page_ns = u64::from(self.geometry.page_size_bytes)
-                .checked_mul(t.bus_ps_per_byte)
-                .and_then(|ps| ps.div_ceil(1000).checked_add(t.t_cmd_ns))
-                .filter(|&ns| ns <= u64::from(u32::MAX));
-            if page_ns.is_none() {
-                invalid(
-                    "timing.transfer",
-                    "\"sectors\" needs a page's bus time (geometry.page_size_bytes × \
-                     timing.bus_ps_per_byte + timing.t_cmd_ns) below 2^32 ns"
-                        .into(),
-                );
-            }
         }
         let ftl_errs = if geometry_errs.is_empty() {
             self.ftl.validate_for(&self.geometry)
@@ -436,25 +420,6 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(again, sectors);
-    }
-
-    #[test]
-    fn sectors_refuse_a_page_transfer_of_2_to_the_32_ns_or_more() {
-        let build = |ps: u64| {
-            ConfigBuilder::new()
-                .set("timing.transfer=\"sectors\"")
-                .unwrap()
-                .set(&format!("timing.bus_ps_per_byte={ps}"))
-                .unwrap()
-                .build()
-        };
-        // 4 KiB pages: 1 048 575 999 ps a byte is 4 294 967 292 ns a page (rounded up),
-        // 1 048 576 000 is 2^32.
-        build(1_048_575_999).unwrap();
-        let e = build(1_048_576_000).unwrap_err().to_string();
-        assert!(e.contains("timing.transfer"), "{e}");
-        let e = build(u64::MAX / 2).unwrap_err().to_string();
-        assert!(e.contains("timing.transfer"), "{e}");
     }
 
     #[test]

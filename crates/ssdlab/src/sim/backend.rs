@@ -3,7 +3,7 @@
 //! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
 //!   stays held until its register is drained); a page is delivered when its transfer ends.
 //!   With `timing.transfer = "sectors"` a host read moves only the sectors it asks for
-//!   (`Txn::bus_part_ns`, sim/sectors.rs).
+//!   (`Txn::bus_ns` set before its grant, sim/sectors.rs).
 //! * Program: each page crosses the bus into the die's register (die held), then the die
 //!   is busy for `t_prog`.
 //! * Erase: the die is busy for `t_erase`.
@@ -333,35 +333,45 @@ impl Simulation {
     fn grant_bus(&mut self, ch: ChannelId, t: TxnId) {
         let now = self.now().as_ns();
         let txn = &mut self.txns[t];
-        let xfer = SimDuration(Self::bus_ns_of(txn, self.xfer.as_ns()));
         txn.bus_wait_ns = now - txn.bus_req_ns;
-        txn.bus_ns = xfer.as_ns();
-        self.channels[ch.idx()].holder = t;
+        // A host read of part of a page (`timing.transfer = "sectors"`) has its shorter
+        // bus time already; every other transfer moves a whole page.
+        if txn.bus_ns == 0 {
+            txn.bus_ns = self.xfer.as_ns();
+        }
+        let xfer = txn.bus_ns;
+        let c = &mut self.channels[ch.idx()];
+        c.holder = t;
+        // Counted when granted: every transfer ends before the run does.
+        c.busy_ns += xfer;
         self.queues.bus_granted(ch);
-        // A shorter transfer (`timing.transfer = "sectors"`) goes to the heap while the
-        // lane holds whole pages' (or takes the lane when it is empty): either way it
-        // pops at its time.
+        // A shorter transfer goes to the heap while the lane holds whole pages' (or takes
+        // the lane when it is empty): either way it pops at its time.
         self.events
-            .schedule_in_lane(BUS_LANE, xfer, Event::BusDone(ch));
+            .schedule_in_lane(BUS_LANE, SimDuration(xfer), Event::BusDone(ch));
     }
 
-    /// The bus time of `txn`, whose whole page takes `xfer` ns.
+    /// The bus time of `txn`, whose whole page takes `xfer` ns: set before the grant for
+    /// a read of part of a page, else a page's.
     #[inline(always)]
     fn bus_ns_of(txn: &Txn, xfer: u64) -> u64 {
-        if txn.bus_part_ns == 0 {
+        if txn.bus_ns == 0 {
             xfer
         } else {
-            u64::from(txn.bus_part_ns)
+            txn.bus_ns
         }
     }
 
     /// The scheduler's view of channel `ch`'s bus agrees with the bus.
     #[inline]
     fn debug_check_bus(&self, ch: ChannelId) {
-        let c = &self.channels[ch.idx()];
-        let seen = self.queues.bus(ch);
-        debug_assert_eq!(seen.busy, c.holder != NONE, "bus {ch} busy flag");
-        debug_assert_eq!(seen.waiting as usize, c.waiters.len(), "bus {ch} waiters");
+        // The lookups themselves (bounds-checked) stay out of release builds too.
+        if cfg!(debug_assertions) {
+            let c = &self.channels[ch.idx()];
+            let seen = self.queues.bus(ch);
+            assert_eq!(seen.busy, c.holder != NONE, "bus {ch} busy flag");
+            assert_eq!(seen.waiting as usize, c.waiters.len(), "bus {ch} waiters");
+        }
     }
 
     /// A page finished crossing channel `ch`.
@@ -369,8 +379,6 @@ impl Simulation {
         let c = &mut self.channels[ch.idx()];
         let t = c.holder;
         debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
-        let Txn { bus_ns, die, .. } = self.txns[t];
-        c.busy_ns += bus_ns;
         c.holder = NONE;
         self.queues.bus_released(ch);
         if let Some(next) = c.waiters.pop_front() {
@@ -378,6 +386,7 @@ impl Simulation {
             self.grant_bus(ch, next);
         }
         self.debug_check_bus(ch);
+        let die = self.txns[t].die;
         let d = &mut self.dies[die.idx()];
         debug_assert!(d.xfers_left > 0);
         d.xfers_left -= 1;

@@ -105,7 +105,7 @@ impl Simulation {
                 m.followers.entry(leader).or_default().push(f);
                 // The follower's sectors come with the leader's: with
                 // `timing.transfer = "sectors"`, the leader moves its whole page.
-                self.txns[leader].bus_part_ns = 0;
+                self.txns[leader].bus_ns = 0;
             }
             MergeCompletion::FixedNs => {
                 let slot = match m.timed.iter().position(Option::is_none) {

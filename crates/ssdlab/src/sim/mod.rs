@@ -119,9 +119,11 @@ pub(crate) enum Event {
     RebuildStep(u32),
     /// A read that joined another completes (`scheduler.merge.completion = "fixed-ns"`).
     MergedRead(u32),
-    /// Pages of a request the DRAM stage served are transferred (request, pages, bytes
-    /// of them the request does not touch).
-    DramDone(ReqId, u32, u32),
+    /// Pages of a request the DRAM stage served are transferred (request, pages).
+    DramDone(ReqId, u32),
+    /// The same for pages of which the request leaves bytes out of the transfer
+    /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
+    DramPartDone(u32),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -371,7 +373,8 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
-            Event::DramDone(req, pages, short) => self.on_dram_done(req, pages, short),
+            Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
+            Event::DramPartDone(key) => self.on_dram_part_done(key),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

@@ -4,12 +4,12 @@
 //! ```text
 //!  request  [offset, offset + size) rounded out to 512-byte sectors
 //!  pages    | first (partial) | whole | … | whole | last (partial) |
-//!  host read from flash:  tR whole page, then the touched bytes on the bus (Txn::bus_part_ns)
+//!  host read from flash:  tR whole page, then the touched bytes on the bus (Txn::bus_ns)
 //!  DRAM stage:            host-DRAM transfer of the touched bytes (dram::transfer)
 //!  programs:              whole pages, always
 //! ```
 //!
-//! With the default `"page"` nothing here runs: a transaction's `bus_part_ns` stays 0 (a
+//! With the default `"page"` nothing here runs: a transaction's `bus_ns` stays 0 until its grant (a
 //! whole page's) and the DRAM stage is told of no short page.
 
 use super::txn::{ReqId, TxnId};
@@ -99,9 +99,8 @@ impl Simulation {
             if short > 0 {
                 let bytes = u64::from(self.geom.page_size_bytes - short);
                 let ns = self.cfg.timing.bytes_transfer_ns(bytes);
-                // Below a page's bus time, which validation keeps below 2^32 ns; a
-                // transfer of 0 ns (a bus of 0 ps a byte) is a page's too.
-                self.txns[t].bus_part_ns = u32::try_from(ns).expect("validated");
+                // A transfer of 0 ns (a bus of 0 ps a byte) is a page's too.
+                self.txns[t].bus_ns = ns;
             }
         }
     }

@@ -47,7 +47,8 @@ pub struct Txn {
     pub bus_req_ns: u64,
     /// Time spent waiting for the bus while holding the die.
     pub bus_wait_ns: u64,
-    /// Time on the bus.
+    /// Time on the bus: set when the bus is granted, or before that for a host read that
+    /// moves part of its page (`timing.transfer = "sectors"`); 0 until then.
     pub bus_ns: u64,
     /// Time in the array.
     pub array_ns: u64,
@@ -57,9 +58,6 @@ pub struct Txn {
     /// A program its request counted as done when its data crossed the bus
     /// (`timing.write_ack = "transfer"`).
     pub acked: bool,
-    /// Its bus time when it moves less than a page (a host read of part of a page,
-    /// `timing.transfer = "sectors"`, which keeps it below 2^32 ns); 0: a whole page's.
-    pub bus_part_ns: u32,
 }
 
 impl Txn {
@@ -83,7 +81,6 @@ impl Txn {
             array_ns: 0,
             gc_mark_ns: 0,
             acked: false,
-            bus_part_ns: 0,
         }
     }
 }

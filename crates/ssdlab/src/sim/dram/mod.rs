@@ -62,6 +62,11 @@ pub(crate) struct DramHook {
     /// Per host request with a write page that waited for room: its longest wait.
     request_waits: FxHashMap<ReqId, u64>,
     scratch: Vec<Victim>,
+    /// Transfers of pages of which a request moves only some bytes, by key (request,
+    /// pages, bytes left out), and the next key: kept out of the event, so that events
+    /// stay small when transfers count whole pages.
+    part_done: FxHashMap<u32, (ReqId, u32, u32)>,
+    part_key: u32,
     /// Write pages that waited for room, the total and the longest wait.
     pub waits: u64,
     pub wait_ns: u64,
@@ -91,6 +96,8 @@ impl DramHook {
             pages: FxHashMap::default(),
             request_waits: FxHashMap::default(),
             scratch: Vec::new(),
+            part_done: FxHashMap::default(),
+            part_key: 0,
             waits: 0,
             wait_ns: 0,
             wait_ns_max: 0,
@@ -241,8 +248,23 @@ impl Simulation {
     pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32, short: u32) {
         let d = self.dram.as_ref().expect("the DRAM stage");
         let at = d.transfer(pages, short);
-        self.events
-            .schedule_in(at, Event::DramDone(id, pages, short));
+        let event = if short == 0 {
+            Event::DramDone(id, pages)
+        } else {
+            let d = self.dram.as_mut().expect("the DRAM stage");
+            let key = d.part_key;
+            d.part_key = d.part_key.wrapping_add(1);
+            d.part_done.insert(key, (id, pages, short));
+            Event::DramPartDone(key)
+        };
+        self.events.schedule_in(at, event);
+    }
+
+    /// The transfer of event key `key` (`Event::DramPartDone`) is over.
+    pub(in crate::sim) fn on_dram_part_done(&mut self, key: u32) {
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        let (id, pages, short) = d.part_done.remove(&key).expect("a transfer in flight");
+        self.on_dram_done(id, pages, short);
     }
 
     /// The DRAM transfer of `pages` pages of request `id` is over.
