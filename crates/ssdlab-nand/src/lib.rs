@@ -21,4 +21,4 @@ mod timing;
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
-pub use timing::{NandTiming, TimingError, WriteAck};
+pub use timing::{NandTiming, TimingError, Transfer, WriteAck};

@@ -98,6 +98,7 @@ impl Simulation {
             t_prog: SimDuration(timing.t_prog_ns),
             t_erase: SimDuration(timing.t_erase_ns),
             xfer: SimDuration(timing.page_transfer_ns(geom.page_size_bytes)),
+            sectors: super::sectors::Sectors::of(&cfg),
             source,
             lookahead: None,
             source_done: false,

@@ -71,6 +71,7 @@ mod plan;
 mod prepare;
 pub(crate) mod raid;
 mod report;
+mod sectors;
 mod stream;
 pub(crate) mod txn;
 mod verify;
@@ -120,6 +121,9 @@ pub(crate) enum Event {
     MergedRead(u32),
     /// Pages of a request the DRAM stage served are transferred (request, pages).
     DramDone(ReqId, u32),
+    /// The same for pages of which the request leaves bytes out of the transfer
+    /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
+    DramPartDone(u32),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -146,6 +150,8 @@ pub struct Simulation {
     pub(crate) t_prog: SimDuration,
     pub(crate) t_erase: SimDuration,
     pub(crate) xfer: SimDuration,
+    /// What moves less than a page (`timing.transfer`).
+    pub(crate) sectors: sectors::Sectors,
     // host side
     pub(crate) source: Box<dyn RequestStream>,
     pub(crate) lookahead: Option<IoRequest>,
@@ -367,7 +373,8 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
-            Event::DramDone(req, pages) => self.on_dram_done(req, pages),
+            Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
+            Event::DramPartDone(key) => self.on_dram_part_done(key),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

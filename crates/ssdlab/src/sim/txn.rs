@@ -47,7 +47,8 @@ pub struct Txn {
     pub bus_req_ns: u64,
     /// Time spent waiting for the bus while holding the die.
     pub bus_wait_ns: u64,
-    /// Time on the bus.
+    /// Time on the bus: set when the bus is granted, or before that for a host read that
+    /// moves part of its page (`timing.transfer = "sectors"`); 0 until then.
     pub bus_ns: u64,
     /// Time in the array.
     pub array_ns: u64,
@@ -145,6 +146,12 @@ impl std::ops::IndexMut<TxnId> for TxnSlab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partial_transfer_costs_the_transaction_no_room() {
+        // The partial bus time sits in the padding after the flags.
+        assert_eq!(std::mem::size_of::<Txn>(), 96);
+    }
 
     #[test]
     fn slots_are_reused() {

@@ -273,6 +273,8 @@ impl Simulation {
             },
         };
         let mut dram_done = 0u32;
+        // Bytes of those pages the request does not touch (`timing.transfer = "sectors"`).
+        let mut dram_short = 0u32;
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
@@ -306,7 +308,12 @@ impl Simulation {
             };
             if special {
                 if let Some(taken) = self.dram_page(id, op, dram, lpn, content.as_ref(), i) {
-                    dram_done += u32::from(taken);
+                    if taken {
+                        dram_done += 1;
+                        if self.sectors.dram {
+                            dram_short += self.untouched_bytes(id, i);
+                        }
+                    }
                     continue;
                 }
             }
@@ -339,6 +346,9 @@ impl Simulation {
         if !stripe_writes.is_empty() {
             self.raid_admit_writes(id, &mut stripe_writes, &mut txns);
         }
+        if self.sectors.reads && op == Op::Read && !txns.is_empty() {
+            self.sector_reads(id, (from, to), &txns);
+        }
         self.stripe_writes = stripe_writes;
         let n = txns.len() as u32;
         self.reqs[id].flash_txns += n;
@@ -354,7 +364,7 @@ impl Simulation {
         self.scratch = txns;
         if dram.is_some() {
             if dram_done > 0 {
-                self.dram_pages_done(id, dram_done);
+                self.dram_pages_done(id, dram_done, dram_short);
             }
             self.dram_pump();
         }
