@@ -38,7 +38,9 @@ pub enum Transfer {
     /// A host read moves only the 512-byte sectors it asks for of each page (ONFI's
     /// Change Read Column, SSDsim's sub-page transfer; the array still reads the whole
     /// page); with a DRAM stage, the host-DRAM transfer counts only the bytes a request
-    /// moves. Programs move whole pages.
+    /// moves. Programs move whole pages: a write of part of a page that holds other
+    /// written sectors on flash reads the page first and merges it (a merge read),
+    /// unless the controller holds a newer version of it.
     Sectors,
 }
 

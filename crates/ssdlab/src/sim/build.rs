@@ -166,6 +166,12 @@ impl Simulation {
             dsftl_counters: Default::default(),
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
+            partial: (timing.transfer == ssdlab_nand::Transfer::Sectors).then(|| {
+                Box::new(super::partial::PartialWrites::new(
+                    geom.page_size_bytes,
+                    u64::from(logical_pages),
+                ))
+            }),
             geom,
             cfg,
         };

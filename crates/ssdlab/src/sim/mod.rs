@@ -66,6 +66,7 @@ mod gc;
 mod gc_trigger;
 mod host;
 mod merge;
+mod partial;
 mod place;
 mod plan;
 mod prepare;
@@ -230,6 +231,8 @@ pub struct Simulation {
     pub(crate) merge: Option<merge::MergeState>,
     /// The DRAM stage, when `cache.mode` is not `"off"`.
     pub(crate) dram: Option<Box<dram::DramHook>>,
+    /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
+    pub(crate) partial: Option<Box<partial::PartialWrites>>,
 }
 
 impl Simulation {
@@ -479,6 +482,7 @@ impl Simulation {
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),
+            TxnReason::MergeRead => self.merge_read_done(t),
             r if r.is_gc() => self.gc_txn_done(t),
             _ => self.raid_txn_done(t),
         }

@@ -5,7 +5,7 @@
 //! 26 + 5 120 ns, 4 KiB in 26 + 1 280 ns.
 
 use crate::liveness::{finishes, ops_with_content, requests, sets, DESIGNS, SHAPES};
-use crate::util::{small_config, trace_sim, vec_sim};
+use crate::util::{assert_counter, small_config, trace_sim, vec_sim};
 use proptest::prelude::*;
 use ssdlab::{Report, SimConfig};
 use ssdlab_nand::TxnReason;
@@ -340,4 +340,129 @@ proptest! {
             prop_assert!(report.counter(Counter::VerifiedReads) > 0);
         }
     }
+}
+
+/// Transactions of `reason` in `r`.
+fn count(r: &Report, reason: TxnReason) -> u64 {
+    r.reason(reason).map_or(0, |s| s.count)
+}
+
+/// A whole page (LPN 0) programs in a page transfer and t_prog.
+const PROGRAM: u64 = PAGE_XFER + 200_000;
+/// A merge read moves the whole page it reads.
+const MERGE_READ: u64 = T_READ + PAGE_XFER;
+
+fn verified(transfer: &str, sets: &[&str]) -> SimConfig {
+    let mut all = vec!["verify=true"];
+    all.extend_from_slice(sets);
+    config(transfer, &all)
+}
+
+#[test]
+fn a_partial_write_of_a_written_page_reads_the_page_before_its_program() {
+    let reqs = vec![
+        io(0, Op::Write, 0, PAGE),
+        io(1_000_000, Op::Write, 4096, 4096),
+        io(2_000_000, Op::Read, 0, PAGE),
+    ];
+    let r = run(verified("sectors", &[]), reqs.clone());
+    assert_eq!(count(&r, TxnReason::MergeRead), 1);
+    assert_eq!(count(&r, TxnReason::HostWrite), 2);
+    assert_eq!(r.response.write.max_ns, MERGE_READ + PROGRAM);
+    assert_counter(&r, Counter::PartialWritePages, 1);
+    assert_counter(&r, Counter::MergeReads, 1);
+    assert_counter(&r, Counter::VerifiedReads, 1);
+    // Whole-page transfers keep today's model: the page is programmed as it is.
+    let page = run(verified("page", &[]), reqs);
+    assert_eq!(count(&page, TxnReason::MergeRead), 0);
+    assert_eq!(page.response.write.max_ns, PROGRAM);
+    assert_eq!(page.counter(Counter::MergeReads), 0);
+}
+
+#[test]
+fn only_sectors_written_before_and_not_written_now_are_read() {
+    // Never written: nothing to merge. The same sectors again: nothing either. Other
+    // sectors of it: a read.
+    let reqs = vec![
+        io(0, Op::Write, 4096, 4096),
+        io(1_000_000, Op::Write, 4096, 4096),
+        io(2_000_000, Op::Write, 8192, 4096),
+    ];
+    let r = run(verified("sectors", &[]), reqs);
+    assert_eq!(count(&r, TxnReason::MergeRead), 1);
+    assert_eq!(count(&r, TxnReason::HostWrite), 3);
+    assert_eq!(r.response.write.max_ns, MERGE_READ + PROGRAM);
+    assert_eq!(r.response.write.min_ns, PROGRAM);
+}
+
+#[test]
+fn a_whole_page_write_supersedes_a_write_waiting_for_its_merge_read() {
+    // The partial write waits for its read; the whole-page write after it is placed at
+    // once, and the waiting version is dropped unprogrammed. The read returns the last.
+    let reqs = vec![
+        io(0, Op::Write, 0, PAGE),
+        io(1_000_000, Op::Write, 4096, 4096),
+        io(1_000_001, Op::Write, 0, PAGE),
+        io(2_000_000, Op::Read, 0, 4096),
+    ];
+    let r = run(verified("sectors", &[]), reqs);
+    assert_eq!(count(&r, TxnReason::MergeRead), 1);
+    assert_eq!(
+        count(&r, TxnReason::HostWrite),
+        2,
+        "the waiting version is not programmed"
+    );
+    assert_counter(&r, Counter::VerifiedReads, 1);
+    // The dropped write is done when its read ends.
+    assert_eq!(r.response.write.count, 3);
+}
+
+#[test]
+fn a_partial_write_joins_the_merge_read_already_running_for_its_page() {
+    let reqs = vec![
+        io(0, Op::Write, 0, PAGE),
+        io(1_000_000, Op::Write, 4096, 4096),
+        io(1_000_001, Op::Write, 8192, 4096),
+        // Read while the merge read runs: served by the version waiting in the
+        // controller.
+        io(1_000_002, Op::Read, 8192, 4096),
+        io(2_000_000, Op::Read, 0, PAGE),
+    ];
+    let r = run(verified("sectors", &[]), reqs);
+    assert_eq!(count(&r, TxnReason::MergeRead), 1);
+    assert_eq!(count(&r, TxnReason::HostWrite), 2);
+    assert_counter(&r, Counter::MergedInController, 1);
+    assert_counter(&r, Counter::VerifiedReads, 2);
+}
+
+#[test]
+fn with_a_dram_stage_partial_writes_merge_in_dram_and_the_destage_reads_the_rest() {
+    let buffered = [BUFFER[0], BUFFER[1]];
+    let reqs = vec![
+        io(0, Op::Write, 0, PAGE),
+        IoRequest::flush(1),
+        io(1_000_000, Op::Write, 4096, 4096),
+        io(1_000_001, Op::Write, 8192, 4096),
+        IoRequest::flush(1_000_002),
+        io(2_000_000, Op::Read, 0, PAGE),
+    ];
+    let r = run(verified("sectors", &buffered), reqs.clone());
+    // The two 4 KiB writes meet in DRAM; their page leaves with 8 KiB of 16 and is
+    // merged with its flash copy on the way.
+    assert_counter(&r, Counter::PartialWritePages, 2);
+    assert_counter(&r, Counter::MergedInController, 1);
+    assert_eq!(count(&r, TxnReason::MergeRead), 1);
+    assert_eq!(count(&r, TxnReason::HostWrite), 2);
+    assert_eq!(r.response.write.min_ns, DRAM_4K);
+    // A partial write onto a whole page DRAM still holds merges there: no read.
+    let reqs = vec![
+        io(0, Op::Write, 0, PAGE),
+        io(1, Op::Write, 4096, 4096),
+        IoRequest::flush(2),
+        io(2_000_000, Op::Read, 0, PAGE),
+    ];
+    let r = run(verified("sectors", &buffered), reqs);
+    assert_eq!(count(&r, TxnReason::MergeRead), 0);
+    assert_eq!(count(&r, TxnReason::HostWrite), 1);
+    assert_counter(&r, Counter::MergedInController, 1);
 }

@@ -193,8 +193,13 @@ impl Simulation {
             d.waiting.push_back(waiting);
             return false;
         }
+        let had = self.partial.is_some() && d.stage.holds(lpn);
         match d.stage.write(now, lpn, token) {
             WriteOutcome::Absorbed { seq, .. } => {
+                if self.partial.is_some() {
+                    self.note_buffered(id, lpn, had);
+                }
+                let d = self.dram.as_mut().expect("the DRAM stage");
                 if fua {
                     d.stage.urgent(lpn);
                     d.dur.wait_fua(FuaWait {
@@ -373,9 +378,14 @@ impl Simulation {
             let d = self.dram.as_mut().expect("the DRAM stage");
             let Some(&w) = d.waiting.front() else { return };
             d.stage.stop_waiting();
+            let had = self.partial.is_some() && d.stage.holds(w.lpn);
             let WriteOutcome::Absorbed { seq, .. } = d.stage.write(now, w.lpn, w.token) else {
                 return;
             };
+            if self.partial.is_some() {
+                self.note_buffered(w.req, w.lpn, had);
+            }
+            let d = self.dram.as_mut().expect("the DRAM stage");
             d.waiting.pop_front();
             let waited = now - w.since_ns;
             d.waits += 1;
