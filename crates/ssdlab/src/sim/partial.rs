@@ -216,23 +216,24 @@ impl Simulation {
         destage: bool,
         txns: &mut Vec<TxnId>,
     ) -> bool {
+        let m = if destage {
+            self.partial.as_mut().expect("partial writes").destaged(lpn)
+        } else {
+            self.request_units(id, i)
+        };
+        let p = self.partial.as_mut().expect("partial writes");
+        if m != p.units.full() && !destage {
+            p.partial_pages += 1;
+        }
         if self.bind.is_some() || self.raid.as_ref().is_some_and(|x| x.map.level.has_parity()) {
             // Parity RAID (RAID-4/5, CR5M): a stripe's parity update reads what it needs
             // itself (RMW pre-reads); pages bound at dispatch are placed by their die. No
             // separate merge is modelled for either (docs/SIMULATOR.md).
             return false;
         }
-        let m = if destage {
-            self.partial.as_mut().expect("partial writes").destaged(lpn)
-        } else {
-            self.request_units(id, i)
-        };
         let held = self.held.contains_key(&lpn.0);
         let old = self.ftl.lookup(lpn);
         let p = self.partial.as_mut().expect("partial writes");
-        if m != p.units.full() && !destage {
-            p.partial_pages += 1;
-        }
         let merge = p.decide(lpn, m, held, old.is_some());
         if merge == Merge::None {
             return false;
