@@ -165,6 +165,12 @@ impl Simulation {
             dsftl_counters: Default::default(),
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
+            nand: super::nand::NandState::build(
+                &cfg.nand,
+                &cfg.timing,
+                cfg.scheduler.suspend,
+                geom.dies(),
+            ),
             geom,
             cfg,
         };

@@ -66,6 +66,7 @@ mod gc;
 mod gc_trigger;
 mod host;
 mod merge;
+mod nand;
 mod place;
 mod plan;
 mod prepare;
@@ -120,6 +121,8 @@ pub(crate) enum Event {
     MergedRead(u32),
     /// Pages of a request the DRAM stage served are transferred (request, pages).
     DramDone(ReqId, u32),
+    /// The NAND layer's array operation on a die ends (die, epoch; see `sim::nand`).
+    NandDone(DieId, u32),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -224,6 +227,9 @@ pub struct Simulation {
     pub(crate) merge: Option<merge::MergeState>,
     /// The DRAM stage, when `cache.mode` is not `"off"`.
     pub(crate) dram: Option<Box<dram::DramHook>>,
+    /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend`
+    /// asks for them.
+    pub(crate) nand: Option<Box<nand::NandState>>,
 }
 
 impl Simulation {
@@ -324,6 +330,9 @@ impl Simulation {
                 let die = self.geom.die_of_chip(chip, n);
                 self.try_start(die);
             }
+            if self.nand.is_some() {
+                self.nand_chip_woken(chip);
+            }
         }
     }
 
@@ -368,6 +377,7 @@ impl Simulation {
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
             Event::DramDone(req, pages) => self.on_dram_done(req, pages),
+            Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;
@@ -393,6 +403,11 @@ impl Simulation {
     /// The event queue is empty. Degraded reads still waiting try once more (a GC check
     /// they trigger may start work); the run goes on if that scheduled anything.
     fn last_chance(&mut self) -> Result<bool, SimError> {
+        if self.nand.as_ref().is_some_and(|n| n.holds_pages()) {
+            // One-shot programs waiting for pages that will not come: padded.
+            self.nand_pad_wordlines();
+            return Ok(true);
+        }
         if !self.degraded_waiting() {
             return Ok(false);
         }
@@ -476,6 +491,9 @@ impl Simulation {
             _ => self.raid_txn_done(t),
         }
         sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
+        if self.nand.is_some() {
+            self.nand_txn_done(t);
+        }
         self.txns.remove(t);
     }
 }

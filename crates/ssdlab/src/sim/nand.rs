@@ -1,0 +1,479 @@
+//! The NAND layer of the back end (docs/NAND.md): array times by page type, one-shot
+//! wordline programs, and program/erase suspend for reads.
+//!
+//! Present only when `[nand]` describes more than SLC with `timing`'s times or
+//! `scheduler.suspend` is on; without it the back end schedules its fixed delays in the
+//! event queue's lanes and none of this code runs. With it, every array operation is
+//! timed here and its end is an [`Event::NandDone`] on the heap, stamped with the die's
+//! epoch: suspending an operation moves the epoch on, so the end it had scheduled is
+//! recognised as stale when it pops.
+//!
+//! ```text
+//!  start (backend)  ─► nand_array: time by page type; one-shot: a wordline's earlier
+//!                      pages take no array time and wait in `held`
+//!  NandDone         ─► held pages move aside / the wordline's held pages complete,
+//!                      then the back end's on_array_done
+//!  try_start (busy) ─► nand_try_suspend: the scheduler's read runs after t_suspend
+//!  release_die      ─► nand_resume: the suspended operation continues, t_resume later
+//! ```
+
+use super::backend::Phase;
+use super::txn::{Txn, TxnId, NONE};
+use super::{Event, Simulation};
+use crate::sched::SuspendPolicy;
+use ssdlab_engine::SimDuration;
+use ssdlab_nand::{
+    DieId, FlashOp, NandConfig, NandTiming, ProgramModel, SuspendConfig, Suspendable, TxnReason,
+};
+use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SuspendReport};
+
+/// One die's NAND-layer state.
+#[derive(Clone, Debug, Default)]
+struct DieNand {
+    /// Stamp of the live end event; a popped end with another stamp is stale.
+    epoch: u32,
+    /// Array time of the current operation (its transactions' array time).
+    array_ns: u64,
+    /// The current program or erase, for suspension.
+    op: Suspendable,
+    /// The current operation may be suspended.
+    suspendable: bool,
+    /// The current program only moves its pages into the page buffer (one-shot, not
+    /// the wordline's last page).
+    buffering: bool,
+    /// The current program writes the held pages of wordlines nothing will complete.
+    padding: bool,
+    /// The suspended operation: its phase, group and array time.
+    saved: Option<(Phase, TxnId, u64)>,
+    /// Programs whose data waits in the page buffer for their wordline's last page.
+    held: Vec<TxnId>,
+}
+
+/// The NAND layer's state and measurements.
+pub(crate) struct NandState {
+    cfg: NandConfig,
+    read_ns: Vec<u64>,
+    prog_ns: Vec<u64>,
+    erase_ns: u64,
+    one_shot: bool,
+    policy: SuspendPolicy,
+    suspend: SuspendConfig,
+    dies: Vec<DieNand>,
+    reads: Vec<LatencyRecorder>,
+    program_suspends: u64,
+    erase_suspends: u64,
+    suspended_ns: u64,
+    refused: u64,
+    padded: u64,
+}
+
+impl NandState {
+    /// The layer for `cfg`, or `None` when it would change nothing.
+    pub(crate) fn build(
+        cfg: &NandConfig,
+        timing: &NandTiming,
+        policy: SuspendPolicy,
+        dies: u32,
+    ) -> Option<Box<NandState>> {
+        if cfg.is_default_slc() && !policy.is_on() {
+            return None;
+        }
+        let bits = cfg.cell.bits() as usize;
+        Some(Box::new(NandState {
+            read_ns: cfg.read_ns(timing.t_read_ns),
+            prog_ns: cfg.prog_ns(timing.t_prog_ns),
+            erase_ns: cfg.erase_ns(timing.t_erase_ns),
+            one_shot: cfg.program == ProgramModel::OneShot && bits > 1,
+            policy,
+            suspend: cfg.suspend,
+            dies: vec![DieNand::default(); dies as usize],
+            reads: vec![LatencyRecorder::default(); bits],
+            program_suspends: 0,
+            erase_suspends: 0,
+            suspended_ns: 0,
+            refused: 0,
+            padded: 0,
+            cfg: cfg.clone(),
+        }))
+    }
+
+    /// True when some die holds programs waiting for their wordline.
+    pub(crate) fn holds_pages(&self) -> bool {
+        self.dies.iter().any(|d| !d.held.is_empty())
+    }
+
+    /// The array time of `die`'s current operation.
+    #[inline]
+    pub(crate) fn array_ns(&self, die: DieId) -> u64 {
+        self.dies[die.idx()].array_ns
+    }
+
+    /// The report's section.
+    pub(crate) fn report(&self) -> NandReport {
+        let names = self.cfg.cell.page_type_names();
+        let suspends = self.program_suspends + self.erase_suspends;
+        NandReport {
+            cell: self.cfg.cell.name().into(),
+            page_order: kebab(&self.cfg.page_order),
+            program: kebab(&self.cfg.program),
+            reads_by_page_type: names
+                .iter()
+                .zip(&self.reads)
+                .zip(&self.read_ns)
+                .map(|((name, lat), &t)| PageTypeReads {
+                    page_type: (*name).into(),
+                    t_read_ns: t,
+                    latency: lat.summary(),
+                })
+                .collect(),
+            padded_wordlines: self.padded,
+            suspend: self.policy.is_on().then(|| SuspendReport {
+                policy: self.policy.name().into(),
+                program_suspends: self.program_suspends,
+                erase_suspends: self.erase_suspends,
+                suspended_ns_total: self.suspended_ns,
+                suspended_ns_mean: if suspends == 0 {
+                    0.0
+                } else {
+                    self.suspended_ns as f64 / suspends as f64
+                },
+                refused: self.refused,
+            }),
+        }
+    }
+}
+
+/// The configuration name of a unit enum (its serde name).
+fn kebab<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Simulation {
+    fn nand(&self) -> &NandState {
+        self.nand.as_deref().expect("the NAND layer is on")
+    }
+
+    fn nand_mut(&mut self) -> &mut NandState {
+        self.nand.as_deref_mut().expect("the NAND layer is on")
+    }
+
+    /// The page index in its block of `die`'s current group.
+    fn head_page(&self, die: DieId) -> u32 {
+        let head = self.dies[die.idx()].head;
+        self.geom.page_in_block(self.txns[head].ppn)
+    }
+
+    /// Times the array part of the operation `die` has just entered (its phase set by
+    /// the back end) and schedules its end.
+    #[inline(never)]
+    pub(super) fn nand_array(&mut self, die: DieId) {
+        let now = self.now().as_ns();
+        let phase = self.dies[die.idx()].phase;
+        let page = match phase {
+            Phase::ReadArray | Phase::ProgArray => self.head_page(die),
+            _ => 0,
+        };
+        let n = self.nand_mut();
+        let ty = n.cfg.page_type(page) as usize;
+        let (ns, buffering, may) = match phase {
+            Phase::ReadArray => (n.read_ns[ty], false, false),
+            Phase::ProgArray if n.one_shot && !n.cfg.closes_wordline(page) => (0, true, false),
+            Phase::ProgArray if n.one_shot => (n.prog_ns[n.prog_ns.len() - 1], false, true),
+            Phase::ProgArray => (n.prog_ns[ty], false, true),
+            Phase::Erase => (n.erase_ns, false, true),
+            p => unreachable!("array start on die {die} in phase {p:?}"),
+        };
+        let ops = n.suspend.ops;
+        let d = &mut n.dies[die.idx()];
+        d.array_ns = ns;
+        d.buffering = buffering;
+        d.op = Suspendable::start(now, ns);
+        d.suspendable = may
+            && match phase {
+                Phase::Erase => ops.erase(),
+                _ => ops.program(),
+            };
+        let (epoch, may) = (d.epoch, d.suspendable && n.policy.is_on());
+        self.events
+            .schedule_in(SimDuration(ns), Event::NandDone(die, epoch));
+        // Reads queued while the die moved the program's data in suspend it at once.
+        if may && self.queues.queued_ops_for_die(die).0 > 0 {
+            self.nand_try_suspend(die);
+        }
+    }
+
+    /// The end of `die`'s array operation stamped `epoch`, if it is still the live one.
+    pub(super) fn on_nand_done(&mut self, die: DieId, epoch: u32) {
+        let d = &self.nand().dies[die.idx()];
+        if d.epoch != epoch {
+            return;
+        }
+        let (buffering, padding) = (d.buffering, d.padding);
+        if buffering {
+            // The pages wait in the page buffer; the die is free meanwhile.
+            let head = self.dies[die.idx()].head;
+            let mut t = head;
+            while t != NONE {
+                let next = self.txns[t].group_next;
+                self.nand_mut().dies[die.idx()].held.push(t);
+                t = next;
+            }
+            self.nand_mut().dies[die.idx()].buffering = false;
+            self.release_die(die);
+            return;
+        }
+        if self.dies[die.idx()].phase == Phase::ProgArray && self.nand().one_shot {
+            self.complete_wordlines(die, padding);
+        }
+        self.array_done(die);
+    }
+
+    /// The back end's `on_array_done`, with this layer's array time.
+    fn array_done(&mut self, die: DieId) {
+        let d = self.dies[die.idx()];
+        let ns = self.nand().array_ns(die);
+        match d.phase {
+            Phase::ReadArray => {
+                let mut n = 0;
+                self.for_group(d.head, |sim, t| {
+                    sim.txns[t].array_ns = ns;
+                    n += 1;
+                });
+                if self.uses_bus(d.head) {
+                    let dm = &mut self.dies[die.idx()];
+                    dm.phase = Phase::ReadXfer;
+                    dm.xfers_left = n;
+                    let (chip, ch) = self.queues.home(die);
+                    self.for_group(d.head, |sim, t| sim.request_bus(t, die, chip, ch));
+                } else {
+                    self.for_group(d.head, |sim, t| sim.complete_txn(t));
+                    self.release_die(die);
+                }
+            }
+            Phase::ProgArray | Phase::Erase => {
+                self.for_group(d.head, |sim, t| {
+                    sim.txns[t].array_ns = ns;
+                    sim.complete_txn(t);
+                });
+                self.release_die(die);
+            }
+            p => unreachable!("array done on die {die} in phase {p:?}"),
+        }
+    }
+
+    /// Chip `chip` received work: its dies busy programming or erasing may suspend for
+    /// a read.
+    #[inline(never)]
+    pub(super) fn nand_chip_woken(&mut self, chip: ssdlab_nand::ChipId) {
+        if !self.nand().policy.is_on() {
+            return;
+        }
+        for n in 0..self.geom.dies_per_chip {
+            let die = self.geom.die_of_chip(chip, n);
+            self.nand_try_suspend(die);
+        }
+    }
+
+    /// Completes the held programs the one-shot program of `die` just wrote: those of
+    /// its group's wordlines, or every one (`padding`).
+    fn complete_wordlines(&mut self, die: DieId, padding: bool) {
+        let ns = self.nand().array_ns(die);
+        let mut keys: Vec<(u32, u32)> = Vec::new();
+        let mut t = self.dies[die.idx()].head;
+        while t != NONE {
+            let ppn = self.txns[t].ppn;
+            let page = self.geom.page_in_block(ppn);
+            keys.push((
+                self.geom.block_of_page(ppn).0,
+                self.nand().cfg.wordline(page),
+            ));
+            t = self.txns[t].group_next;
+        }
+        let held = std::mem::take(&mut self.nand_mut().dies[die.idx()].held);
+        let mut keep = Vec::with_capacity(held.len());
+        for h in held {
+            let ppn = self.txns[h].ppn;
+            let key = (
+                self.geom.block_of_page(ppn).0,
+                self.nand().cfg.wordline(self.geom.page_in_block(ppn)),
+            );
+            if padding || keys.contains(&key) {
+                self.txns[h].array_ns = ns;
+                self.complete_txn(h);
+            } else {
+                keep.push(h);
+            }
+        }
+        let d = &mut self.nand_mut().dies[die.idx()];
+        d.held = keep;
+        d.padding = false;
+    }
+
+    /// Nothing else can run: programs every wordline still waiting for pages, padded
+    /// (the controller fills the missing pages), so that their writes complete.
+    pub(super) fn nand_pad_wordlines(&mut self) {
+        for i in 0..self.dies.len() {
+            let die = DieId(i as u32);
+            if self.nand().dies[i].held.is_empty() || self.dies[i].phase != Phase::Idle {
+                continue;
+            }
+            let chip = self.queues.home(die).0;
+            self.set_die_busy(die, chip, true);
+            let now = self.now().as_ns();
+            let n = self.nand_mut();
+            let ns = n.prog_ns[n.prog_ns.len() - 1];
+            n.padded += 1;
+            let d = &mut n.dies[i];
+            d.array_ns = ns;
+            d.padding = true;
+            d.buffering = false;
+            d.suspendable = false;
+            d.op = Suspendable::start(now, ns);
+            let epoch = d.epoch;
+            let dm = &mut self.dies[i];
+            dm.phase = Phase::ProgArray;
+            dm.head = NONE;
+            self.events
+                .schedule_in(SimDuration(ns), Event::NandDone(die, epoch));
+        }
+    }
+
+    /// A read the scheduler allows may suspend `die`'s program or erase.
+    fn nand_try_suspend(&mut self, die: DieId) {
+        let now = self.now().as_ns();
+        let phase = self.dies[die.idx()].phase;
+        let n = self.nand();
+        let d = &n.dies[die.idx()];
+        if !n.policy.is_on()
+            || !matches!(phase, Phase::ProgArray | Phase::Erase)
+            || !d.suspendable
+            || d.saved.is_some()
+        {
+            return;
+        }
+        let s = n.suspend;
+        if !d.op.may_suspend(now, s.max_per_op, s.t_suspend_ns) {
+            if self.queues.queued_ops_for_die(die).0 > 0 {
+                self.nand_mut().refused += 1;
+            }
+            return;
+        }
+        // The pages the operation writes (an erase: its block) are not read meanwhile.
+        let head = self.dies[die.idx()].head;
+        let mut busy = Vec::new();
+        let mut t = head;
+        while t != NONE {
+            busy.push(self.txns[t].ppn);
+            t = self.txns[t].group_next;
+        }
+        let erase = phase == Phase::Erase;
+        let geom = self.geom;
+        let is_busy = |p| {
+            busy.iter()
+                .any(|&b| b == p || (erase && geom.block_of_page(b) == geom.block_of_page(p)))
+        };
+        let policy = n.policy;
+        let Some(read) = policy.take_read(&mut self.queues, &self.txns, die, is_busy) else {
+            return;
+        };
+        self.start_suspending_read(die, read, phase, now, s.t_suspend_ns);
+    }
+
+    /// Suspends `die`'s operation at `now` and starts `read` once the array is free.
+    fn start_suspending_read(
+        &mut self,
+        die: DieId,
+        read: TxnId,
+        phase: Phase,
+        now: u64,
+        t_suspend: u64,
+    ) {
+        let (chip, _) = self.queues.home(die);
+        if self.merge.is_some() {
+            self.forget_waiting_read(read);
+        }
+        self.queues.txn_started_on(chip, die, FlashOp::Read);
+        self.chip_run[chip.idx()].running += 1;
+        let gc_total = self.dies[die.idx()].gc_ns;
+        let txn: &mut Txn = &mut self.txns[read];
+        txn.group_next = NONE;
+        // The suspension's latency counts as the read's wait, not its array time.
+        txn.started_ns = now + t_suspend;
+        let queued = now - txn.enqueued_ns;
+        txn.gc_mark_ns = gc_total.saturating_sub(txn.gc_mark_ns).min(queued);
+        let page = self.geom.page_in_block(txn.ppn);
+        let head = self.dies[die.idx()].head;
+        let n = self.nand_mut();
+        let ty = n.cfg.page_type(page) as usize;
+        let read_ns = n.read_ns[ty];
+        match phase {
+            Phase::Erase => n.erase_suspends += 1,
+            _ => n.program_suspends += 1,
+        }
+        let d = &mut n.dies[die.idx()];
+        d.op.suspend(now);
+        d.saved = Some((phase, head, d.array_ns));
+        d.array_ns = read_ns;
+        d.epoch = d.epoch.wrapping_add(1);
+        let epoch = d.epoch;
+        let dm = &mut self.dies[die.idx()];
+        dm.phase = Phase::ReadArray;
+        dm.head = read;
+        self.events.schedule_in(
+            SimDuration(t_suspend + read_ns),
+            Event::NandDone(die, epoch),
+        );
+        sched!(self, |s, ctx| s.on_chip_room(chip, ctx));
+    }
+
+    /// Idle `die` finished what it did while its operation was suspended: resumes it
+    /// (true), or false when nothing is suspended.
+    #[inline(never)]
+    pub(super) fn nand_resume(&mut self, die: DieId) -> bool {
+        if self.nand().dies[die.idx()].saved.is_none() {
+            return false;
+        }
+        let now = self.now().as_ns();
+        let chip = self.queues.home(die).0;
+        self.set_die_busy(die, chip, true);
+        let n = self.nand_mut();
+        let t_resume = n.suspend.t_resume_ns;
+        let d = &mut n.dies[die.idx()];
+        let Some((phase, head, array_ns)) = d.saved.take() else {
+            return false;
+        };
+        let (end, held) = d.op.resume(now, t_resume);
+        d.array_ns = array_ns;
+        let epoch = d.epoch;
+        n.suspended_ns += held;
+        let op = if phase == Phase::Erase {
+            FlashOp::Erase
+        } else {
+            FlashOp::Program
+        };
+        self.queues.set_running_op(die, op);
+        let dm = &mut self.dies[die.idx()];
+        dm.phase = phase;
+        dm.head = head;
+        self.events
+            .schedule_in(SimDuration(end - now), Event::NandDone(die, epoch));
+        true
+    }
+
+    /// Transaction `t` completed: host reads count toward their page type's latency.
+    #[inline(never)]
+    pub(super) fn nand_txn_done(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        if txn.op != FlashOp::Read || txn.reason != TxnReason::HostRead {
+            return;
+        }
+        let now = self.now().as_ns();
+        let page = self.geom.page_in_block(txn.ppn);
+        let n = self.nand_mut();
+        let ty = n.cfg.page_type(page) as usize;
+        n.reads[ty].record(now - txn.enqueued_ns);
+    }
+}
