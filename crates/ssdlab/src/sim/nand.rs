@@ -477,3 +477,32 @@ impl Simulation {
         n.reads[ty].record(now - txn.enqueued_ns);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ssdlab_nand::CellType;
+
+    #[test]
+    fn no_layer_without_page_types_or_suspend() {
+        let timing = NandTiming::default();
+        let slc = NandConfig::default();
+        assert!(NandState::build(&slc, &timing, SuspendPolicy::Off, 4).is_none());
+        let on = NandState::build(&slc, &timing, SuspendPolicy::HostReads, 4).unwrap();
+        assert_eq!(on.read_ns, vec![timing.t_read_ns]);
+        let tlc = NandConfig {
+            cell: CellType::Tlc,
+            program: ProgramModel::OneShot,
+            t_prog_ns_by_type: vec![1, 2, 3],
+            ..NandConfig::default()
+        };
+        let n = NandState::build(&tlc, &timing, SuspendPolicy::Off, 4).unwrap();
+        assert_eq!(n.read_ns, vec![timing.t_read_ns; 3]);
+        assert!(n.one_shot);
+        let r = n.report();
+        assert_eq!((r.cell.as_str(), r.program.as_str()), ("tlc", "one-shot"));
+        assert_eq!(r.page_order, "wordline");
+        assert_eq!(r.reads_by_page_type.len(), 3);
+        assert!(r.suspend.is_none(), "no suspend section when off");
+    }
+}
