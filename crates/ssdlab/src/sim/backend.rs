@@ -16,9 +16,9 @@ use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
 /// The event-queue lanes of the back end's fixed delays (see `EventQueue::schedule_in_lane`).
-const READ_LANE: usize = 0;
-const PROGRAM_LANE: usize = 1;
-const ERASE_LANE: usize = 2;
+pub(super) const READ_LANE: usize = 0;
+pub(super) const PROGRAM_LANE: usize = 1;
+pub(super) const ERASE_LANE: usize = 2;
 const BUS_LANE: usize = 3;
 
 /// What a die is doing.

@@ -4,9 +4,10 @@
 //! Present only when `[nand]` describes more than SLC with `timing`'s times or
 //! `scheduler.suspend` is on; without it the back end schedules its fixed delays in the
 //! event queue's lanes and none of this code runs. With it, every array operation is
-//! timed here and its end is an [`Event::NandDone`] on the heap, stamped with the die's
-//! epoch: suspending an operation moves the epoch on, so the end it had scheduled is
-//! recognised as stale when it pops.
+//! timed here and its end is an [`Event::NandDone`] (in the lane of its kind when the
+//! lane holds that delay, else on the heap), stamped with the die's epoch: suspending
+//! an operation moves the epoch on, so the end it had scheduled is recognised as stale
+//! when it pops.
 //!
 //! ```text
 //!  start (backend)  ─► nand_array: time by page type; one-shot: a wordline's earlier
@@ -17,7 +18,7 @@
 //!  release_die      ─► nand_resume: the suspended operation continues, t_resume later
 //! ```
 
-use super::backend::Phase;
+use super::backend::{Phase, ERASE_LANE, PROGRAM_LANE, READ_LANE};
 use super::txn::{Txn, TxnId, NONE};
 use super::{Event, Simulation};
 use crate::sched::SuspendPolicy;
@@ -59,6 +60,8 @@ pub(crate) struct NandState {
     policy: SuspendPolicy,
     suspend: SuspendConfig,
     dies: Vec<DieNand>,
+    /// Dies with a suspended operation.
+    suspended: u32,
     reads: Vec<LatencyRecorder>,
     program_suspends: u64,
     erase_suspends: u64,
@@ -87,6 +90,7 @@ impl NandState {
             policy,
             suspend: cfg.suspend,
             dies: vec![DieNand::default(); dies as usize],
+            suspended: 0,
             reads: vec![LatencyRecorder::default(); bits],
             program_suspends: 0,
             erase_suspends: 0,
@@ -186,19 +190,28 @@ impl Simulation {
             Phase::Erase => (n.erase_ns, false, true),
             p => unreachable!("array start on die {die} in phase {p:?}"),
         };
-        let ops = n.suspend.ops;
+        let (ops, on) = (n.suspend.ops, n.policy.is_on());
         let d = &mut n.dies[die.idx()];
         d.array_ns = ns;
         d.buffering = buffering;
-        d.op = Suspendable::start(now, ns);
-        d.suspendable = may
+        d.suspendable = on
+            && may
             && match phase {
                 Phase::Erase => ops.erase(),
                 _ => ops.program(),
             };
-        let (epoch, may) = (d.epoch, d.suspendable && n.policy.is_on());
+        if d.suspendable {
+            d.op = Suspendable::start(now, ns);
+        }
+        let (epoch, may) = (d.epoch, d.suspendable);
+        // A lane holds one delay at a time; another delay goes to the heap, in order.
+        let lane = match phase {
+            Phase::ReadArray => READ_LANE,
+            Phase::Erase => ERASE_LANE,
+            _ => PROGRAM_LANE,
+        };
         self.events
-            .schedule_in(SimDuration(ns), Event::NandDone(die, epoch));
+            .schedule_in_lane(lane, SimDuration(ns), Event::NandDone(die, epoch));
         // Reads queued while the die moved the program's data in suspend it at once.
         if may && self.queues.queued_ops_for_die(die).0 > 0 {
             self.nand_try_suspend(die);
@@ -413,6 +426,7 @@ impl Simulation {
             Phase::Erase => n.erase_suspends += 1,
             _ => n.program_suspends += 1,
         }
+        n.suspended += 1;
         let d = &mut n.dies[die.idx()];
         d.op.suspend(now);
         d.saved = Some((phase, head, d.array_ns));
@@ -433,7 +447,8 @@ impl Simulation {
     /// (true), or false when nothing is suspended.
     #[inline(never)]
     pub(super) fn nand_resume(&mut self, die: DieId) -> bool {
-        if self.nand().dies[die.idx()].saved.is_none() {
+        let n = self.nand();
+        if n.suspended == 0 || n.dies[die.idx()].saved.is_none() {
             return false;
         }
         let now = self.now().as_ns();
@@ -445,6 +460,7 @@ impl Simulation {
         let Some((phase, head, array_ns)) = d.saved.take() else {
             return false;
         };
+        n.suspended -= 1;
         let (end, held) = d.op.resume(now, t_resume);
         d.array_ns = array_ns;
         let epoch = d.epoch;
