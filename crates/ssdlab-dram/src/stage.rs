@@ -238,6 +238,12 @@ impl DramStage {
         }
     }
 
+    /// Whether DRAM holds a version of `lpn`, dirty or clean (no counting, no
+    /// reordering).
+    pub fn holds(&self, lpn: Lpn) -> bool {
+        self.index.contains_key(&lpn.0)
+    }
+
     /// A host write of `lpn` with content `token` at `now_ns`.
     pub fn write(&mut self, now_ns: u64, lpn: Lpn, token: u64) -> WriteOutcome {
         let seq = self.next_seq;

@@ -27,4 +27,4 @@ pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
 pub use suspend::{SuspendConfig, SuspendOps, Suspendable};
-pub use timing::{NandTiming, TimingError, WriteAck};
+pub use timing::{NandTiming, TimingError, Transfer, WriteAck};

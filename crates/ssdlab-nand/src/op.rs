@@ -47,11 +47,14 @@ pub enum TxnReason {
     ReclaimRead,
     /// The parity program of such a reclaim.
     ReclaimWrite,
+    /// A read of the flash copy of a page that a write covers only in part, merged with
+    /// the write before its program (`timing.transfer = "sectors"`).
+    MergeRead,
 }
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 12] = [
+    pub const ALL: [TxnReason; 13] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -64,6 +67,7 @@ impl TxnReason {
         TxnReason::Rebuild,
         TxnReason::ReclaimRead,
         TxnReason::ReclaimWrite,
+        TxnReason::MergeRead,
     ];
 
     /// Position in [`TxnReason::ALL`], for flat counters.
@@ -87,6 +91,7 @@ impl TxnReason {
             TxnReason::Rebuild => "rebuild",
             TxnReason::ReclaimRead => "reclaim-read",
             TxnReason::ReclaimWrite => "reclaim-write",
+            TxnReason::MergeRead => "merge-read",
         }
     }
 

@@ -28,6 +28,30 @@ pub enum WriteAck {
     Transfer,
 }
 
+/// What a host request moves over the channel bus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transfer {
+    /// Whole pages, whatever part of a page a request touches.
+    #[default]
+    Page,
+    /// A host read moves only the 512-byte sectors it asks for of each page (ONFI's
+    /// Change Read Column, SSDsim's sub-page transfer; the array still reads the whole
+    /// page); with a DRAM stage, the host-DRAM transfer counts only the bytes a request
+    /// moves. Programs move whole pages: a write of part of a page that holds other
+    /// written sectors on flash reads the page first and merges it (a merge read),
+    /// unless the controller holds a newer version of it.
+    Sectors,
+}
+
+impl Transfer {
+    /// The default, left out of the resolved configuration (and so of its hash).
+    #[inline]
+    pub fn is_page(&self) -> bool {
+        *self == Transfer::Page
+    }
+}
+
 /// Array and bus timing of one flash die and its channel.
 ///
 /// Array times are per operation; `bus_ps_per_byte` is the channel's transfer time
@@ -52,6 +76,13 @@ pub struct NandTiming {
     pub t_cmd_ns: u64,
     /// When a write's page counts as done for its request.
     pub write_ack: WriteAck,
+    /// What a host request moves over the channel bus.
+    ///
+    /// Written out in the resolved configuration (and so part of its hash) only when it
+    /// is not the default.
+    #[serde(skip_serializing_if = "Transfer::is_page")]
+    #[schemars(extend("default" = "page"))]
+    pub transfer: Transfer,
 }
 
 impl Default for NandTiming {
@@ -65,6 +96,7 @@ impl Default for NandTiming {
             bus_ps_per_byte: 2_500,
             t_cmd_ns: 0,
             write_ack: WriteAck::Program,
+            transfer: Transfer::Page,
         }
     }
 }
@@ -88,8 +120,14 @@ impl NandTiming {
     /// Bus time of one page of `page_size_bytes`, command cycles included.
     #[inline]
     pub fn page_transfer_ns(&self, page_size_bytes: u32) -> u64 {
-        crate::Geometry::transfer_ns(u64::from(page_size_bytes), self.bus_ps_per_byte)
-            + self.t_cmd_ns
+        self.bytes_transfer_ns(u64::from(page_size_bytes))
+    }
+
+    /// Bus time of `bytes` of one page, command cycles included (a read that moves part
+    /// of its page, `transfer = "sectors"`).
+    #[inline]
+    pub fn bytes_transfer_ns(&self, bytes: u64) -> u64 {
+        crate::Geometry::transfer_ns(bytes, self.bus_ps_per_byte) + self.t_cmd_ns
     }
 }
 
@@ -106,5 +144,11 @@ mod tests {
         };
         assert_eq!(t.validate(), vec![TimingError::Zero { key: "t_prog_ns" }]);
         assert_eq!(NandTiming::default().page_transfer_ns(4096), 10_240);
+        let t = NandTiming {
+            t_cmd_ns: 100,
+            ..NandTiming::default()
+        };
+        assert_eq!(t.bytes_transfer_ns(512), 1_280 + 100);
+        assert_eq!(t.bytes_transfer_ns(16_384), t.page_transfer_ns(16_384));
     }
 }

@@ -164,6 +164,14 @@ counters! {
     /// Write requests with FUA (durable before they complete); present only when the
     /// workload had one.
     FuaWrites = "fua-writes",
+    // Partial-page writes (present only with `timing.transfer = "sectors"`).
+    /// Host write pages that covered part of a page.
+    PartialWritePages = "partial-write-pages",
+    /// Flash reads of a page's old copy before a partial write of it was programmed.
+    MergeReads = "merge-reads",
+    /// Partial writes merged with a version the controller held (DRAM, a waiting write),
+    /// with no flash read of their own.
+    MergedInController = "merged-in-controller",
     /// Timed failures due after the last request completed: not applied (they would
     /// only have moved the end of the run).
     FailuresNotFired = "failures-not-fired",

@@ -71,6 +71,10 @@ pub(super) enum Variant {
     /// management, §IV) in front of every architecture, SSD1:
     /// sensitivity (the paper gives no buffer size; the presets have none).
     Dram,
+    /// The same buffer with `timing.transfer = "sectors"` (SSDsim moves only the sectors
+    /// a read asks for, and the buffer counts the bytes a request moves), SSD1:
+    /// sensitivity.
+    Sectors,
 }
 
 /// One run: source index (traces, then sweep workloads), SSD, architecture, variant.
@@ -273,6 +277,7 @@ fn keys(quick: bool, traces: usize, sweeps: usize, verify_trace: usize) -> Vec<K
         keys.extend((0..ARCHS.len()).map(|a| (t, 0, a, Variant::Transfer)));
         keys.push((t, 0, 3, Variant::Static));
         keys.extend((0..ARCHS.len()).map(|a| (t, 0, a, Variant::Dram)));
+        keys.extend((0..ARCHS.len()).map(|a| (t, 0, a, Variant::Sectors)));
     }
     keys.push((verify_trace, 0, 4, Variant::Verify));
     for w in traces..traces + sweeps {
@@ -290,6 +295,10 @@ fn job(a: &Cr5mArgs, paths: &[PathBuf], names: &[String], key: Key) -> Result<Jo
         Variant::Transfer => sets.push("timing.write_ack=\"transfer\"".into()),
         Variant::Static => sets.push("raid.chip_in_channel=\"static\"".into()),
         Variant::Dram => sets.extend(DRAM_SETS.iter().map(|x| x.to_string())),
+        Variant::Sectors => {
+            sets.extend(DRAM_SETS.iter().map(|x| x.to_string()));
+            sets.push("timing.transfer=\"sectors\"".into());
+        }
         Variant::Verify => {
             sets.push("verify=true".into());
             sets.push(format!("raid.fail=[\"{FAIL}\"]"));

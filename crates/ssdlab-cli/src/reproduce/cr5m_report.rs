@@ -90,11 +90,14 @@ impl Experiment<'_> {
         out_file(
             out,
             "cr5m-main.csv",
-            self.main_csv(|_, v| v != Variant::Dram),
+            self.main_csv(|_, v| !matches!(v, Variant::Dram | Variant::Sectors)),
         )?;
         // The buffer's sensitivity: SSD1 without it (the preset) and with it.
         let dram = |ssd, v| ssd == 0 && matches!(v, Variant::Main | Variant::Dram);
         out_file(out, "cr5m-dram.csv", self.main_csv(dram))?;
+        // Sector transfers behind the same buffer: SSD1 with the buffer, without and with.
+        let sectors = |ssd, v| ssd == 0 && matches!(v, Variant::Dram | Variant::Sectors);
+        out_file(out, "cr5m-sectors.csv", self.main_csv(sectors))?;
         if self.sweeps {
             out_file(out, "cr5m-synth.csv", self.synth_csv())?;
         }

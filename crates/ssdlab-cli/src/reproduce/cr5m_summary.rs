@@ -222,10 +222,13 @@ impl Experiment<'_> {
             s,
             "\n## Sensitivity: a DRAM write buffer in front of every architecture (SSD1)\n\n\
              Not the paper's device (it gives no buffer size; the presets have none): `{}`. \
-             `cr5m-dram.csv` has both sets of runs.\n\n\
-             | trace | CR5M vs CR5, no buffer | with the buffer | paper | write, no buffer | \
-             write, with | CR5 / CR5M mean µs, no buffer | with | CR5M write µs, no buffer → with | GC runs CR5M, no buffer → with |\n\
-             |---|---|---|---|---|---|---|---|---|---|\n",
+             `cr5m-dram.csv` has both sets of runs; \"with sectors\" adds \
+             `timing.transfer = \"sectors\"` to the buffer (reads move only their sectors over \
+             the channel, the buffer's transfers only the bytes a request moves; \
+             `cr5m-sectors.csv`).\n\n\
+             | trace | CR5M vs CR5, no buffer | with the buffer | with sectors | paper | write, no buffer | \
+             write, with | CR5 / CR5M mean µs, no buffer | with | with sectors | CR5M write µs, no buffer → with | GC runs CR5M, no buffer → with → sectors |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|---|\n",
             DRAM_SETS.join(" ")
         );
         for t in 0..self.traces {
@@ -233,21 +236,24 @@ impl Experiment<'_> {
                 let x = self.at(t, 0, CR5M, v)?.mean[c];
                 reduction(x, self.at(t, 0, CR5, v)?.mean[c])
             };
-            let (Some(m5), Some(mm), Some(d5), Some(dm)) = (
+            let (Some(m5), Some(mm), Some(d5), Some(dm), Some(s5), Some(sm)) = (
                 self.at(t, 0, CR5, Variant::Main),
                 self.at(t, 0, CR5M, Variant::Main),
                 self.at(t, 0, CR5, Variant::Dram),
                 self.at(t, 0, CR5M, Variant::Dram),
+                self.at(t, 0, CR5, Variant::Sectors),
+                self.at(t, 0, CR5M, Variant::Sectors),
             ) else {
                 continue;
             };
             let paper = paper_trace(&self.names[t]);
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} → {} | {} → {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} / {} | {} → {} | {} → {} → {} |",
                 self.names[t],
                 pct(g(Variant::Main, 0)),
                 pct(g(Variant::Dram, 0)),
+                pct(g(Variant::Sectors, 0)),
                 paper.map_or("–".into(), |x| paper_pct(x.1)),
                 pct(g(Variant::Main, 2)),
                 pct(g(Variant::Dram, 2)),
@@ -255,10 +261,13 @@ impl Experiment<'_> {
                 us(mm.mean[0]),
                 us(d5.mean[0]),
                 us(dm.mean[0]),
+                us(s5.mean[0]),
+                us(sm.mean[0]),
                 us(mm.mean[2]),
                 us(dm.mean[2]),
                 mm.gc_runs,
                 dm.gc_runs,
+                sm.gc_runs,
             );
         }
         s.push('\n');

@@ -397,8 +397,20 @@ mod tests {
         }
     }
 
+    /// The default configuration with every key, those written only when set too.
     fn default_table() -> toml::Table {
-        SimConfig::default().to_toml().parse().unwrap()
+        let mut t: toml::Table = SimConfig::default().to_toml().parse().unwrap();
+        for (key, value) in crate::config::WRITTEN_WHEN_SET {
+            let (section, name) = key.rsplit_once('.').unwrap();
+            let mut table = &mut t;
+            for part in section.split('.') {
+                table = table[part].as_table_mut().unwrap();
+            }
+            assert!(!table.contains_key(name), "{key} is written at its default");
+            let parsed: toml::Table = format!("v = {value}").parse().unwrap();
+            table.insert(name.to_string(), parsed["v"].clone());
+        }
+        t
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //!
 //! * Read: the die is busy for `t_read`; then each page crosses the channel bus (the die
 //!   stays held until its register is drained); a page is delivered when its transfer ends.
+//!   With `timing.transfer = "sectors"` a host read moves only the sectors it asks for
+//!   (`Txn::bus_ns` set before its grant, sim/sectors.rs).
 //! * Program: each page crosses the bus into the die's register (die held), then the die
 //!   is busy for `t_prog`.
 //! * Erase: the die is busy for `t_erase`.
@@ -10,8 +12,9 @@
 //! * Buses are granted first come, first served; the time a die waits for a busy bus
 //!   while holding its data is the transaction's bus-wait (contention) time.
 
-use super::txn::{TxnId, NONE};
+use super::txn::{Txn, TxnId, NONE};
 use super::{Event, Simulation};
+use ssdlab_engine::SimDuration;
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
@@ -307,10 +310,10 @@ impl Simulation {
     /// A transaction that must wait also has its *package contention* counted: the
     /// part of its wait spent behind another die of its own chip (PAQ's contention time,
     /// "waiting on the I/O bus within a flash package to get to a specific die"). Grants
-    /// are first come, first served and every transfer takes the same time, so that
-    /// part is known when it joins the queue: what is left of the holder's transfer if
-    /// the holder is another die of the chip, plus one transfer for every waiter ahead
-    /// that is.
+    /// are first come, first served and every transfer's time is known when it is asked
+    /// for (a page, or a read's sectors), so that part is known when it joins the queue:
+    /// what is left of the holder's transfer if the holder is another die of the chip,
+    /// plus the transfer of every waiter ahead that is.
     /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
     #[inline(always)]
     pub(super) fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
@@ -326,11 +329,12 @@ impl Simulation {
             let h = &self.txns[holder];
             let mut behind = 0;
             if other_die(h.die) {
-                behind += (h.bus_req_ns + h.bus_wait_ns + xfer).saturating_sub(now);
+                behind += (h.bus_req_ns + h.bus_wait_ns + h.bus_ns).saturating_sub(now);
             }
             for &w in &self.channels[ch.idx()].waiters {
-                if other_die(self.txns[w].die) {
-                    behind += xfer;
+                let w = &self.txns[w];
+                if other_die(w.die) {
+                    behind += Self::bus_ns_of(w, xfer);
                 }
             }
             self.counters.package_contention_ns += behind;
@@ -345,20 +349,44 @@ impl Simulation {
         let now = self.now().as_ns();
         let txn = &mut self.txns[t];
         txn.bus_wait_ns = now - txn.bus_req_ns;
-        txn.bus_ns = self.xfer.as_ns();
-        self.channels[ch.idx()].holder = t;
+        // A host read of part of a page (`timing.transfer = "sectors"`) has its shorter
+        // bus time already; every other transfer moves a whole page.
+        if txn.bus_ns == 0 {
+            txn.bus_ns = self.xfer.as_ns();
+        }
+        let xfer = txn.bus_ns;
+        let c = &mut self.channels[ch.idx()];
+        c.holder = t;
+        // Counted when granted: every transfer ends before the run does.
+        c.busy_ns += xfer;
         self.queues.bus_granted(ch);
+        // A shorter transfer goes to the heap while the lane holds whole pages' (or takes
+        // the lane when it is empty): either way it pops at its time.
         self.events
-            .schedule_in_lane(BUS_LANE, self.xfer, Event::BusDone(ch));
+            .schedule_in_lane(BUS_LANE, SimDuration(xfer), Event::BusDone(ch));
+    }
+
+    /// The bus time of `txn`, whose whole page takes `xfer` ns: set before the grant for
+    /// a read of part of a page, else a page's.
+    #[inline(always)]
+    fn bus_ns_of(txn: &Txn, xfer: u64) -> u64 {
+        if txn.bus_ns == 0 {
+            xfer
+        } else {
+            txn.bus_ns
+        }
     }
 
     /// The scheduler's view of channel `ch`'s bus agrees with the bus.
     #[inline]
     fn debug_check_bus(&self, ch: ChannelId) {
-        let c = &self.channels[ch.idx()];
-        let seen = self.queues.bus(ch);
-        debug_assert_eq!(seen.busy, c.holder != NONE, "bus {ch} busy flag");
-        debug_assert_eq!(seen.waiting as usize, c.waiters.len(), "bus {ch} waiters");
+        // The lookups themselves (bounds-checked) stay out of release builds too.
+        if cfg!(debug_assertions) {
+            let c = &self.channels[ch.idx()];
+            let seen = self.queues.bus(ch);
+            assert_eq!(seen.busy, c.holder != NONE, "bus {ch} busy flag");
+            assert_eq!(seen.waiting as usize, c.waiters.len(), "bus {ch} waiters");
+        }
     }
 
     /// A page finished crossing channel `ch`.
@@ -366,7 +394,6 @@ impl Simulation {
         let c = &mut self.channels[ch.idx()];
         let t = c.holder;
         debug_assert_ne!(t, NONE, "bus done on a free channel {ch}");
-        c.busy_ns += self.xfer.as_ns();
         c.holder = NONE;
         self.queues.bus_released(ch);
         if let Some(next) = c.waiters.pop_front() {

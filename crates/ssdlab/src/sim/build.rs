@@ -98,6 +98,7 @@ impl Simulation {
             t_prog: SimDuration(timing.t_prog_ns),
             t_erase: SimDuration(timing.t_erase_ns),
             xfer: SimDuration(timing.page_transfer_ns(geom.page_size_bytes)),
+            sectors: super::sectors::Sectors::of(&cfg),
             source,
             lookahead: None,
             source_done: false,
@@ -171,6 +172,12 @@ impl Simulation {
                 cfg.scheduler.suspend,
                 geom.dies(),
             ),
+            partial: (timing.transfer == ssdlab_nand::Transfer::Sectors).then(|| {
+                Box::new(super::partial::PartialWrites::new(
+                    geom.page_size_bytes,
+                    u64::from(logical_pages),
+                ))
+            }),
             geom,
             cfg,
         };

@@ -9,6 +9,9 @@
 //!              time) or fixed_ns after admission (fixed-ns, SSDsim's 1 µs)      (merged-reads)
 //! ```
 //!
+//! A read that another joins moves its whole page over the bus, whatever sectors each
+//! asked for (`timing.transfer = "sectors"`).
+//!
 //! Only reads that have not started on their die are merge targets. In verify mode a
 //! follower is checked against the content the read it joined returned. The
 //! configuration refuses merging with RAID, whose reconstructions take reads out of the
@@ -98,7 +101,12 @@ impl Simulation {
         let m = self.merge.as_mut().expect("merging is on");
         m.merged += 1;
         match m.completion {
-            MergeCompletion::WithLeader => m.followers.entry(leader).or_default().push(f),
+            MergeCompletion::WithLeader => {
+                m.followers.entry(leader).or_default().push(f);
+                // The follower's sectors come with the leader's: with
+                // `timing.transfer = "sectors"`, the leader moves its whole page.
+                self.txns[leader].bus_ns = 0;
+            }
             MergeCompletion::FixedNs => {
                 let slot = match m.timed.iter().position(Option::is_none) {
                     Some(i) => i,
@@ -132,6 +140,13 @@ impl Simulation {
                 m.waiting.remove(&key);
             }
         }
+    }
+
+    /// Whether host read `t` has with-leader followers.
+    pub(in crate::sim) fn has_followers(&self, t: TxnId) -> bool {
+        self.merge
+            .as_ref()
+            .is_some_and(|m| m.followers.contains_key(&t))
     }
 
     /// Host read `t` completed returning `token` after `service_ns` of bus and array time:

@@ -67,11 +67,13 @@ mod gc_trigger;
 mod host;
 mod merge;
 mod nand;
+mod partial;
 mod place;
 mod plan;
 mod prepare;
 pub(crate) mod raid;
 mod report;
+mod sectors;
 mod stream;
 pub(crate) mod txn;
 mod verify;
@@ -123,6 +125,9 @@ pub(crate) enum Event {
     DramDone(ReqId, u32),
     /// The NAND layer's array operation on a die ends (die, epoch; see `sim::nand`).
     NandDone(DieId, u32),
+    /// The same for pages of which the request leaves bytes out of the transfer
+    /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
+    DramPartDone(u32),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -149,6 +154,8 @@ pub struct Simulation {
     pub(crate) t_prog: SimDuration,
     pub(crate) t_erase: SimDuration,
     pub(crate) xfer: SimDuration,
+    /// What moves less than a page (`timing.transfer`).
+    pub(crate) sectors: sectors::Sectors,
     // host side
     pub(crate) source: Box<dyn RequestStream>,
     pub(crate) lookahead: Option<IoRequest>,
@@ -227,9 +234,10 @@ pub struct Simulation {
     pub(crate) merge: Option<merge::MergeState>,
     /// The DRAM stage, when `cache.mode` is not `"off"`.
     pub(crate) dram: Option<Box<dram::DramHook>>,
-    /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend`
-    /// asks for them.
+    /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend` asks.
     pub(crate) nand: Option<Box<nand::NandState>>,
+    /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
+    pub(crate) partial: Option<Box<partial::PartialWrites>>,
 }
 
 impl Simulation {
@@ -330,9 +338,7 @@ impl Simulation {
                 let die = self.geom.die_of_chip(chip, n);
                 self.try_start(die);
             }
-            if self.nand.is_some() {
-                self.nand_chip_woken(chip);
-            }
+            self.nand_chip_woken_if_on(chip);
         }
     }
 
@@ -376,7 +382,8 @@ impl Simulation {
             }
             Event::RebuildStep(k) => self.rebuild_row(k as usize),
             Event::MergedRead(slot) => self.on_merged_read(slot),
-            Event::DramDone(req, pages) => self.on_dram_done(req, pages),
+            Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
+            Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
         }
         self.last_event_ns = at.as_ns();
@@ -403,9 +410,7 @@ impl Simulation {
     /// The event queue is empty. Degraded reads still waiting try once more (a GC check
     /// they trigger may start work); the run goes on if that scheduled anything.
     fn last_chance(&mut self) -> Result<bool, SimError> {
-        if self.nand.as_ref().is_some_and(|n| n.holds_pages()) {
-            // One-shot programs waiting for pages that will not come: padded.
-            self.nand_pad_wordlines();
+        if self.nand_pad_if_stuck() {
             return Ok(true);
         }
         if !self.degraded_waiting() {
@@ -447,24 +452,6 @@ pub fn run(
 }
 
 impl Simulation {
-    /// A transaction on `die` queued now: its enqueue time and the die's GC total (the
-    /// mark its GC wait is measured from) are set.
-    #[inline]
-    pub(crate) fn queued_txn(
-        &self,
-        op: ssdlab_nand::FlashOp,
-        reason: TxnReason,
-        ppn: Ppn,
-        die: DieId,
-        lpn: Lpn,
-        req: ReqId,
-    ) -> txn::Txn {
-        let mut t = txn::Txn::new(op, reason, ppn, die, lpn, req);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.dies[die.idx()].gc_ns;
-        t
-    }
-
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];
@@ -487,13 +474,12 @@ impl Simulation {
         match txn.reason {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),
+            TxnReason::MergeRead => self.merge_read_done(t),
             r if r.is_gc() => self.gc_txn_done(t),
             _ => self.raid_txn_done(t),
         }
         sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
-        if self.nand.is_some() {
-            self.nand_txn_done(t);
-        }
+        self.nand_txn_done_if_on(t);
         self.txns.remove(t);
     }
 }

@@ -277,10 +277,36 @@ impl Simulation {
         }
     }
 
+    /// [`Simulation::nand_chip_woken`] when the layer is on.
+    #[inline(always)]
+    pub(super) fn nand_chip_woken_if_on(&mut self, chip: ssdlab_nand::ChipId) {
+        if self.nand.is_some() {
+            self.nand_chip_woken(chip);
+        }
+    }
+
+    /// [`Simulation::nand_txn_done`] when the layer is on.
+    #[inline(always)]
+    pub(super) fn nand_txn_done_if_on(&mut self, t: TxnId) {
+        if self.nand.is_some() {
+            self.nand_txn_done(t);
+        }
+    }
+
+    /// The event queue ran dry while one-shot programs wait for pages that will not
+    /// come: pads their wordlines (true), or false when none waits.
+    pub(super) fn nand_pad_if_stuck(&mut self) -> bool {
+        if !self.nand.as_ref().is_some_and(|n| n.holds_pages()) {
+            return false;
+        }
+        self.nand_pad_wordlines();
+        true
+    }
+
     /// Chip `chip` received work: its dies busy programming or erasing may suspend for
     /// a read.
     #[inline(never)]
-    pub(super) fn nand_chip_woken(&mut self, chip: ssdlab_nand::ChipId) {
+    fn nand_chip_woken(&mut self, chip: ssdlab_nand::ChipId) {
         if !self.nand().policy.is_on() {
             return;
         }
@@ -327,7 +353,7 @@ impl Simulation {
 
     /// Nothing else can run: programs every wordline still waiting for pages, padded
     /// (the controller fills the missing pages), so that their writes complete.
-    pub(super) fn nand_pad_wordlines(&mut self) {
+    fn nand_pad_wordlines(&mut self) {
         for i in 0..self.dies.len() {
             let die = DieId(i as u32);
             if self.nand().dies[i].held.is_empty() || self.dies[i].phase != Phase::Idle {
@@ -481,7 +507,7 @@ impl Simulation {
 
     /// Transaction `t` completed: host reads count toward their page type's latency.
     #[inline(never)]
-    pub(super) fn nand_txn_done(&mut self, t: TxnId) {
+    fn nand_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
         if txn.op != FlashOp::Read || txn.reason != TxnReason::HostRead {
             return;

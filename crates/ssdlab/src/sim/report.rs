@@ -214,6 +214,7 @@ impl Simulation {
         let design = self
             .raid_counters()
             .into_iter()
+            .chain(self.partial_counters())
             .chain(self.fail_counters())
             .chain(self.cr5m_counters());
         if let Some(end) = self.cr5m_end() {

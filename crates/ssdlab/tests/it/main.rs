@@ -18,6 +18,7 @@ mod replay;
 mod repo;
 mod sched_brr;
 mod sched_paq;
+mod sectors;
 mod send;
 mod structure;
 mod timing;

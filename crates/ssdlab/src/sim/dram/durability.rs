@@ -41,6 +41,8 @@ pub(super) struct FuaWait {
     pub req: ReqId,
     pub lpn: Lpn,
     pub seq: u64,
+    /// Bytes of the page its request does not touch (`timing.transfer = "sectors"`).
+    pub short: u32,
 }
 
 /// Flushes and FUA writes waiting for durability, and what power-loss protection saves.
@@ -138,15 +140,15 @@ impl Simulation {
         dur.fua.retain(|w| {
             let done = stage.durable(w.lpn, w.seq);
             if done {
-                fua.push(w.req);
+                fua.push((w.req, w.short));
             }
             !done
         });
         for &(_, waited) in &flushes {
             dur.flush_done(waited);
         }
-        for req in fua {
-            self.on_dram_done(req, 1);
+        for (req, short) in fua {
+            self.on_dram_done(req, 1, short);
         }
         for (req, _) in flushes {
             self.finish_request(req);
@@ -183,7 +185,7 @@ impl Simulation {
             self.start_destage(saved);
         }
         for w in fua {
-            self.on_dram_done(w.req, 1);
+            self.on_dram_done(w.req, 1, w.short);
         }
         for f in flushes {
             self.finish_request(f.req);

@@ -42,6 +42,8 @@ struct Waiting {
     since_ns: u64,
     /// A FUA write: done when its version is durable, not when DRAM takes it.
     fua: bool,
+    /// Bytes of the page its request does not touch (`timing.transfer = "sectors"`).
+    short: u32,
 }
 
 /// The DRAM stage and what the simulation keeps to apply its decisions.
@@ -60,6 +62,11 @@ pub(crate) struct DramHook {
     /// Per host request with a write page that waited for room: its longest wait.
     request_waits: FxHashMap<ReqId, u64>,
     scratch: Vec<Victim>,
+    /// Transfers of pages of which a request moves only some bytes, by key (request,
+    /// pages, bytes left out), and the next key: kept out of the event, so that events
+    /// stay small when transfers count whole pages.
+    part_done: FxHashMap<u32, (ReqId, u32, u32)>,
+    part_key: u32,
     /// Write pages that waited for room, the total and the longest wait.
     pub waits: u64,
     pub wait_ns: u64,
@@ -89,6 +96,8 @@ impl DramHook {
             pages: FxHashMap::default(),
             request_waits: FxHashMap::default(),
             scratch: Vec::new(),
+            part_done: FxHashMap::default(),
+            part_key: 0,
             waits: 0,
             wait_ns: 0,
             wait_ns_max: 0,
@@ -129,12 +138,11 @@ impl DramHook {
         self.cfg.write_policy == WritePolicy::WriteBack
     }
 
-    /// Time to move `pages` pages between the host and DRAM.
-    fn transfer(&self, pages: u32) -> SimDuration {
-        SimDuration(
-            self.cfg
-                .transfer_ns(u64::from(pages) * u64::from(self.page_bytes)),
-        )
+    /// Time to move `pages` pages between the host and DRAM, less `short` bytes of them
+    /// the request does not touch (`timing.transfer = "sectors"`; 0 otherwise).
+    fn transfer(&self, pages: u32, short: u32) -> SimDuration {
+        let bytes = u64::from(pages) * u64::from(self.page_bytes) - u64::from(short);
+        SimDuration(self.cfg.transfer_ns(bytes))
     }
 }
 
@@ -158,15 +166,16 @@ impl Simulation {
 
     /// Admission of write page `lpn` (content `token`) of host request `id` with a
     /// write-back stage: `true` when DRAM took it now; else it waits for room.
-    #[inline]
     /// A FUA write (`fua`) is taken but not done: it completes once its version is
-    /// durable.
+    /// durable. `short`: the bytes of the page the request does not touch.
+    #[inline]
     pub(in crate::sim) fn dram_write(
         &mut self,
         id: ReqId,
         lpn: Lpn,
         token: u64,
         fua: bool,
+        short: u32,
     ) -> bool {
         let now = self.now().as_ns();
         let d = self.dram.as_mut().expect("the DRAM stage");
@@ -176,6 +185,7 @@ impl Simulation {
             token,
             since_ns: now,
             fua,
+            short,
         };
         if !d.waiting.is_empty() {
             // Writes take room in arrival order.
@@ -183,11 +193,21 @@ impl Simulation {
             d.waiting.push_back(waiting);
             return false;
         }
+        let had = self.partial.is_some() && d.stage.holds(lpn);
         match d.stage.write(now, lpn, token) {
             WriteOutcome::Absorbed { seq, .. } => {
+                if self.partial.is_some() {
+                    self.note_buffered(id, lpn, had);
+                }
+                let d = self.dram.as_mut().expect("the DRAM stage");
                 if fua {
                     d.stage.urgent(lpn);
-                    d.dur.wait_fua(FuaWait { req: id, lpn, seq });
+                    d.dur.wait_fua(FuaWait {
+                        req: id,
+                        lpn,
+                        seq,
+                        short,
+                    });
                 }
                 self.note_acknowledged(lpn, token);
                 !fua
@@ -217,7 +237,8 @@ impl Simulation {
             (Op::Write, Some(true)) => {
                 let token = self.write_token(lpn, content.map(|c| c.page(i)));
                 let fua = self.reqs[id].io.fua;
-                Some(self.dram_write(id, lpn, token, fua))
+                let short = self.dram_short(id, i);
+                Some(self.dram_write(id, lpn, token, fua, short))
             }
             (Op::Write, Some(false)) => {
                 self.dram_write_through(lpn);
@@ -228,17 +249,33 @@ impl Simulation {
     }
 
     /// `pages` pages of request `id` were served by DRAM at admission: they complete
-    /// when their transfer is over.
-    pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32) {
+    /// when their transfer is over (`short`: bytes of them the request does not touch).
+    pub(in crate::sim) fn dram_pages_done(&mut self, id: ReqId, pages: u32, short: u32) {
         let d = self.dram.as_ref().expect("the DRAM stage");
-        let at = d.transfer(pages);
-        self.events.schedule_in(at, Event::DramDone(id, pages));
+        let at = d.transfer(pages, short);
+        let event = if short == 0 {
+            Event::DramDone(id, pages)
+        } else {
+            let d = self.dram.as_mut().expect("the DRAM stage");
+            let key = d.part_key;
+            d.part_key = d.part_key.wrapping_add(1);
+            d.part_done.insert(key, (id, pages, short));
+            Event::DramPartDone(key)
+        };
+        self.events.schedule_in(at, event);
+    }
+
+    /// The transfer of event key `key` (`Event::DramPartDone`) is over.
+    pub(in crate::sim) fn on_dram_part_done(&mut self, key: u32) {
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        let (id, pages, short) = d.part_done.remove(&key).expect("a transfer in flight");
+        self.on_dram_done(id, pages, short);
     }
 
     /// The DRAM transfer of `pages` pages of request `id` is over.
-    pub(in crate::sim) fn on_dram_done(&mut self, id: ReqId, pages: u32) {
+    pub(in crate::sim) fn on_dram_done(&mut self, id: ReqId, pages: u32, short: u32) {
         let d = self.dram.as_ref().expect("the DRAM stage");
-        let service = d.transfer(pages).0;
+        let service = d.transfer(pages, short).0;
         for _ in 0..pages {
             self.sub_done(id, service, 0);
         }
@@ -341,9 +378,14 @@ impl Simulation {
             let d = self.dram.as_mut().expect("the DRAM stage");
             let Some(&w) = d.waiting.front() else { return };
             d.stage.stop_waiting();
+            let had = self.partial.is_some() && d.stage.holds(w.lpn);
             let WriteOutcome::Absorbed { seq, .. } = d.stage.write(now, w.lpn, w.token) else {
                 return;
             };
+            if self.partial.is_some() {
+                self.note_buffered(w.req, w.lpn, had);
+            }
+            let d = self.dram.as_mut().expect("the DRAM stage");
             d.waiting.pop_front();
             let waited = now - w.since_ns;
             d.waits += 1;
@@ -357,11 +399,12 @@ impl Simulation {
                     req: w.req,
                     lpn: w.lpn,
                     seq,
+                    short: w.short,
                 });
             }
             self.note_acknowledged(w.lpn, w.token);
             if !w.fua {
-                self.dram_pages_done(w.req, 1);
+                self.dram_pages_done(w.req, 1, w.short);
             }
         }
     }

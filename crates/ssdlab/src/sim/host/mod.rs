@@ -208,6 +208,17 @@ impl Simulation {
         }
     }
 
+    /// Hands the new transactions `txns` of request `id` to the scheduler.
+    #[inline(always)]
+    pub(in crate::sim) fn submit_txns(&mut self, id: ReqId, txns: &[TxnId]) {
+        for &t in txns {
+            let chip = self.queues.home(self.txns[t].die).0;
+            self.queues.load[chip.idx()] += 1;
+            self.dgc_arrival(chip);
+        }
+        sched!(self, |s, ctx| s.submit_request(id, txns, ctx));
+    }
+
     /// Takes request `id` into the device: translates and allocates its pages and hands
     /// their transactions to the scheduler (a chunk at a time for a request larger than
     /// [`ADMIT_CHUNK_PAGES`]).
@@ -273,6 +284,8 @@ impl Simulation {
             },
         };
         let mut dram_done = 0u32;
+        // Bytes of those pages the request does not touch (`timing.transfer = "sectors"`).
+        let mut dram_short = 0u32;
         let mut txns = std::mem::take(&mut self.scratch);
         txns.clear();
         let mut done_now = 0u32;
@@ -291,8 +304,9 @@ impl Simulation {
                 .prefetch_overwrite(Lpn(first_lpn as u32), to - from);
         }
         // One test per page for what is not plain flash work: a destage's named pages,
-        // or a host page the DRAM stage may take.
-        let special = lpns.is_some() || dram.is_some();
+        // a host page the DRAM stage may take, or a write that may need merging.
+        let merging = op == Op::Write && self.partial.is_some();
+        let special = lpns.is_some() || dram.is_some() || merging;
         for i in from..to {
             let lpn = match &lpns {
                 Some(l) if special => Lpn(l[i as usize]),
@@ -306,7 +320,12 @@ impl Simulation {
             };
             if special {
                 if let Some(taken) = self.dram_page(id, op, dram, lpn, content.as_ref(), i) {
-                    dram_done += u32::from(taken);
+                    if taken {
+                        dram_done += 1;
+                        if self.sectors.dram {
+                            dram_short += self.untouched_bytes(id, i);
+                        }
+                    }
                     continue;
                 }
             }
@@ -319,6 +338,9 @@ impl Simulation {
                 Op::Flush => unreachable!("a flush has no pages to admit"),
                 Op::Write => {
                     let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
+                    if merging && self.partial_write(id, lpn, i, token, lpns.is_some(), &mut txns) {
+                        continue;
+                    }
                     if striped {
                         let x = self.raid.as_ref().expect("striped");
                         let c = x.map.layout.locate(u64::from(lpn.0));
@@ -339,22 +361,20 @@ impl Simulation {
         if !stripe_writes.is_empty() {
             self.raid_admit_writes(id, &mut stripe_writes, &mut txns);
         }
+        if self.sectors.reads && op == Op::Read && !txns.is_empty() {
+            self.sector_reads(id, (from, to), &txns);
+        }
         self.stripe_writes = stripe_writes;
         let n = txns.len() as u32;
         self.reqs[id].flash_txns += n;
         if n > 0 {
-            for &t in &txns {
-                let chip = self.queues.home(self.txns[t].die).0;
-                self.queues.load[chip.idx()] += 1;
-                self.dgc_arrival(chip);
-            }
-            sched!(self, |s, ctx| s.submit_request(id, &txns, ctx));
+            self.submit_txns(id, &txns);
         }
         self.settle_placement();
         self.scratch = txns;
         if dram.is_some() {
             if dram_done > 0 {
-                self.dram_pages_done(id, dram_done);
+                self.dram_pages_done(id, dram_done, dram_short);
             }
             self.dram_pump();
         }
