@@ -258,7 +258,8 @@ mod tests {
         let all = reference();
         assert_eq!(closest(&all, "ftl.gc.victm"), ["ftl.gc.victim"]);
         assert_eq!(closest(&all, "victim")[0], "ftl.gc.victim");
-        assert_eq!(closest(&all, "geometry.chanels"), ["geometry.channels"]);
+        // The nearest first; farther keys within the distance may follow.
+        assert_eq!(closest(&all, "geometry.chanels")[0], "geometry.channels");
         let err = doc(Some("ftl.gc.victm"), false).expect_err("unknown");
         assert_eq!(err.code, 2);
         let msg = format!("{:#}", err.err);

@@ -5,6 +5,8 @@
 //!   [`Lpn`]) and [`PhysAddr`], the decomposed form of a physical page number.
 //! * [`NandTiming`]: array and bus timing parameters, in nanoseconds and picoseconds.
 //! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
+//! * [`NandConfig`]: cell type (SLC to QLC), page types and their latencies;
+//!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume.
 //!
 //! Global numbering: chips are numbered in *stripe order*, channel first
 //! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
@@ -13,12 +15,16 @@
 //! index: `block × pages_per_block + page_in_block`.
 #![warn(missing_docs)]
 
+mod cell;
 mod geometry;
 mod ids;
 mod op;
+mod suspend;
 mod timing;
 
+pub use cell::{CellError, CellType, NandConfig, PageOrder, ProgramModel};
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
+pub use suspend::{SuspendConfig, SuspendOps, Suspendable};
 pub use timing::{NandTiming, TimingError, Transfer, WriteAck};

@@ -106,3 +106,19 @@ def test_device_full_is_a_simulation_error(slice7016: str) -> None:
         ssdlab.run(preset="default", trace=slice7016, set={"ftl.address_fold": "error",
                    "geometry.blocks_per_plane": 8})
     assert isinstance(e.value, (ssdlab.SimulationError, ssdlab.ConfigError))
+
+
+def test_a_page_type_list_of_the_wrong_length_names_the_key(head200: str) -> None:
+    tlc = {"nand.cell": "tlc", "geometry.pages_per_block": 96}
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run(preset="default", trace=head200, set={**tlc, "nand.t_read_ns_by_type": [1, 2]})
+    assert e.value.key == "nand.t_read_ns_by_type"
+    r = ssdlab.run(
+        preset="default",
+        trace=head200,
+        set={**tlc, "nand.t_read_ns_by_type": [50000, 70000, 90000], "scheduler.suspend": "reads"},
+    )
+    assert r.nand is not None
+    assert [p["page_type"] for p in r.nand["reads_by_page_type"]] == ["lsb", "csb", "msb"]
+    assert "program_suspends" in r.nand["suspend"]
+    assert ssdlab.run(preset="default", trace=head200).nand is None

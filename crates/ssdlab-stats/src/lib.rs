@@ -48,6 +48,7 @@ mod dram;
 mod dsftl;
 mod latency;
 mod mirror;
+mod nand;
 mod record;
 mod recorder;
 mod report;
@@ -61,6 +62,7 @@ pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
 pub use mirror::{MirrorEnd, MirrorReport};
+pub use nand::{LatencyRecorder, NandReport, PageTypeReads, SuspendReport};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{

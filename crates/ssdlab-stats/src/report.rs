@@ -273,6 +273,11 @@ pub struct Report {
     /// The DRAM stage's measurements; present only with a DRAM stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram: Option<crate::DramReport>,
+    /// The NAND model's page types and suspensions; present only when the device has
+    /// page types or suspends programs and erases (set by the simulator after
+    /// [`Recorder::finish`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nand: Option<crate::NandReport>,
     /// CR5M's measurements; present only when the device has mirror chips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror: Option<MirrorReport>,
@@ -425,6 +430,7 @@ impl Report {
                 .map(|w| mean(w.host_wait_sum_ns, w.host_queued)),
             meta: end.meta,
             dsftl: None,
+            nand: None,
         };
         debug_assert!(report.all_finite(), "report holds a non-finite number");
         report
@@ -462,6 +468,7 @@ impl Report {
             && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
             && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
             && self.dram.as_ref().is_none_or(crate::DramReport::all_finite)
+            && self.nand.as_ref().is_none_or(crate::NandReport::all_finite)
     }
 
     /// Pretty JSON. Deterministic: struct fields in declaration order, counters in

@@ -108,6 +108,9 @@ impl Report {
         self.table_transactions(w)?;
         self.table_ftl(w)?;
         self.table_dram(w)?;
+        if let Some(n) = &self.nand {
+            n.table_nand(w)?;
+        }
         self.table_dsftl(w)?;
         self.table_counters(w)
     }

@@ -207,3 +207,25 @@ fn address_beyond_capacity_with_fold_error() {
     ])
     .assert_input_error(&["beyond the logical capacity", "address_fold"]);
 }
+
+#[test]
+fn nand_settings_that_cannot_describe_a_part_name_their_key() {
+    let tlc = [
+        "--set",
+        "nand.cell=\"tlc\"",
+        "--set",
+        "geometry.pages_per_block=96",
+    ];
+    let mut args = tlc.to_vec();
+    args.extend(["--set", "nand.t_read_ns_by_type=[50000, 70000]"]);
+    run_with(&args).assert_input_error(&["nand.t_read_ns_by_type", "3 page types"]);
+    run_with(&["--set", "nand.cell=\"tlc\""]).assert_input_error(&["nand.cell", "multiple of 3"]);
+    run_with(&[
+        "--set",
+        "scheduler.suspend=\"reads\"",
+        "--set",
+        "nand.suspend.max_per_op=0",
+    ])
+    .assert_input_error(&["nand.suspend.max_per_op"]);
+    run_with(&["--set", "nand.cell=\"penta\""]).assert_input_error(&["nand.cell"]);
+}

@@ -101,3 +101,29 @@ fn data_lost_without_redundancy_is_reported_in_the_verdict_not_as_a_mismatch() {
         "{verdict}"
     );
 }
+
+#[test]
+fn tlc_one_shot_programs_and_suspend_verify_clean() {
+    let t = trace("msr/hm_0-slice7016.csv.gz");
+    let mut args = vec!["verify", "--preset", "default", "--trace", &t];
+    args.extend(SMALL);
+    args.extend([
+        "--set",
+        "geometry.pages_per_block=48",
+        "--set",
+        "nand.cell=\"tlc\"",
+        "--set",
+        "nand.program=\"one-shot\"",
+        "--set",
+        "nand.t_read_ns_by_type=[60000, 80000, 100000]",
+        "--set",
+        "nand.t_prog_ns_by_type=[600000, 1200000, 2000000]",
+        "--set",
+        "scheduler.suspend=\"reads\"",
+    ]);
+    let run = ssdlab(args);
+    run.assert_ok();
+    assert_eq!(value(&run.stdout, "mismatches"), 0);
+    assert!(value(&run.stdout, "reads checked") > 0);
+    assert!(value(&run.stdout, "pages audited") > 0);
+}

@@ -361,6 +361,15 @@ class Result:
         d: dict[str, Any] | None = self.summary.get("dram")
         return d
 
+    @property
+    def nand(self) -> dict[str, Any] | None:
+        """The report's NAND layer (``summary["nand"]``, docs/METRICS.md "NAND layer"):
+        host read latency per page type (``reads_by_page_type``) and, with
+        ``scheduler.suspend`` on, the suspensions (``suspend``). ``None`` for SLC with
+        ``timing``'s times and suspend off (every preset's default)."""
+        n: dict[str, Any] | None = self.summary.get("nand")
+        return n
+
 
 def run(
     preset: str | None = None,

@@ -36,7 +36,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use ssdlab_dram::CacheConfig;
 use ssdlab_ftl::{Aging, Allocation, FtlConfig};
-use ssdlab_nand::{Geometry, NandTiming};
+use ssdlab_nand::{Geometry, NandConfig, NandTiming};
 use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 
 /// Keys the resolved configuration ([`SimConfig::to_toml`]) leaves out while they hold
@@ -55,6 +55,9 @@ pub struct SimConfig {
     pub geometry: Geometry,
     /// Flash timing.
     pub timing: NandTiming,
+    /// Cell type, page types and their latencies, program/erase suspend (SLC with
+    /// `timing`'s times by default: docs/NAND.md).
+    pub nand: NandConfig,
     /// Flash translation layer.
     pub ftl: FtlConfig,
     /// Host model: arrivals and queue depths.
@@ -83,6 +86,7 @@ impl Default for SimConfig {
             seed: 1,
             geometry: Geometry::default(),
             timing: NandTiming::default(),
+            nand: NandConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
             scheduler: SchedulerConfig::default(),
@@ -163,6 +167,7 @@ impl SimConfig {
             self.validate_dispatch_binding(&mut errs);
         }
         self.validate_dsftl(&mut errs);
+        self.validate_nand(&mut errs);
         self.validate_sampled_aging(&mut errs);
         // The device's size bounds the DRAM's; a geometry that is refused gives none.
         let device_bytes = if geometry_errs.is_empty() {
@@ -186,6 +191,25 @@ impl SimConfig {
             Ok(())
         } else {
             Err(ConfigErrors(errs))
+        }
+    }
+
+    /// The `[nand]` section, and suspend limits when `scheduler.suspend` is on.
+    fn validate_nand(&self, errs: &mut Vec<ConfigError>) {
+        for e in self.nand.validate(self.geometry.pages_per_block.max(1)) {
+            errs.push(ConfigError::Invalid {
+                key: format!("nand.{}", e.key),
+                message: e.message,
+            });
+        }
+        if self.scheduler.suspend.is_on() && self.nand.suspend.max_per_op == 0 {
+            errs.push(ConfigError::Invalid {
+                key: "nand.suspend.max_per_op".into(),
+                message: format!(
+                    "must be at least 1 with scheduler.suspend = \"{}\" (0 never suspends: set scheduler.suspend = \"off\" instead)",
+                    self.scheduler.suspend.name()
+                ),
+            });
         }
     }
 

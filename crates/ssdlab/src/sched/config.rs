@@ -38,6 +38,10 @@ pub struct SchedulerConfig {
     pub piq: PiqConfig,
     /// `brr` options.
     pub brr: BrrConfig,
+    /// Which reads queued for a die busy with a program or erase suspend it (the die's
+    /// capability: `[nand.suspend]`); refused with `vaq` and the `paq` schedulers,
+    /// which queue a read only for an idle die.
+    pub suspend: super::SuspendPolicy,
 }
 
 impl Default for SchedulerConfig {
@@ -52,6 +56,7 @@ impl Default for SchedulerConfig {
             merge: MergeConfig::default(),
             piq: PiqConfig::default(),
             brr: BrrConfig::default(),
+            suspend: super::SuspendPolicy::Off,
         }
     }
 }
@@ -220,6 +225,15 @@ impl SchedulerConfig {
             self.name,
             SchedulerKind::Paq0 | SchedulerKind::Paq1 | SchedulerKind::Paq2
         );
+        if self.suspend.is_on() && (paq || self.name == SchedulerKind::Vaq) {
+            errs.push((
+                "scheduler.suspend".into(),
+                format!(
+                    "{} queues a read only for an idle die, so no read can suspend a program or erase: use \"off\"",
+                    self.name.name()
+                ),
+            ));
+        }
         if self.write_behind_read && (paq || self.name == SchedulerKind::Vaq) {
             errs.push((
                 "scheduler.write_behind_read".into(),

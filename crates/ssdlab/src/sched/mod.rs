@@ -22,6 +22,7 @@ mod paq;
 mod piq;
 mod queues;
 mod registry;
+mod suspend;
 #[cfg(test)]
 mod testutil;
 mod vaq;
@@ -37,6 +38,7 @@ pub use merge::{MergeCompletion, MergeConfig, MergeReads};
 pub use paq::Paq;
 pub use piq::Piq;
 pub use queues::{BusStatus, Queues};
+pub use suspend::SuspendPolicy;
 pub use vaq::Vaq;
 
 use crate::plans::{PlanKind, ReadPlans};

@@ -253,6 +253,12 @@ impl Queues {
         }
     }
 
+    /// `die` runs `op` again (a suspended program or erase resumed).
+    #[inline]
+    pub(crate) fn set_running_op(&mut self, die: DieId, op: FlashOp) {
+        self.die_last_op[die.idx()] = op;
+    }
+
     /// The back end granted channel `ch`'s bus to a transfer.
     #[inline]
     pub(crate) fn bus_granted(&mut self, ch: ChannelId) {

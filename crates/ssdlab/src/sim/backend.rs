@@ -19,9 +19,9 @@ use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, TxnReason, WriteAck};
 use std::collections::VecDeque;
 
 /// The event-queue lanes of the back end's fixed delays (see `EventQueue::schedule_in_lane`).
-const READ_LANE: usize = 0;
-const PROGRAM_LANE: usize = 1;
-const ERASE_LANE: usize = 2;
+pub(super) const READ_LANE: usize = 0;
+pub(super) const PROGRAM_LANE: usize = 1;
+pub(super) const ERASE_LANE: usize = 2;
 const BUS_LANE: usize = 3;
 
 /// What a die is doing.
@@ -108,7 +108,7 @@ impl ChannelState {
 impl Simulation {
     /// True if `t` moves its page over the channel bus.
     #[inline]
-    fn uses_bus(&self, t: TxnId) -> bool {
+    pub(super) fn uses_bus(&self, t: TxnId) -> bool {
         let txn = &self.txns[t];
         txn.op != FlashOp::Erase
             && !(self.cfg.ftl.gc.copyback
@@ -126,6 +126,9 @@ impl Simulation {
     /// [`Simulation::try_start`] of an idle die.
     #[inline(never)]
     fn start_idle(&mut self, die: DieId) {
+        if self.nand.is_some() && self.nand_resume(die) {
+            return;
+        }
         // Without a blocking GC job (the lazy trigger's) nor anything the policy could
         // pick, the die stays idle without gathering a group.
         let may_start = !self.gc_first.is_empty() || self.sched.may_pick(die, &self.queues);
@@ -189,8 +192,12 @@ impl Simulation {
         match op {
             FlashOp::Read => {
                 d.phase = Phase::ReadArray;
-                self.events
-                    .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));
+                if self.nand.is_some() {
+                    self.nand_array(die);
+                } else {
+                    self.events
+                        .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));
+                }
             }
             FlashOp::Program if uses_bus => {
                 d.phase = Phase::ProgXfer;
@@ -199,13 +206,21 @@ impl Simulation {
             }
             FlashOp::Program => {
                 d.phase = Phase::ProgArray;
-                self.events
-                    .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
+                if self.nand.is_some() {
+                    self.nand_array(die);
+                } else {
+                    self.events
+                        .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
+                }
             }
             FlashOp::Erase => {
                 d.phase = Phase::Erase;
-                self.events
-                    .schedule_in_lane(ERASE_LANE, self.t_erase, Event::ArrayDone(die));
+                if self.nand.is_some() {
+                    self.nand_array(die);
+                } else {
+                    self.events
+                        .schedule_in_lane(ERASE_LANE, self.t_erase, Event::ArrayDone(die));
+                }
             }
         }
         if self.bind.is_some() {
@@ -240,7 +255,7 @@ impl Simulation {
     }
 
     /// Calls `f` on every transaction of the group starting at `head`.
-    fn for_group(&mut self, head: TxnId, mut f: impl FnMut(&mut Self, TxnId)) {
+    pub(super) fn for_group(&mut self, head: TxnId, mut f: impl FnMut(&mut Self, TxnId)) {
         let mut t = head;
         while t != NONE {
             let next = self.txns[t].group_next;
@@ -301,7 +316,7 @@ impl Simulation {
     /// plus the transfer of every waiter ahead that is.
     /// `t` runs on `die` of `chip`, whose bus is channel `ch`.
     #[inline(always)]
-    fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
+    pub(super) fn request_bus(&mut self, t: TxnId, die: DieId, chip: ChipId, ch: ChannelId) {
         let now = self.now().as_ns();
         self.txns[t].bus_req_ns = now;
         debug_assert_eq!(self.txns[t].die, die);
@@ -401,8 +416,15 @@ impl Simulation {
             Phase::ProgXfer => {
                 if last {
                     d.phase = Phase::ProgArray;
-                    self.events
-                        .schedule_in_lane(PROGRAM_LANE, self.t_prog, Event::ArrayDone(die));
+                    if self.nand.is_some() {
+                        self.nand_array(die);
+                    } else {
+                        self.events.schedule_in_lane(
+                            PROGRAM_LANE,
+                            self.t_prog,
+                            Event::ArrayDone(die),
+                        );
+                    }
                 }
                 if self.cfg.timing.write_ack == WriteAck::Transfer {
                     self.ack_transferred(t);
@@ -413,7 +435,7 @@ impl Simulation {
     }
 
     #[inline(always)]
-    fn release_die(&mut self, die: DieId) {
+    pub(super) fn release_die(&mut self, die: DieId) {
         let d = &mut self.dies[die.idx()];
         d.phase = Phase::Idle;
         d.head = NONE;
@@ -424,7 +446,7 @@ impl Simulation {
 
     /// Busy-time accounting for `die`, its chip `chip` and BRR's busy-chip count.
     #[inline]
-    fn set_die_busy(&mut self, die: DieId, chip: ChipId, busy: bool) {
+    pub(super) fn set_die_busy(&mut self, die: DieId, chip: ChipId, busy: bool) {
         let now = self.now().as_ns();
         let c = chip.idx();
         self.queues.die_busy[die.idx()] = busy;

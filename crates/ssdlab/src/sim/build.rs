@@ -166,6 +166,12 @@ impl Simulation {
             dsftl_counters: Default::default(),
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
+            nand: super::nand::NandState::build(
+                &cfg.nand,
+                &cfg.timing,
+                cfg.scheduler.suspend,
+                geom.dies(),
+            ),
             partial: (timing.transfer == ssdlab_nand::Transfer::Sectors).then(|| {
                 Box::new(super::partial::PartialWrites::new(
                     geom.page_size_bytes,

@@ -66,6 +66,7 @@ mod gc;
 mod gc_trigger;
 mod host;
 mod merge;
+mod nand;
 mod partial;
 mod place;
 mod plan;
@@ -122,6 +123,8 @@ pub(crate) enum Event {
     MergedRead(u32),
     /// Pages of a request the DRAM stage served are transferred (request, pages).
     DramDone(ReqId, u32),
+    /// The NAND layer's array operation on a die ends (die, epoch; see `sim::nand`).
+    NandDone(DieId, u32),
     /// The same for pages of which the request leaves bytes out of the transfer
     /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
     DramPartDone(u32),
@@ -231,6 +234,8 @@ pub struct Simulation {
     pub(crate) merge: Option<merge::MergeState>,
     /// The DRAM stage, when `cache.mode` is not `"off"`.
     pub(crate) dram: Option<Box<dram::DramHook>>,
+    /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend` asks.
+    pub(crate) nand: Option<Box<nand::NandState>>,
     /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
     pub(crate) partial: Option<Box<partial::PartialWrites>>,
 }
@@ -333,6 +338,7 @@ impl Simulation {
                 let die = self.geom.die_of_chip(chip, n);
                 self.try_start(die);
             }
+            self.nand_chip_woken_if_on(chip);
         }
     }
 
@@ -378,6 +384,7 @@ impl Simulation {
             Event::MergedRead(slot) => self.on_merged_read(slot),
             Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
             Event::DramPartDone(key) => self.on_dram_part_done(key),
+            Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;
@@ -403,6 +410,9 @@ impl Simulation {
     /// The event queue is empty. Degraded reads still waiting try once more (a GC check
     /// they trigger may start work); the run goes on if that scheduled anything.
     fn last_chance(&mut self) -> Result<bool, SimError> {
+        if self.nand_pad_if_stuck() {
+            return Ok(true);
+        }
         if !self.degraded_waiting() {
             return Ok(false);
         }
@@ -442,24 +452,6 @@ pub fn run(
 }
 
 impl Simulation {
-    /// A transaction on `die` queued now: its enqueue time and the die's GC total (the
-    /// mark its GC wait is measured from) are set.
-    #[inline]
-    pub(crate) fn queued_txn(
-        &self,
-        op: ssdlab_nand::FlashOp,
-        reason: TxnReason,
-        ppn: Ppn,
-        die: DieId,
-        lpn: Lpn,
-        req: ReqId,
-    ) -> txn::Txn {
-        let mut t = txn::Txn::new(op, reason, ppn, die, lpn, req);
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.dies[die.idx()].gc_ns;
-        t
-    }
-
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];
@@ -487,6 +479,7 @@ impl Simulation {
             _ => self.raid_txn_done(t),
         }
         sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
+        self.nand_txn_done_if_on(t);
         self.txns.remove(t);
     }
 }

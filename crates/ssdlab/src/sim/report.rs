@@ -251,6 +251,7 @@ impl Simulation {
             .finish(end_state)
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
+        report.nand = self.nand.as_ref().map(|n| n.report());
         Ok(report)
     }
 

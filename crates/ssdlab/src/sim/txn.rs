@@ -143,6 +143,26 @@ impl std::ops::IndexMut<TxnId> for TxnSlab {
     }
 }
 
+impl super::Simulation {
+    /// A transaction on `die` queued now: its enqueue time and the die's GC total (the
+    /// mark its GC wait is measured from) are set.
+    #[inline]
+    pub(crate) fn queued_txn(
+        &self,
+        op: FlashOp,
+        reason: TxnReason,
+        ppn: Ppn,
+        die: DieId,
+        lpn: Lpn,
+        req: ReqId,
+    ) -> Txn {
+        let mut t = Txn::new(op, reason, ppn, die, lpn, req);
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.dies[die.idx()].gc_ns;
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ mod durability;
 mod fail;
 mod hostile;
 mod liveness;
+mod nand;
 mod raid;
 mod replay;
 mod repo;

@@ -1,0 +1,176 @@
+//! The NAND model's measurements: the report's `nand` section (present only when the
+//! device has page types or suspends programs and erases; docs/NAND.md).
+
+use crate::latency::{Latency, LatencyAcc};
+use serde::{Deserialize, Serialize};
+
+/// Host reads of one page type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageTypeReads {
+    /// `slc`, `lsb`, `csb`, `msb` or `tsb`.
+    pub page_type: String,
+    /// The type's array read time, ns.
+    pub t_read_ns: u64,
+    /// Host read transactions of this type, from queued to their page delivered.
+    pub latency: Latency,
+}
+
+/// What program/erase suspension did in a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SuspendReport {
+    /// `scheduler.suspend`: which reads may suspend.
+    pub policy: String,
+    /// Programs suspended (each suspension counted).
+    pub program_suspends: u64,
+    /// Erases suspended.
+    pub erase_suspends: u64,
+    /// Time operations spent suspended, from the suspend command to the end of the
+    /// resume, summed.
+    pub suspended_ns_total: u64,
+    /// Its mean per suspension.
+    pub suspended_ns_mean: f64,
+    /// Times a die programming or erasing, with reads queued for it, was woken and
+    /// could not suspend (the limit reached, or the operation too close to its end).
+    pub refused: u64,
+}
+
+/// The NAND model of a run ([`crate::Report::nand`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NandReport {
+    /// `slc`, `mlc`, `tlc` or `qlc`.
+    pub cell: String,
+    /// `wordline` or `mqsim`.
+    pub page_order: String,
+    /// `per-page` or `one-shot`.
+    pub program: String,
+    /// Host reads per page type, in page-type order.
+    pub reads_by_page_type: Vec<PageTypeReads>,
+    /// One-shot programs: wordlines programmed with pages still missing (padded when
+    /// nothing else could run).
+    pub padded_wordlines: u64,
+    /// Suspension, when `scheduler.suspend` is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<SuspendReport>,
+}
+
+impl NandReport {
+    pub(crate) fn all_finite(&self) -> bool {
+        self.reads_by_page_type
+            .iter()
+            .all(|r| r.latency.mean_ns.is_finite())
+            && self
+                .suspend
+                .as_ref()
+                .is_none_or(|s| s.suspended_ns_mean.is_finite())
+    }
+
+    pub(crate) fn table_nand(&self, w: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        use crate::table::{fmt_count, fmt_us, kv};
+        writeln!(w, "\nNAND")?;
+        kv(
+            w,
+            "cell",
+            format!("{}, {} order, {}", self.cell, self.page_order, self.program),
+        )?;
+        for r in &self.reads_by_page_type {
+            kv(
+                w,
+                &format!("{} reads (µs)", r.page_type),
+                format!(
+                    "n {}  mean {}  p99 {}  (array {})",
+                    fmt_count(r.latency.count),
+                    fmt_us(r.latency.mean_ns),
+                    fmt_us(r.latency.p99_ns as f64),
+                    fmt_us(r.t_read_ns as f64)
+                ),
+            )?;
+        }
+        if self.padded_wordlines > 0 {
+            kv(w, "padded wordlines", fmt_count(self.padded_wordlines))?;
+        }
+        if let Some(s) = &self.suspend {
+            kv(w, "suspend policy", &s.policy)?;
+            kv(
+                w,
+                "suspends",
+                format!(
+                    "{} programs, {} erases, {} refused",
+                    fmt_count(s.program_suspends),
+                    fmt_count(s.erase_suspends),
+                    fmt_count(s.refused)
+                ),
+            )?;
+            kv(
+                w,
+                "time suspended (µs)",
+                format!(
+                    "total {}  mean {}",
+                    fmt_us(s.suspended_ns_total as f64),
+                    fmt_us(s.suspended_ns_mean)
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Accumulates one latency distribution (a histogram), for a layer that reports its
+/// own (the NAND section's reads per page type).
+#[derive(Clone, Debug)]
+pub struct LatencyRecorder(LatencyAcc);
+
+impl Default for LatencyRecorder {
+    fn default() -> Self {
+        LatencyRecorder(LatencyAcc::new())
+    }
+}
+
+impl LatencyRecorder {
+    /// Adds one value, ns.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.0.record(ns);
+    }
+
+    /// The summary (all zeros when nothing was recorded).
+    pub fn summary(&self) -> Latency {
+        self.0.summary()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_prints_page_types_and_suspends() {
+        let mut lat = LatencyRecorder::default();
+        lat.record(50_000);
+        lat.record(70_000);
+        let r = NandReport {
+            cell: "tlc".into(),
+            page_order: "wordline".into(),
+            program: "per-page".into(),
+            reads_by_page_type: vec![PageTypeReads {
+                page_type: "lsb".into(),
+                t_read_ns: 50_000,
+                latency: lat.summary(),
+            }],
+            padded_wordlines: 0,
+            suspend: Some(SuspendReport {
+                policy: "reads".into(),
+                program_suspends: 3,
+                suspended_ns_total: 90_000,
+                suspended_ns_mean: 30_000.0,
+                ..SuspendReport::default()
+            }),
+        };
+        assert!(r.all_finite());
+        let mut s = String::new();
+        r.table_nand(&mut s).unwrap();
+        assert!(s.contains("lsb reads (µs)"), "{s}");
+        assert!(s.contains("n 2  mean 60.00"), "{s}");
+        assert!(s.contains("3 programs"), "{s}");
+        assert!(!s.contains("padded"), "{s}");
+    }
+}
