@@ -122,6 +122,12 @@ pub struct CellError {
 }
 
 impl NandConfig {
+    /// Every key at its default: left out of the resolved configuration (and so of its
+    /// hash).
+    pub fn is_default(&self) -> bool {
+        *self == NandConfig::default()
+    }
+
     /// True when the section changes nothing: SLC, per-page programs and the `timing`
     /// times (a list of one entry equal to them included is not "nothing": it is read).
     pub fn is_default_slc(&self) -> bool {

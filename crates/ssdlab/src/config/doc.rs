@@ -397,16 +397,30 @@ mod tests {
         }
     }
 
-    /// The default configuration with every key, those written only when set too.
+    /// The default configuration with every key, those written only when set too (in
+    /// their place: written by a configuration that sets each, then given back their
+    /// defaults).
     fn default_table() -> toml::Table {
-        let mut t: toml::Table = SimConfig::default().to_toml().parse().unwrap();
+        let plain: toml::Table = SimConfig::default().to_toml().parse().unwrap();
+        let mut cfg = SimConfig::default();
+        cfg.timing.transfer = ssdlab_nand::Transfer::Sectors;
+        cfg.scheduler.suspend = crate::sched::SuspendPolicy::Reads;
+        cfg.nand.cell = ssdlab_nand::CellType::Mlc;
+        let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();
-            let mut table = &mut t;
+            let (mut table, mut at_default) = (&mut t, Some(&plain));
             for part in section.split('.') {
                 table = table[part].as_table_mut().unwrap();
+                at_default = at_default
+                    .and_then(|d| d.get(part))
+                    .and_then(|v| v.as_table());
             }
-            assert!(!table.contains_key(name), "{key} is written at its default");
+            assert!(
+                at_default.is_none_or(|d| !d.contains_key(name)),
+                "{key} is written at its default"
+            );
+            assert!(table.contains_key(name), "{key} is written when set");
             let parsed: toml::Table = format!("v = {value}").parse().unwrap();
             table.insert(name.to_string(), parsed["v"].clone());
         }

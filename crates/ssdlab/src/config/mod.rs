@@ -42,7 +42,20 @@ use ssdlab_raid::{ChipChoice, Domain, RaidConfig, RaidLevel};
 /// Keys the resolved configuration ([`SimConfig::to_toml`]) leaves out while they hold
 /// their default, with that default as TOML: keys added after the reproduced papers'
 /// presets were written, so that adding them changed no configuration's text or hash.
-pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[("timing.transfer", "\"page\"")];
+pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
+    ("timing.transfer", "\"page\""),
+    ("scheduler.suspend", "\"off\""),
+    ("nand.cell", "\"slc\""),
+    ("nand.page_order", "\"wordline\""),
+    ("nand.program", "\"per-page\""),
+    ("nand.t_read_ns_by_type", "[]"),
+    ("nand.t_prog_ns_by_type", "[]"),
+    ("nand.t_erase_ns", "0"),
+    ("nand.suspend.t_suspend_ns", "20000"),
+    ("nand.suspend.t_resume_ns", "5000"),
+    ("nand.suspend.max_per_op", "4"),
+    ("nand.suspend.ops", "\"both\""),
+];
 
 /// Everything a run needs besides its trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -56,7 +69,9 @@ pub struct SimConfig {
     /// Flash timing.
     pub timing: NandTiming,
     /// Cell type, page types and their latencies, program/erase suspend (SLC with
-    /// `timing`'s times by default: docs/NAND.md).
+    /// `timing`'s times by default: docs/NAND.md). Written out in the resolved
+    /// configuration (and so part of its hash) only when a key is not the default.
+    #[serde(skip_serializing_if = "NandConfig::is_default")]
     pub nand: NandConfig,
     /// Flash translation layer.
     pub ftl: FtlConfig,
@@ -444,6 +459,48 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(again, sectors);
+    }
+
+    #[test]
+    fn keys_added_after_the_presets_are_written_only_when_set() {
+        // At their defaults they leave the resolved text, and so every preset's hash, as
+        // it was before they existed.
+        let text: toml::Table = SimConfig::default().to_toml().parse().unwrap();
+        for (key, _) in WRITTEN_WHEN_SET {
+            let mut table = Some(&text);
+            let (section, name) = key.rsplit_once('.').unwrap();
+            for part in section.split('.') {
+                table = table.and_then(|t| t.get(part)).and_then(|v| v.as_table());
+            }
+            assert!(
+                table.is_none_or(|t| !t.contains_key(name)),
+                "{key} written at its default"
+            );
+        }
+        assert!(
+            !text.contains_key("nand"),
+            "the nand section at its default"
+        );
+        // Set, each is written and read back.
+        for set in [
+            "nand.cell=\"tlc\"",
+            "scheduler.suspend=\"host-reads\"",
+            "timing.transfer=\"sectors\"",
+        ] {
+            let mut b = ConfigBuilder::new().set(set).unwrap();
+            if set.starts_with("nand") {
+                b = b
+                    .set("nand.t_read_ns_by_type=[50000, 70000, 90000]")
+                    .unwrap();
+                b = b.set("geometry.pages_per_block=63").unwrap();
+            }
+            let cfg = b.build().unwrap();
+            let text = cfg.to_toml();
+            let key = set.split_once('=').unwrap().0.rsplit_once('.').unwrap().1;
+            assert!(text.contains(&format!("{key} =")), "{set}: {text}");
+            let back: SimConfig = toml::from_str(&text).unwrap();
+            assert_eq!(back, cfg, "{set}");
+        }
     }
 
     #[test]

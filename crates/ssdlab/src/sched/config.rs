@@ -41,6 +41,11 @@ pub struct SchedulerConfig {
     /// Which reads queued for a die busy with a program or erase suspend it (the die's
     /// capability: `[nand.suspend]`); refused with `vaq` and the `paq` schedulers,
     /// which queue a read only for an idle die.
+    ///
+    /// Written out in the resolved configuration (and so part of its hash) only when it
+    /// is not the default.
+    #[serde(skip_serializing_if = "super::SuspendPolicy::is_off")]
+    #[schemars(extend("default" = "off"))]
     pub suspend: super::SuspendPolicy,
 }
 

@@ -26,6 +26,12 @@ pub enum SuspendPolicy {
 }
 
 impl SuspendPolicy {
+    /// The default, left out of the resolved configuration (and so of its hash).
+    #[inline]
+    pub fn is_off(&self) -> bool {
+        *self == SuspendPolicy::Off
+    }
+
     /// True unless `"off"`.
     #[inline]
     pub fn is_on(self) -> bool {
