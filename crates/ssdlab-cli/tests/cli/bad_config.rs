@@ -227,5 +227,8 @@ fn nand_settings_that_cannot_describe_a_part_name_their_key() {
         "nand.suspend.max_per_op=0",
     ])
     .assert_input_error(&["nand.suspend.max_per_op"]);
+    // Suspend settings with suspend off: configured but never used.
+    run_with(&["--set", "nand.suspend.t_suspend_ns=1000"])
+        .assert_input_error(&["nand.suspend", "scheduler.suspend"]);
     run_with(&["--set", "nand.cell=\"penta\""]).assert_input_error(&["nand.cell"]);
 }

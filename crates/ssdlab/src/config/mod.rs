@@ -217,6 +217,18 @@ impl SimConfig {
                 message: e.message,
             });
         }
+        if !self.scheduler.suspend.is_on()
+            && self.nand.suspend != ssdlab_nand::SuspendConfig::default()
+        {
+            // Configured but never used: refused rather than ignored.
+            errs.push(ConfigError::Invalid {
+                key: "nand.suspend".into(),
+                message: "is set while scheduler.suspend = \"off\", which never suspends: \
+                          set scheduler.suspend = \"host-reads\" or \"reads\", or leave \
+                          [nand.suspend] out"
+                    .into(),
+            });
+        }
         if self.scheduler.suspend.is_on() && self.nand.suspend.max_per_op == 0 {
             errs.push(ConfigError::Invalid {
                 key: "nand.suspend.max_per_op".into(),
@@ -459,6 +471,27 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(again, sectors);
+    }
+
+    #[test]
+    fn suspend_settings_without_suspend_are_refused() {
+        let e = ConfigBuilder::new()
+            .set("nand.suspend.t_suspend_ns=10000")
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nand.suspend") && e.contains("scheduler.suspend"),
+            "{e}"
+        );
+        ConfigBuilder::new()
+            .set("nand.suspend.t_suspend_ns=10000")
+            .unwrap()
+            .set("scheduler.suspend=\"reads\"")
+            .unwrap()
+            .build()
+            .unwrap();
     }
 
     #[test]
