@@ -25,7 +25,10 @@ const JOURNAL: &str = "\
 fn replay(sets: &[&str]) -> Report {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ssdlab-trace-flush");
     std::fs::create_dir_all(&dir).expect("the temporary directory");
-    let path = dir.join("journal.blkparse");
+    // A file per replay: tests run in parallel, and one must not truncate another's.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("journal-{}-{n}.blkparse", std::process::id()));
     std::fs::write(&path, JOURNAL).expect("the trace");
     let src = TraceSource::File {
         path,
