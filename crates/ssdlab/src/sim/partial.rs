@@ -21,7 +21,6 @@
 
 use super::txn::{ReqId, TxnId};
 use super::Simulation;
-use crate::placement::{PageToPlace, Role};
 use crate::sim::sectors::SECTOR_BYTES;
 use rustc_hash::FxHashMap;
 use ssdlab_nand::{FlashOp, Lpn, TxnReason};
@@ -298,7 +297,8 @@ impl Simulation {
                 continue;
             }
             txns.clear();
-            self.program_merged(w.req, txn.lpn, w.token, &mut txns);
+            // Content accounting was done when the write began to wait.
+            self.place_host_write(w.req, txn.lpn, w.token, &mut txns);
             if !txns.is_empty() {
                 let n = txns.len() as u32;
                 self.reqs[w.req].flash_txns += n;
@@ -308,23 +308,6 @@ impl Simulation {
         self.scratch = txns;
         self.settle_placement();
         self.run_gc_checks();
-    }
-
-    /// Places merged page `lpn` of request `id` as admission would have.
-    fn program_merged(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
-        // Content accounting was done when the write began to wait.
-        let mut page = PageToPlace::new(lpn, token, Role::Data);
-        if let Some(x) = self.raid.as_ref() {
-            page = page.with_chunk(x.map.layout.locate(u64::from(lpn.0)));
-        }
-        let plane = self.place(page);
-        self.write_or_park(id, lpn, plane, token, TxnReason::HostWrite, txns);
-        if let Some(m) = self.raid.as_ref().and_then(|x| x.map.mirror_of(lpn)) {
-            let (mlpn, chunk) = m;
-            let mplane = self.place(PageToPlace::new(mlpn, token, Role::Mirror).with_chunk(chunk));
-            self.reqs[id].pending += 1;
-            self.write_or_park(id, mlpn, mplane, token, TxnReason::MirrorWrite, txns);
-        }
     }
 
     /// Counters of partial-page writes, for the report.

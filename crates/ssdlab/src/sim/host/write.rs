@@ -19,6 +19,20 @@ impl Simulation {
     /// parked until GC frees space in its plane.
     pub(super) fn admit_write(&mut self, id: ReqId, lpn: Lpn, token: u64, txns: &mut Vec<TxnId>) {
         self.note_content_write(token);
+        self.place_host_write(id, lpn, token, txns);
+    }
+
+    /// [`Simulation::admit_write`] after its content is counted: the page placed and
+    /// written (or parked), with its RAID-1 mirror. Also a merged partial write's
+    /// program (sim/partial.rs), counted when it began to wait.
+    #[inline(always)]
+    pub(in crate::sim) fn place_host_write(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        token: u64,
+        txns: &mut Vec<TxnId>,
+    ) {
         let mut page = PageToPlace::new(lpn, token, Role::Data);
         if let Some(x) = self.raid.as_ref() {
             page = page.with_chunk(x.map.layout.locate(u64::from(lpn.0)));
