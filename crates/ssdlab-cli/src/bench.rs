@@ -50,6 +50,7 @@ impl FlashWork {
                         | TxnReason::ReconstructRead
                         | TxnReason::PreRead
                         | TxnReason::GcRead
+                        | TxnReason::FoldRead
                         | TxnReason::ReclaimRead
                 )
             })

@@ -248,6 +248,7 @@ impl Ftl {
             counters: FtlCounters::default(),
             content: None,
             slots: 0,
+            slc: None,
         }
     }
 

@@ -62,9 +62,28 @@ pub(crate) struct PlaneMeta {
     pub erase_min: u32,
     pub erase_min_blocks: u32,
     pub erase_max: u32,
+    /// Static SLC cache: blocks of the region not in SLC use now, kept free for it (the
+    /// native side's GC threshold and host reserve count them as taken). 0 without it.
+    pub slc_reserved: u32,
+    /// The SLC region is full and holds a block to fold: the plane needs its collector.
+    pub fold_due: bool,
+    /// What the foreground GC test adds to the threshold: `slc_reserved`, and
+    /// [`FOLD_DUE`] while `fold_due` (kept by [`PlaneMeta::sync_gc_extra`], so that the
+    /// test stays one comparison).
+    pub gc_extra: u32,
 }
 
+/// Added to a plane's GC threshold while its SLC region waits for a fold: more free
+/// blocks than any plane has.
+pub(crate) const FOLD_DUE: u32 = 1 << 30;
+
 impl PlaneMeta {
+    /// Recomputes `gc_extra` after `slc_reserved` or `fold_due` changed.
+    #[inline]
+    pub fn sync_gc_extra(&mut self) {
+        self.gc_extra = self.slc_reserved + if self.fold_due { FOLD_DUE } else { 0 };
+    }
+
     /// Free blocks, fresh or erased.
     #[inline]
     pub fn free_blocks(&self) -> u32 {
@@ -107,6 +126,9 @@ impl BlockManager {
                 erase_min: 0,
                 erase_min_blocks: bpp,
                 erase_max: 0,
+                slc_reserved: 0,
+                fold_due: false,
+                gc_extra: 0,
             })
             .collect();
         BlockManager {
@@ -212,6 +234,23 @@ impl BlockManager {
     /// [`BlockManager::alloc`]); `None` when only the reserve is left.
     #[inline(never)]
     fn open_frontier(&mut self, plane: PlaneId, stream: Stream, reserve: u32) -> Option<u32> {
+        let b = self.take_free(plane, reserve)?;
+        let pm = &mut self.planes[plane.idx()];
+        match stream {
+            Stream::Host => pm.host_frontier = b,
+            Stream::Gc => pm.gc_frontier = b,
+        }
+        self.blocks[b as usize].set_state(match stream {
+            Stream::Host => BlockState::HostOpen,
+            Stream::Gc => BlockState::GcOpen,
+        });
+        Some(b)
+    }
+
+    /// Takes the next free block of `plane` out of its pool (the least worn with dynamic
+    /// wear leveling, else the lowest index), still in state `Free`; `None` when only
+    /// `reserve` blocks are left.
+    pub fn take_free(&mut self, plane: PlaneId, reserve: u32) -> Option<u32> {
         let pm = &mut self.planes[plane.idx()];
         if pm.free.len() as u32 + pm.fresh <= reserve {
             return None;
@@ -229,17 +268,9 @@ impl BlockManager {
             }
             _ => return None,
         };
-        match stream {
-            Stream::Host => pm.host_frontier = b,
-            Stream::Gc => pm.gc_frontier = b,
-        }
-        let blk = &mut self.blocks[b as usize];
+        let blk = &self.blocks[b as usize];
         debug_assert_eq!(blk.state(), BlockState::Free, "opening block {b}");
         debug_assert_eq!(blk.write_ptr, 0, "opening block {b}");
-        blk.set_state(match stream {
-            Stream::Host => BlockState::HostOpen,
-            Stream::Gc => BlockState::GcOpen,
-        });
         Some(b)
     }
 

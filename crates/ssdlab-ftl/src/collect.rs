@@ -23,10 +23,13 @@ use crate::mapping::PageOwner;
 impl Ftl {
     /// Foreground GC is due in `plane`: fewer free blocks than the threshold and no GC
     /// running there.
+    ///
+    /// With the SLC cache: also when the plane's SLC region is full and holds a block to
+    /// fold, and a static region's free blocks count as taken.
     #[inline]
     pub fn gc_needed(&self, plane: PlaneId) -> bool {
         let pm = &self.blocks.planes[plane.idx()];
-        pm.victim == NONE && pm.free_blocks() < self.gc_threshold_blocks
+        pm.victim == NONE && pm.free_blocks() < self.gc_threshold_blocks + pm.gc_extra
     }
 
     /// `plane` has a full block with an invalid page: a GC started there would free
@@ -36,14 +39,18 @@ impl Ftl {
     pub fn gc_has_candidate(&mut self, plane: PlaneId) -> bool {
         let ppb = self.blocks.ppb;
         self.blocks.fewest_valid(plane, ppb).is_some()
+            || self.slc.as_ref().is_some_and(|s| s.full_blocks(plane) > 0)
     }
 
     /// Background GC would help `plane`: enabled, fewer free blocks than the background
     /// target, and no GC running there.
     #[inline]
+    /// With the SLC cache folding when idle: also when the plane holds a full SLC block.
     pub fn bg_gc_wanted(&self, plane: PlaneId) -> bool {
         let pm = &self.blocks.planes[plane.idx()];
-        self.background && pm.victim == NONE && pm.free_blocks() < self.bg_threshold_blocks
+        pm.victim == NONE
+            && ((self.background && pm.free_blocks() < self.bg_threshold_blocks + pm.slc_reserved)
+                || self.slc_idle_fold_wanted(plane))
     }
 
     /// Whether a GC is running in `plane`, and on which block.
@@ -67,6 +74,11 @@ impl Ftl {
         let pm = &self.blocks.planes[plane.idx()];
         if pm.victim != NONE {
             return None;
+        }
+        if self.slc.is_some() {
+            if let Some(b) = self.slc_fold_pick(plane) {
+                return Some(BlockId(b));
+            }
         }
         let wl = self.static_wl_pick(plane);
         let b = match wl {
@@ -198,7 +210,12 @@ impl Ftl {
         self.map.set_owner(dst, lpn);
         self.invalidate(src);
         self.map.map(lpn, dst);
-        self.counters.gc_pages_moved += 1;
+        match self.slc.as_deref_mut() {
+            Some(s) if s.is_slc(self.geom.block_of_page(src).0) => {
+                s.counters.fold_pages_moved += 1;
+            }
+            _ => self.counters.gc_pages_moved += 1,
+        }
     }
 
     /// The victim `block` may be erased now: under GC, no valid page, no pinned read, no
@@ -225,6 +242,9 @@ impl Ftl {
         self.blocks.erase(block.0);
         self.erases_total += 1;
         self.counters.erases += 1;
+        if let Some(s) = self.slc.as_deref_mut().filter(|s| s.is_slc(block.0)) {
+            s.erased(&mut self.blocks, block.0);
+        }
     }
 
     /// Gives the victim `block` back as a full block before any move out of it began (e.g.
@@ -233,7 +253,10 @@ impl Ftl {
     /// Panics once a move has begun: the moved pages already used GC frontier space, and
     /// giving the victim back without its erase would leak that space out of the reserve.
     pub fn gc_abandon(&mut self, block: BlockId) {
-        self.blocks.abandon(block.0);
+        match self.slc.as_deref_mut().filter(|s| s.is_slc(block.0)) {
+            Some(s) => s.abandon(&mut self.blocks, block.0),
+            None => self.blocks.abandon(block.0),
+        }
         self.counters.gc_abandoned += 1;
     }
 }

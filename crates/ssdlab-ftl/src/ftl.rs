@@ -45,6 +45,8 @@ pub struct Ftl {
     pub(crate) content: Option<Box<ContentIndex>>,
     /// The last `slots` map entries are the controller's slots (see [`Ftl::with_slots`]).
     pub(crate) slots: u32,
+    /// The SLC cache's region, when on ([`Ftl::enable_slc_cache`]).
+    pub(crate) slc: Option<Box<crate::slc::SlcCache>>,
 }
 
 impl std::fmt::Debug for Ftl {
@@ -117,6 +119,7 @@ impl Ftl {
             counters: FtlCounters::default(),
             content: None,
             slots,
+            slc: None,
         })
     }
 
@@ -293,9 +296,15 @@ impl Ftl {
     /// pending until [`Ftl::program_done`].
     ///
     /// `Err(NoSpace)` leaves everything untouched.
+    ///
+    /// With the SLC cache on, the page is taken in the plane's SLC region while it has
+    /// room (see [`Ftl::enable_slc_cache`]).
     #[inline(always)]
     pub fn host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
         debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
+        if self.slc.is_some() {
+            return self.slc_host_write(lpn, plane, token);
+        }
         let stamp = self.stamp + 1;
         let Some(ppn) = self
             .blocks
@@ -304,6 +313,18 @@ impl Ftl {
             self.counters.no_space += 1;
             return Err(NoSpace { plane });
         };
+        self.commit_host_write(lpn, ppn, token, stamp)
+    }
+
+    /// The rest of a host write whose page `ppn` was allocated at `stamp`.
+    #[inline(always)]
+    pub(crate) fn commit_host_write(
+        &mut self,
+        lpn: Lpn,
+        ppn: Ppn,
+        token: u64,
+        stamp: u64,
+    ) -> Result<Ppn, NoSpace> {
         self.stamp = stamp;
         if let Some(old) = self.map.lookup(lpn) {
             self.content_remove(old);
@@ -389,38 +410,6 @@ impl Ftl {
     pub(crate) fn invalidate(&mut self, ppn: Ppn) {
         self.map.invalidate(ppn);
         self.blocks.invalidate(self.geom.block_of_page(ppn).0);
-    }
-
-    /// Free pages host writes could still take in `plane`: the rest of its host frontier
-    /// block plus the free blocks beyond the reserve.
-    pub fn free_pages_in_plane(&self, plane: PlaneId) -> u64 {
-        let spare = self
-            .blocks
-            .free_blocks(plane)
-            .saturating_sub(self.reserve_blocks);
-        u64::from(self.blocks.host_frontier_room(plane))
-            + u64::from(spare) * u64::from(self.geom.pages_per_block)
-    }
-
-    /// The page offset inside its block that the next host write to `plane` takes (0
-    /// when a new block would be opened). Planes of one die whose next offsets are
-    /// equal can take one multi-plane program.
-    #[inline]
-    pub fn next_host_offset(&self, plane: PlaneId) -> u32 {
-        let ppb = self.geom.pages_per_block;
-        (ppb - self.blocks.host_frontier_room(plane)) % ppb
-    }
-
-    /// Host pages `plane` can still take before a write makes it start foreground GC
-    /// (DGC's C_r): the rest of the host frontier block plus the free blocks above the
-    /// GC threshold.
-    pub fn pages_before_gc(&self, plane: PlaneId) -> u64 {
-        let above = self
-            .blocks
-            .free_blocks(plane)
-            .saturating_sub(self.gc_threshold_blocks);
-        u64::from(self.blocks.host_frontier_room(plane))
-            + u64::from(above) * u64::from(self.geom.pages_per_block)
     }
 
     /// Free blocks of `plane` (reserve included).

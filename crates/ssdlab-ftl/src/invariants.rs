@@ -23,7 +23,10 @@ impl Ftl {
     /// * the sum of erase counts equals the erases performed;
     /// * with a content index: its members are exactly the mapped pages (each once, in
     ///   the bucket of its chip), groups hold two or more pages whose bucket counts and
-    ///   links agree, and every unit's filter answers yes for every content it holds.
+    ///   links agree, and every unit's filter answers yes for every content it holds;
+    /// * with the SLC cache: exactly the blocks in SLC mode are open, full or folded
+    ///   SLC blocks, written to at most an SLC block's pages, every full one queued,
+    ///   and a static region's blocks held plus kept free make its size.
     pub fn check_invariants(&self) {
         self.check_forward_map();
         let mut copies_in_flight = 0u64;
@@ -54,6 +57,7 @@ impl Ftl {
             "sum of erase counts vs erases performed"
         );
         self.check_content_index();
+        self.check_slc();
     }
 
     fn check_forward_map(&self) {
@@ -181,13 +185,21 @@ impl Ftl {
                 assert_eq!(pm.gc_frontier, b, "block {b} GC-open but not the frontier");
                 assert!(u32::from(m.write_ptr) < ppb, "GC frontier {b} is full");
             }
-            BlockState::Full | BlockState::UnderGc => {
+            BlockState::Full | BlockState::UnderGc | BlockState::SlcFull => {
+                let cap = match &self.slc {
+                    Some(s) if s.is_slc(b) => s.cap,
+                    _ => ppb,
+                };
                 assert_eq!(
                     u32::from(m.write_ptr),
-                    ppb,
+                    cap,
                     "block {b} is {:?} but not full",
                     m.state()
                 );
+            }
+            BlockState::SlcOpen => {
+                let cap = self.slc.as_ref().map_or(0, |s| s.cap);
+                assert!(u32::from(m.write_ptr) < cap, "SLC frontier {b} is full");
             }
         }
         if m.state() == BlockState::UnderGc {
@@ -201,13 +213,13 @@ impl Ftl {
     fn check_plane(&self, plane: PlaneId) {
         let bm = &self.blocks;
         let pm = &bm.planes[plane.idx()];
-        let mut counts = [0u32; 5];
+        let mut counts = [0u32; 7];
         for b in bm.blocks_of(plane) {
             counts[bm.blocks[b as usize].state() as usize] += 1;
         }
-        let [free, host_open, gc_open, full, under_gc] = counts;
+        let [free, host_open, gc_open, full, under_gc, slc_open, slc_full] = counts;
         assert_eq!(
-            free + host_open + gc_open + full + under_gc,
+            free + host_open + gc_open + full + under_gc + slc_open + slc_full,
             bm.bpp,
             "plane {plane}: block total"
         );

@@ -54,7 +54,9 @@ mod meta;
 mod order;
 mod precondition;
 pub mod prefetch;
+mod room;
 mod similarity;
+mod slc;
 mod stats;
 #[cfg(test)]
 mod testutil;
@@ -73,6 +75,7 @@ pub use ftl::{Ftl, NoSpace};
 pub use mapping::{release_spare_tables, PageOwner};
 pub use order::{AllocOrder, Dim, StripeMap};
 pub use precondition::PreconditionReport;
+pub use slc::SlcCounters;
 pub use stats::{EraseSummary, FtlCounters, PlaneSummary};
 
 use ssdlab_nand::Lpn;

@@ -17,15 +17,22 @@ pub enum BlockState {
     Full = 3,
     /// Chosen as GC victim; waiting for its pages to move and its erase.
     UnderGc = 4,
+    /// The plane's SLC-cache frontier: written in SLC mode, one page per wordline.
+    SlcOpen = 5,
+    /// An SLC-mode block with every SLC page allocated, waiting to be folded (never a
+    /// GC candidate: folding takes it).
+    SlcFull = 6,
 }
 
 impl BlockState {
-    const ALL: [BlockState; 5] = [
+    const ALL: [BlockState; 7] = [
         BlockState::Free,
         BlockState::HostOpen,
         BlockState::GcOpen,
         BlockState::Full,
         BlockState::UnderGc,
+        BlockState::SlcOpen,
+        BlockState::SlcFull,
     ];
 }
 

@@ -90,7 +90,7 @@ pub enum ProgramModel {
 /// The NAND section (`[nand]`): cell type, page order, program model, the
 /// per-page-type latencies and the suspend capability. The default is SLC with `timing`'s read, program and erase
 /// times, exactly the model without this section.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct NandConfig {
     /// Bits per cell.
@@ -109,6 +109,10 @@ pub struct NandConfig {
     pub t_erase_ns: u64,
     /// Program/erase suspend, used when `scheduler.suspend` is not `"off"`.
     pub suspend: crate::SuspendConfig,
+    /// The SLC cache: blocks used in SLC mode for host writes, folded later. Written out
+    /// only when a key is set, so that a configuration without it keeps its text.
+    #[serde(skip_serializing_if = "crate::SlcCacheConfig::is_default")]
+    pub slc_cache: crate::SlcCacheConfig,
 }
 
 /// A cell-type setting that cannot describe a device.
@@ -136,6 +140,7 @@ impl NandConfig {
             && self.t_read_ns_by_type.is_empty()
             && self.t_prog_ns_by_type.is_empty()
             && self.t_erase_ns == 0
+            && !self.slc_cache.is_on()
     }
 
     /// Checks the section against `pages_per_block`; returns every problem.

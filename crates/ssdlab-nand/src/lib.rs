@@ -6,7 +6,8 @@
 //! * [`NandTiming`]: array and bus timing parameters, in nanoseconds and picoseconds.
 //! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
 //! * [`NandConfig`]: cell type (SLC to QLC), page types and their latencies;
-//!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume.
+//!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume;
+//!   [`SlcCacheConfig`]: blocks used in SLC mode as a write cache.
 //!
 //! Global numbering: chips are numbered in *stripe order*, channel first
 //! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
@@ -19,6 +20,7 @@ mod cell;
 mod geometry;
 mod ids;
 mod op;
+mod slc;
 mod suspend;
 mod timing;
 
@@ -26,5 +28,6 @@ pub use cell::{CellError, CellType, NandConfig, PageOrder, ProgramModel};
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
+pub use slc::{SlcCacheConfig, SlcMode, WhenFull};
 pub use suspend::{SuspendConfig, SuspendOps, Suspendable};
 pub use timing::{NandTiming, TimingError, Transfer, WriteAck};

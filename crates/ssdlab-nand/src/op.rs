@@ -40,6 +40,12 @@ pub enum TxnReason {
     GcWrite,
     /// A GC block erase.
     GcErase,
+    /// A read of a valid page of an SLC-mode block being folded.
+    FoldRead,
+    /// The native-mode program of a folded page.
+    FoldWrite,
+    /// The erase of a folded SLC-mode block.
+    FoldErase,
     /// Rebuild traffic after a failure.
     Rebuild,
     /// A read of a stripe's pages by a CR5M expired-data reclaim that no host write
@@ -54,7 +60,7 @@ pub enum TxnReason {
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 13] = [
+    pub const ALL: [TxnReason; 16] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -64,6 +70,9 @@ impl TxnReason {
         TxnReason::GcRead,
         TxnReason::GcWrite,
         TxnReason::GcErase,
+        TxnReason::FoldRead,
+        TxnReason::FoldWrite,
+        TxnReason::FoldErase,
         TxnReason::Rebuild,
         TxnReason::ReclaimRead,
         TxnReason::ReclaimWrite,
@@ -92,16 +101,31 @@ impl TxnReason {
             TxnReason::ReclaimRead => "reclaim-read",
             TxnReason::ReclaimWrite => "reclaim-write",
             TxnReason::MergeRead => "merge-read",
+            TxnReason::FoldRead => "fold-read",
+            TxnReason::FoldWrite => "fold-write",
+            TxnReason::FoldErase => "fold-erase",
         }
     }
 
-    /// True for GC traffic.
+    /// True for the collector's traffic: GC, and folding of SLC-mode blocks (adjacent
+    /// in the enum, so that this is one range test).
     #[inline]
     pub fn is_gc(self) -> bool {
-        matches!(
-            self,
-            TxnReason::GcRead | TxnReason::GcWrite | TxnReason::GcErase
-        )
+        (TxnReason::GcRead as u8..=TxnReason::FoldErase as u8).contains(&(self as u8))
+    }
+
+    /// The collector's page read, program and erase reasons: GC's, or folding's.
+    #[inline]
+    pub fn collector(fold: bool) -> [TxnReason; 3] {
+        if fold {
+            [
+                TxnReason::FoldRead,
+                TxnReason::FoldWrite,
+                TxnReason::FoldErase,
+            ]
+        } else {
+            [TxnReason::GcRead, TxnReason::GcWrite, TxnReason::GcErase]
+        }
     }
 }
 

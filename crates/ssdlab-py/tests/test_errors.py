@@ -122,3 +122,23 @@ def test_a_page_type_list_of_the_wrong_length_names_the_key(head200: str) -> Non
     assert [p["page_type"] for p in r.nand["reads_by_page_type"]] == ["lsb", "csb", "msb"]
     assert "program_suspends" in r.nand["suspend"]
     assert ssdlab.run(preset="default", trace=head200).nand is None
+
+
+def test_an_slc_cache_reports_its_folds_and_a_bad_size_names_the_key(head200: str) -> None:
+    tlc = {"nand.cell": "tlc", "geometry.pages_per_block": 96, "ftl.over_provisioning": 0.25}
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run(preset="default", trace=head200,
+                   set={**tlc, "nand.slc_cache.mode": "static"})
+    assert e.value.key == "nand.slc_cache.blocks_per_plane"
+    r = ssdlab.run(
+        preset="default",
+        trace=head200,
+        set={**tlc, "nand.slc_cache.mode": "dynamic", "nand.slc_cache.blocks_per_plane": 1,
+             "nand.slc_cache.t_prog_ns": 100000},
+    )
+    assert r.nand is not None
+    c = r.nand["slc_cache"]
+    assert c["mode"] == "dynamic" and c["pages_per_block"] == 32
+    assert c["slc_pages_written"] > 0
+    assert c["slc_pages_written"] + c["direct_pages_written"] > 0
+    assert r.nand["reads_by_page_type"][-1]["page_type"] == "slc-mode"

@@ -34,6 +34,43 @@ pub struct SuspendReport {
     pub refused: u64,
 }
 
+/// What the SLC cache did in a run (docs/NAND.md, *SLC cache*).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SlcCacheReport {
+    /// `static` or `dynamic`.
+    pub mode: String,
+    /// The region's blocks per plane (static), or the most a plane may hold (dynamic).
+    pub blocks_per_plane: u32,
+    /// Pages of an SLC-mode block (one per wordline).
+    pub pages_per_block: u32,
+    /// What the configured region holds at most over the device, bytes.
+    pub size_bytes: u64,
+    /// The most SLC-mode blocks held at once over the device, and their bytes.
+    pub peak_blocks_held: u64,
+    /// Its bytes.
+    pub peak_bytes: u64,
+    /// SLC-mode read and program times, ns.
+    pub t_read_ns: u64,
+    /// Program time of an SLC-mode page, ns.
+    pub t_prog_ns: u64,
+    /// `direct` or `wait`.
+    pub when_full: String,
+    /// Host pages written in SLC mode.
+    pub slc_pages_written: u64,
+    /// Host pages written directly in native mode (region full).
+    pub direct_pages_written: u64,
+    /// Host writes refused while waiting for a fold (each retry counted).
+    pub full_waits: u64,
+    /// SLC blocks folded, of which started in idle time.
+    pub folds: u64,
+    /// Folds started when a chip was idle.
+    pub idle_folds: u64,
+    /// Pages moved by folding.
+    pub fold_pages_moved: u64,
+    /// Erases of SLC-mode blocks.
+    pub slc_erases: u64,
+}
+
 /// The NAND model of a run ([`crate::Report::nand`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NandReport {
@@ -51,6 +88,10 @@ pub struct NandReport {
     /// Suspension, when `scheduler.suspend` is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspend: Option<SuspendReport>,
+    /// The SLC cache, when on (its host reads are the `slc-mode` entry of
+    /// `reads_by_page_type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<SlcCacheReport>,
 }
 
 impl NandReport {
@@ -110,7 +151,51 @@ impl NandReport {
                 ),
             )?;
         }
+        if let Some(c) = &self.slc_cache {
+            c.table(w)?;
+        }
         Ok(())
+    }
+}
+
+impl SlcCacheReport {
+    fn table(&self, w: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        use crate::table::{fmt_count, kv};
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        kv(
+            w,
+            "SLC cache",
+            format!(
+                "{}, {} blocks/plane of {} pages, {:.2} GiB (peak held {:.2} GiB), when full: {}",
+                self.mode,
+                self.blocks_per_plane,
+                self.pages_per_block,
+                gib(self.size_bytes),
+                gib(self.peak_bytes),
+                self.when_full
+            ),
+        )?;
+        kv(
+            w,
+            "SLC cache writes",
+            format!(
+                "{} SLC pages, {} direct, {} refused waiting",
+                fmt_count(self.slc_pages_written),
+                fmt_count(self.direct_pages_written),
+                fmt_count(self.full_waits)
+            ),
+        )?;
+        kv(
+            w,
+            "folding",
+            format!(
+                "{} blocks ({} started idle), {} pages moved, {} SLC erases",
+                fmt_count(self.folds),
+                fmt_count(self.idle_folds),
+                fmt_count(self.fold_pages_moved),
+                fmt_count(self.slc_erases)
+            ),
+        )
     }
 }
 
@@ -164,6 +249,12 @@ mod tests {
                 suspended_ns_mean: 30_000.0,
                 ..SuspendReport::default()
             }),
+            slc_cache: Some(SlcCacheReport {
+                mode: "dynamic".into(),
+                folds: 4,
+                idle_folds: 1,
+                ..SlcCacheReport::default()
+            }),
         };
         assert!(r.all_finite());
         let mut s = String::new();
@@ -172,5 +263,6 @@ mod tests {
         assert!(s.contains("n 2  mean 60.00"), "{s}");
         assert!(s.contains("3 programs"), "{s}");
         assert!(!s.contains("padded"), "{s}");
+        assert!(s.contains("4 blocks (1 started idle)"), "{s}");
     }
 }

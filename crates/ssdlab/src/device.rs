@@ -67,6 +67,8 @@ pub struct GcJob {
     pub moves_left: u32,
     /// The erase transaction is in flight.
     pub erasing: bool,
+    /// The victim is an SLC-mode block being folded.
+    pub fold: bool,
 }
 
 impl GcJob {
@@ -76,6 +78,7 @@ impl GcJob {
             block: BlockId(u32::MAX),
             moves_left: 0,
             erasing: false,
+            fold: false,
         }
     }
 

@@ -334,8 +334,9 @@ impl Driver {
             c.erases,
             "erase counts vs erases"
         );
+        let folded = f.slc_counters().map_or(0, |s| s.fold_pages_moved);
         assert_eq!(
-            c.gc_pages_moved + c.gc_moves_dropped,
+            c.gc_pages_moved + folded + c.gc_moves_dropped,
             self.moves_begun,
             "moves begun vs ended"
         );

@@ -364,9 +364,10 @@ class Result:
     @property
     def nand(self) -> dict[str, Any] | None:
         """The report's NAND layer (``summary["nand"]``, docs/METRICS.md "NAND layer"):
-        host read latency per page type (``reads_by_page_type``) and, with
-        ``scheduler.suspend`` on, the suspensions (``suspend``). ``None`` for SLC with
-        ``timing``'s times and suspend off (every preset's default)."""
+        host read latency per page type (``reads_by_page_type``), with
+        ``scheduler.suspend`` on the suspensions (``suspend``), and with an SLC cache
+        its writes and folds (``slc_cache``). ``None`` for SLC with ``timing``'s times,
+        suspend off and no SLC cache (the papers' presets' default)."""
         n: dict[str, Any] | None = self.summary.get("nand")
         return n
 

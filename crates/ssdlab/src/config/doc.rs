@@ -406,6 +406,7 @@ mod tests {
         cfg.timing.transfer = ssdlab_nand::Transfer::Sectors;
         cfg.scheduler.suspend = crate::sched::SuspendPolicy::Reads;
         cfg.nand.cell = ssdlab_nand::CellType::Mlc;
+        cfg.nand.slc_cache.mode = ssdlab_nand::SlcMode::Dynamic;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

@@ -112,7 +112,13 @@ impl Simulation {
         let txn = &self.txns[t];
         txn.op != FlashOp::Erase
             && !(self.cfg.ftl.gc.copyback
-                && matches!(txn.reason, TxnReason::GcRead | TxnReason::GcWrite))
+                && matches!(
+                    txn.reason,
+                    TxnReason::GcRead
+                        | TxnReason::GcWrite
+                        | TxnReason::FoldRead
+                        | TxnReason::FoldWrite
+                ))
     }
 
     /// Starts the next operation on `die` if it is idle and has work.

@@ -64,7 +64,11 @@ impl Simulation {
             .map(|r| Box::new(Cr5m::new(&cfg.raid, r, map_entries, slots, &geom)));
         let placement = placement::build(&cfg);
         let prepared = super::prepare::prepare(&cfg, ftl, placement, raid.as_ref(), &rng);
-        let (ftl, placement) = (prepared.ftl, prepared.placement);
+        let (mut ftl, placement) = (prepared.ftl, prepared.placement);
+        if cfg.nand.slc_cache.is_on() {
+            // After preconditioning, which writes native blocks: the region starts empty.
+            ftl.enable_slc_cache(&cfg.nand.slc_cache, cfg.nand.cell.bits());
+        }
         let write_seq = prepared.write_seq;
         if let Some(e) = prepared.no_room {
             return Err(e.into());

@@ -11,6 +11,8 @@ pub(crate) struct SimCounters {
     pub gc_starved: u64,
     pub parked_moved: u64,
     pub background_gc_runs: u64,
+    /// Folds of SLC-mode blocks started in idle time.
+    pub idle_folds: u64,
     pub multi_plane_ops: u64,
     pub multi_plane_pages: u64,
     /// Bus wait spent behind transfers of another die of the same chip (PAQ's

@@ -63,21 +63,30 @@ impl Simulation {
             GcKind::Background if self.ftl.gc_needed(plane) => GcKind::Foreground,
             k => k,
         };
-        if counted == GcKind::Background {
-            self.counters.background_gc_runs += 1;
+        if self.ftl.slc_on() && self.ftl.is_slc_block(block) {
+            // A fold: counted by the SLC cache, not as a GC start.
+            self.counters.idle_folds += u64::from(kind == GcKind::Background);
+            self.gc_cause[plane.idx()] = GcCause::None;
+        } else {
+            if counted == GcKind::Background {
+                self.counters.background_gc_runs += 1;
+            }
+            self.note_gc_start(plane, counted);
         }
-        self.note_gc_start(plane, counted);
         self.gc_blocking[plane.idx()] = kind == GcKind::Foreground && self.gc_lazy();
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.victim_valid_pages(block, &mut pages);
+        let fold = self.ftl.is_slc_block(block);
         self.gc_jobs[plane.idx()] = GcJob {
             block,
             moves_left: pages.len() as u32,
             erasing: false,
+            fold,
         };
         let die = self.geom.die_of_plane(plane);
+        let read = TxnReason::collector(fold)[0];
         for &(src, lpn) in &pages {
-            let t = Txn::new(FlashOp::Read, TxnReason::GcRead, src, die, lpn, NONE);
+            let t = Txn::new(FlashOp::Read, read, src, die, lpn, NONE);
             self.submit_background(t);
         }
         self.gc_pages = pages;
@@ -112,7 +121,7 @@ impl Simulation {
         let die = self.geom.die_of_plane(plane);
         let t = Txn::new(
             FlashOp::Erase,
-            TxnReason::GcErase,
+            TxnReason::collector(job.fold)[2],
             first,
             die,
             Lpn(u32::MAX),
@@ -136,7 +145,7 @@ impl Simulation {
         self.dies[txn.die.idx()].gc_ns += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
-            TxnReason::GcRead => {
+            TxnReason::GcRead | TxnReason::FoldRead => {
                 // A victim may hold pages whose program was still queued when it was
                 // chosen; the die serves that program before the GC read (GC starts only
                 // after the writing request's transactions are queued, and both sit in
@@ -148,11 +157,11 @@ impl Simulation {
                 );
                 self.gc_read_done(&txn, plane);
             }
-            TxnReason::GcWrite => {
+            TxnReason::GcWrite | TxnReason::FoldWrite => {
                 self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
                 self.move_finished(plane);
             }
-            TxnReason::GcErase => {
+            TxnReason::GcErase | TxnReason::FoldErase => {
                 let block = self.geom.block_of_page(txn.ppn);
                 self.ftl.erase_done(block);
                 self.gc_jobs[plane.idx()] = GcJob::none();
@@ -178,7 +187,7 @@ impl Simulation {
             Some(dst) => {
                 let mut w = Txn::new(
                     FlashOp::Program,
-                    TxnReason::GcWrite,
+                    TxnReason::collector(txn.reason == TxnReason::FoldRead)[1],
                     dst,
                     txn.die,
                     txn.lpn,
@@ -288,7 +297,8 @@ impl Simulation {
         true
     }
 
-    /// A die found nothing to do: with background GC on, its planes may collect now.
+    /// A die found nothing to do: with background GC on, its planes may collect now;
+    /// with the SLC cache folding when idle, they may fold.
     pub(super) fn on_die_idle(&mut self, die: DieId) {
         let chip = self.queues.home(die).0;
         if self.queues.load[chip.idx()] > 0 {
@@ -297,7 +307,7 @@ impl Simulation {
         if self.dgc.is_some() {
             self.dgc_on_idle(chip);
         }
-        if !self.cfg.ftl.gc.background {
+        if !self.cfg.ftl.gc.background && !self.ftl.slc_on() {
             return;
         }
         for n in 0..self.geom.planes_per_die {

@@ -135,7 +135,8 @@ impl Simulation {
         let t = &self.txns[id];
         let plane = self.geom.plane_of_page(t.ppn);
         if !self.gc_blocking[plane.idx()]
-            || (t.reason == TxnReason::GcRead && self.ftl.is_pending(t.ppn))
+            || (matches!(t.reason, TxnReason::GcRead | TxnReason::FoldRead)
+                && self.ftl.is_pending(t.ppn))
         {
             return false;
         }

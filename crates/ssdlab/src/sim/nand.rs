@@ -26,8 +26,9 @@ use ssdlab_engine::SimDuration;
 use ssdlab_nand::{
     DieId, FlashOp, NandConfig, NandTiming, ProgramModel, SuspendConfig, Suspendable, TxnReason,
 };
-use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SuspendReport};
+use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport};
 
+mod pad;
 mod suspend;
 
 /// One die's NAND-layer state.
@@ -70,6 +71,10 @@ pub(crate) struct NandState {
     suspended_ns: u64,
     refused: u64,
     padded: u64,
+    /// SLC-mode read and program times, with the SLC cache on.
+    slc: Option<(u64, u64)>,
+    /// Host read latency of pages in SLC-mode blocks.
+    slc_reads: LatencyRecorder,
 }
 
 impl NandState {
@@ -99,6 +104,13 @@ impl NandState {
             suspended_ns: 0,
             refused: 0,
             padded: 0,
+            slc: cfg.slc_cache.is_on().then(|| {
+                (
+                    cfg.slc_cache.read_ns(timing.t_read_ns),
+                    cfg.slc_cache.prog_ns(timing.t_prog_ns),
+                )
+            }),
+            slc_reads: LatencyRecorder::default(),
             cfg: cfg.clone(),
         }))
     }
@@ -131,6 +143,11 @@ impl NandState {
                     t_read_ns: t,
                     latency: lat.summary(),
                 })
+                .chain(self.slc.map(|(t_read, _)| PageTypeReads {
+                    page_type: "slc-mode".into(),
+                    t_read_ns: t_read,
+                    latency: self.slc_reads.summary(),
+                }))
                 .collect(),
             padded_wordlines: self.padded,
             suspend: self.policy.is_on().then(|| SuspendReport {
@@ -145,6 +162,37 @@ impl NandState {
                 },
                 refused: self.refused,
             }),
+            slc_cache: None,
+        }
+    }
+}
+
+impl Simulation {
+    /// The report's SLC-cache part, from the FTL's counters `c`.
+    pub(super) fn slc_cache_report(&self, c: ssdlab_ftl::SlcCounters) -> SlcCacheReport {
+        let cfg = &self.cfg.nand.slc_cache;
+        let pages = self.ftl.slc_pages_per_block();
+        let block_bytes = u64::from(pages) * u64::from(self.geom.page_size_bytes);
+        let n = self.nand();
+        SlcCacheReport {
+            mode: kebab(&cfg.mode),
+            blocks_per_plane: cfg.blocks_per_plane,
+            pages_per_block: pages,
+            size_bytes: u64::from(cfg.blocks_per_plane)
+                * u64::from(self.geom.planes())
+                * block_bytes,
+            peak_blocks_held: c.peak_blocks_held,
+            peak_bytes: c.peak_blocks_held * block_bytes,
+            t_read_ns: n.slc.map_or(0, |t| t.0),
+            t_prog_ns: n.slc.map_or(0, |t| t.1),
+            when_full: kebab(&cfg.when_full),
+            slc_pages_written: c.slc_pages_written,
+            direct_pages_written: c.direct_pages_written,
+            full_waits: c.full_waits,
+            folds: c.folds,
+            idle_folds: self.counters.idle_folds,
+            fold_pages_moved: c.fold_pages_moved,
+            slc_erases: c.slc_erases,
         }
     }
 }
@@ -166,10 +214,12 @@ impl Simulation {
         self.nand.as_deref_mut().expect("the NAND layer is on")
     }
 
-    /// The page index in its block of `die`'s current group.
-    fn head_page(&self, die: DieId) -> u32 {
-        let head = self.dies[die.idx()].head;
-        self.geom.page_in_block(self.txns[head].ppn)
+    /// The page index in its block of `die`'s current group, and whether the block is
+    /// in SLC mode.
+    fn head_page(&self, die: DieId) -> (u32, bool) {
+        let ppn = self.txns[self.dies[die.idx()].head].ppn;
+        let slc = self.ftl.slc_on() && self.ftl.is_slc_block(self.geom.block_of_page(ppn));
+        (self.geom.page_in_block(ppn), slc)
     }
 
     /// Times the array part of the operation `die` has just entered (its phase set by
@@ -178,13 +228,16 @@ impl Simulation {
     pub(super) fn nand_array(&mut self, die: DieId) {
         let now = self.now().as_ns();
         let phase = self.dies[die.idx()].phase;
-        let page = match phase {
+        let (page, slc) = match phase {
             Phase::ReadArray | Phase::ProgArray => self.head_page(die),
-            _ => 0,
+            _ => (0, false),
         };
         let n = self.nand_mut();
         let ty = n.cfg.page_type(page) as usize;
         let (ns, buffering, may) = match phase {
+            // An SLC-mode page: one bit per cell, programmed on its own.
+            Phase::ReadArray if slc => (n.slc.map_or(0, |t| t.0), false, false),
+            Phase::ProgArray if slc => (n.slc.map_or(0, |t| t.1), false, true),
             Phase::ReadArray => (n.read_ns[ty], false, false),
             Phase::ProgArray if n.one_shot && !n.cfg.closes_wordline(page) => (0, true, false),
             Phase::ProgArray if n.one_shot => (n.prog_ns[n.prog_ns.len() - 1], false, true),
@@ -237,7 +290,9 @@ impl Simulation {
                 t = next;
             }
             self.nand_mut().dies[die.idx()].buffering = false;
-            self.release_die(die);
+            if !self.nand_pad_for_collector(die) {
+                self.release_die(die);
+            }
             return;
         }
         if self.dies[die.idx()].phase == Phase::ProgArray && self.nand().one_shot {
@@ -295,16 +350,6 @@ impl Simulation {
         }
     }
 
-    /// The event queue ran dry while one-shot programs wait for pages that will not
-    /// come: pads their wordlines (true), or false when none waits.
-    pub(super) fn nand_pad_if_stuck(&mut self) -> bool {
-        if !self.nand.as_ref().is_some_and(|n| n.holds_pages()) {
-            return false;
-        }
-        self.nand_pad_wordlines();
-        true
-    }
-
     /// Completes the held programs the one-shot program of `die` just wrote: those of
     /// its group's wordlines, or every one (`padding`).
     fn complete_wordlines(&mut self, die: DieId, padding: bool) {
@@ -340,35 +385,6 @@ impl Simulation {
         d.padding = false;
     }
 
-    /// Nothing else can run: programs every wordline still waiting for pages, padded
-    /// (the controller fills the missing pages), so that their writes complete.
-    fn nand_pad_wordlines(&mut self) {
-        for i in 0..self.dies.len() {
-            let die = DieId(i as u32);
-            if self.nand().dies[i].held.is_empty() || self.dies[i].phase != Phase::Idle {
-                continue;
-            }
-            let chip = self.queues.home(die).0;
-            self.set_die_busy(die, chip, true);
-            let now = self.now().as_ns();
-            let n = self.nand_mut();
-            let ns = n.prog_ns[n.prog_ns.len() - 1];
-            n.padded += 1;
-            let d = &mut n.dies[i];
-            d.array_ns = ns;
-            d.padding = true;
-            d.buffering = false;
-            d.suspendable = false;
-            d.op = Suspendable::start(now, ns);
-            let epoch = d.epoch;
-            let dm = &mut self.dies[i];
-            dm.phase = Phase::ProgArray;
-            dm.head = NONE;
-            self.events
-                .schedule_in(SimDuration(ns), Event::NandDone(die, epoch));
-        }
-    }
-
     /// Transaction `t` completed: host reads count toward their page type's latency.
     #[inline(never)]
     fn nand_txn_done(&mut self, t: TxnId) {
@@ -378,7 +394,12 @@ impl Simulation {
         }
         let now = self.now().as_ns();
         let page = self.geom.page_in_block(txn.ppn);
+        let slc = self.ftl.slc_on() && self.ftl.is_slc_block(self.geom.block_of_page(txn.ppn));
         let n = self.nand_mut();
+        if slc {
+            n.slc_reads.record(now - txn.enqueued_ns);
+            return;
+        }
         let ty = n.cfg.page_type(page) as usize;
         n.reads[ty].record(now - txn.enqueued_ns);
     }

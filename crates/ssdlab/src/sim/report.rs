@@ -246,12 +246,16 @@ impl Simulation {
         }
         let end_state = self.end_state(end);
         let dsftl = self.dsftl_report(end);
+        let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
         let mut report = self
             .rec
             .finish(end_state)
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
         report.nand = self.nand.as_ref().map(|n| n.report());
+        if let Some(r) = report.nand.as_mut() {
+            r.slc_cache = slc;
+        }
         Ok(report)
     }
 

@@ -20,6 +20,7 @@ mod sched_brr;
 mod sched_paq;
 mod sectors;
 mod send;
+mod slc;
 mod structure;
 mod timing;
 mod trace_flush;
