@@ -237,6 +237,22 @@ impl SimConfig {
             });
         }
         self.validate_slc_cache(errs);
+        let bits = self.nand.cell.bits();
+        let wordlines = self.geometry.planes().saturating_mul(bits);
+        let limit = self.cache.max_destage_in_flight;
+        if self.cache.is_on()
+            && self.nand.program == ssdlab_nand::ProgramModel::OneShot
+            && limit > 0
+            && limit < wordlines
+        {
+            errs.push(ConfigError::Invalid {
+                key: "cache.max_destage_in_flight".into(),
+                message: format!(
+                    "{limit} destages in flight cannot fill a one-shot wordline ({bits} pages) in each of the {} planes: every destage could wait in its die's page buffer for pages no further destage brings; give at least {wordlines}, or 0 (a wordline per plane)",
+                    self.geometry.planes()
+                ),
+            });
+        }
         if self.scheduler.suspend.is_on() && self.nand.suspend.max_per_op == 0 {
             errs.push(ConfigError::Invalid {
                 key: "nand.suspend.max_per_op".into(),

@@ -190,11 +190,19 @@ impl Simulation {
             // DRAM as full-stripe writes.
             let group = sim.raid.as_ref().map_or(1, |r| r.map.layout.data_per_row());
             let plp = super::dram::plp_budget(&sim.cfg.cache, &sim.geom, sim.t_prog.0, sim.xfer.0);
+            // One destage in flight per plane by default; with one-shot programs a
+            // wordline's worth, or every plane's destage could wait in its page buffer
+            // for a wordline no further destage completes.
+            let per_plane = if sim.cfg.nand.program == ssdlab_nand::ProgramModel::OneShot {
+                sim.cfg.nand.cell.bits()
+            } else {
+                1
+            };
             let hook = super::dram::DramHook::new(
                 &sim.cfg.cache,
                 sim.geom.page_size_bytes,
                 group,
-                sim.geom.planes(),
+                sim.geom.planes() * per_plane,
                 plp,
             );
             sim.dram = Some(Box::new(hook));

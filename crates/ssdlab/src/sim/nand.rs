@@ -29,6 +29,7 @@ use ssdlab_nand::{
 use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport};
 
 mod pad;
+mod phantom;
 mod suspend;
 
 /// One die's NAND-layer state.
@@ -51,6 +52,9 @@ struct DieNand {
     saved: Option<(Phase, TxnId, u64)>,
     /// Programs whose data waits in the page buffer for their wordline's last page.
     held: Vec<TxnId>,
+    /// The die holds a wordline that only pages written without a program (phantoms)
+    /// would complete: program it padded when the die is next free.
+    close: bool,
 }
 
 /// The NAND layer's state and measurements.
@@ -75,6 +79,11 @@ pub(crate) struct NandState {
     slc: Option<(u64, u64)>,
     /// Host read latency of pages in SLC-mode blocks.
     slc_reads: LatencyRecorder,
+    /// One-shot: pages placed without a program (materialized reads), by (block,
+    /// wordline), until their wordline is programmed.
+    phantoms: rustc_hash::FxHashMap<(u32, u32), u32>,
+    /// Dies with `close` set.
+    closing: u32,
 }
 
 impl NandState {
@@ -111,6 +120,8 @@ impl NandState {
                 )
             }),
             slc_reads: LatencyRecorder::default(),
+            phantoms: Default::default(),
+            closing: 0,
             cfg: cfg.clone(),
         }))
     }
@@ -232,6 +243,11 @@ impl Simulation {
             Phase::ReadArray | Phase::ProgArray => self.head_page(die),
             _ => (0, false),
         };
+        // One-shot: a page whose wordline's other pages are held or phantoms closes it.
+        let closes = phase == Phase::ProgArray && self.nand().one_shot && {
+            let ppn = self.txns[self.dies[die.idx()].head].ppn;
+            self.nand().cfg.closes_wordline(page) || self.nand_phantoms_close(die, ppn)
+        };
         let n = self.nand_mut();
         let ty = n.cfg.page_type(page) as usize;
         let (ns, buffering, may) = match phase {
@@ -239,7 +255,7 @@ impl Simulation {
             Phase::ReadArray if slc => (n.slc.map_or(0, |t| t.0), false, false),
             Phase::ProgArray if slc => (n.slc.map_or(0, |t| t.1), false, true),
             Phase::ReadArray => (n.read_ns[ty], false, false),
-            Phase::ProgArray if n.one_shot && !n.cfg.closes_wordline(page) => (0, true, false),
+            Phase::ProgArray if n.one_shot && !closes => (0, true, false),
             Phase::ProgArray if n.one_shot => (n.prog_ns[n.prog_ns.len() - 1], false, true),
             Phase::ProgArray => (n.prog_ns[ty], false, true),
             Phase::Erase => (n.erase_ns, false, true),
@@ -380,7 +396,13 @@ impl Simulation {
                 keep.push(h);
             }
         }
-        let d = &mut self.nand_mut().dies[die.idx()];
+        let n = self.nand_mut();
+        if !n.phantoms.is_empty() {
+            for k in &keys {
+                n.phantoms.remove(k);
+            }
+        }
+        let d = &mut n.dies[die.idx()];
         d.held = keep;
         d.padding = false;
     }

@@ -234,3 +234,52 @@ fn the_layer_with_todays_times_changes_nothing() {
     on.meta = off.meta.clone();
     assert_eq!(on.to_json(), off.to_json());
 }
+
+#[test]
+fn a_materialized_page_closes_the_wordline_it_completes() {
+    let mut sets = TLC.to_vec();
+    sets.push("nand.program=\"one-shot\"");
+    // Two writes fill pages 0 and 1 of wordline 0 and wait in the page buffer; a read
+    // of a never-written page materializes it at page 2 (no program will come); a read
+    // much later keeps the run going.
+    let reqs = vec![
+        page(0, Op::Write, 0),
+        page(0, Op::Write, 1),
+        page(1_000_000, Op::Read, 7),
+        page(500_000_000, Op::Read, 0),
+    ];
+    let r = run(one_die(&sets), reqs);
+    // The die programs the wordline as soon as the phantom completes it, at 1 ms.
+    assert_eq!(r.response.write.max_ns, 1_000_000 + 1_600_000);
+    assert_eq!(r.nand.unwrap().padded_wordlines, 1);
+    // A phantom after the first page, then the last page's own program: it closes the
+    // wordline with its one-shot program.
+    let reqs = vec![
+        page(0, Op::Write, 0),
+        page(1_000_000, Op::Read, 7),
+        page(2_000_000, Op::Write, 2),
+        page(500_000_000, Op::Read, 0),
+    ];
+    let r = run(one_die(&sets), reqs);
+    assert_eq!(r.response.write.max_ns, 2_000_000 + XFER + 1_600_000);
+    assert_eq!(r.nand.unwrap().padded_wordlines, 0);
+}
+
+#[test]
+fn a_destage_limit_below_a_wordline_per_plane_is_refused() {
+    let e = ConfigBuilder::new()
+        .set("nand.cell=\"tlc\"")
+        .unwrap()
+        .set("geometry.pages_per_block=63")
+        .unwrap()
+        .set("nand.program=\"one-shot\"")
+        .unwrap()
+        .set("cache.mode=\"write-buffer\"")
+        .unwrap()
+        .set("cache.max_destage_in_flight=2")
+        .unwrap()
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cache.max_destage_in_flight"), "{e}");
+}

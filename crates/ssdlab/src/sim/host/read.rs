@@ -147,6 +147,9 @@ impl Simulation {
             Ok(ppn) => {
                 self.ftl.program_done(ppn);
                 self.gc_check_after(plane, GcCause::Other);
+                if self.nand.is_some() {
+                    self.nand_phantom(ppn);
+                }
                 true
             }
             Err(_) => false,

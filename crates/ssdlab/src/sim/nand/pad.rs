@@ -61,7 +61,7 @@ impl Simulation {
     }
 
     /// Starts the padded program of `die`'s held pages (the die counted busy).
-    fn nand_pad_die(&mut self, die: DieId) {
+    pub(super) fn nand_pad_die(&mut self, die: DieId) {
         let i = die.idx();
         let now = self.now().as_ns();
         let n = self.nand_mut();

@@ -111,12 +111,16 @@ impl Simulation {
     }
 
     /// Idle `die` finished what it did while its operation was suspended: resumes it
-    /// (true), or false when nothing is suspended.
+    /// (true); or it holds a wordline only phantoms complete: programs it (true); false
+    /// when neither.
     #[inline(never)]
     pub(in crate::sim) fn nand_resume(&mut self, die: DieId) -> bool {
         let n = self.nand();
-        if n.suspended == 0 || n.dies[die.idx()].saved.is_none() {
+        if n.suspended == 0 && n.closing == 0 {
             return false;
+        }
+        if n.dies[die.idx()].saved.is_none() {
+            return self.nand_close_if_flagged(die);
         }
         let now = self.now().as_ns();
         let chip = self.queues.home(die).0;
