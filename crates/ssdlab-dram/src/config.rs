@@ -84,7 +84,8 @@ pub struct CacheConfig {
     /// Dirty share of the capacity at which background destaging stops (`watermark`).
     #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the capacity", "x-constraint" = "< high_watermark"))]
     pub low_watermark: f64,
-    /// The most destage programs in flight at once; 0: one per plane of the device.
+    /// The most destage programs in flight at once; 0: one per plane of the device (with
+    /// one-shot programs, a wordline's pages per plane).
     #[schemars(extend("x-unit" = "programs"))]
     pub max_destage_in_flight: u32,
     /// DRAM access latency per transfer, ns (MQSim default tRCD + tCL = 26 ns).
