@@ -1,8 +1,9 @@
-//! Named presets: partial configuration documents carrying each paper's device.
+//! Named presets: partial configuration documents carrying each paper's device, and
+//! `tlc-1tb`, a current 1 TB class TLC drive built from public numbers.
 //!
 //! Each preset is a TOML file in `crates/ssdlab/presets/`, compiled in, layered over
-//! the defaults. The files cite the table of the paper every value comes from;
-//! `docs/PRESETS.md` lists them side by side.
+//! the defaults. The files cite the table of the paper (or the public source) every
+//! value comes from; `docs/PRESETS.md` lists them side by side.
 
 /// Every preset name, in the order `ssdlab config list` prints them.
 pub const NAMES: &[&str] = &[
@@ -14,6 +15,7 @@ pub const NAMES: &[&str] = &[
     "cr5m-ssd3",
     "paq",
     "dsftl",
+    "tlc-1tb",
 ];
 
 /// The TOML text of preset `name`, if there is one.
@@ -27,6 +29,7 @@ pub fn text(name: &str) -> Option<&'static str> {
         "cr5m-ssd3" => include_str!("../presets/cr5m-ssd3.toml"),
         "paq" => include_str!("../presets/paq.toml"),
         "dsftl" => include_str!("../presets/dsftl.toml"),
+        "tlc-1tb" => include_str!("../presets/tlc-1tb.toml"),
         _ => return None,
     })
 }
@@ -59,6 +62,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `tlc-1tb` is a terabyte of whole TLC wordlines, and its SLC-cache section, still
+    /// commented out, is valid TOML once its `#SLC# ` prefixes are removed.
+    #[test]
+    fn the_tlc_1tb_preset_is_a_terabyte_and_its_slc_section_parses() {
+        let cfg = crate::SimConfig::preset("tlc-1tb").unwrap();
+        let g = cfg.geometry;
+        let raw = g.capacity_bytes();
+        assert!(raw >= 1 << 40 && raw < (1 << 40) + (1 << 31), "{raw}");
+        assert_eq!(g.pages_per_block % 3, 0);
+        assert!(raw as f64 * (1.0 - cfg.ftl.over_provisioning) >= 1e12);
+        // The full-drive fill ends on a wordline boundary in every plane.
+        assert_eq!(cfg.ftl.logical_pages(&g) % (g.planes() * 3), 0);
+        let text = text("tlc-1tb").unwrap();
+        let enabled: String = text
+            .lines()
+            .map(|l| l.strip_prefix("#SLC# ").unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let doc: toml::Value = toml::from_str(&enabled).unwrap();
+        let slc = doc["nand"]["slc_cache"].as_table().unwrap();
+        let mut keys: Vec<_> = slc.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "blocks_per_plane",
+                "free_share",
+                "idle_fold",
+                "mode",
+                "t_prog_ns",
+                "t_read_ns",
+                "when_full"
+            ]
+        );
+        // The keys after the section still belong to their own tables.
+        assert!(doc["ftl"]["over_provisioning"].is_float());
+        assert!(doc["nand"]["suspend"]["t_suspend_ns"].is_integer());
     }
 
     /// The reproduced papers' presets spell out every key of the configuration, so that a

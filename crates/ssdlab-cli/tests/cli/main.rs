@@ -217,4 +217,5 @@ pub const PRESETS: &[&str] = &[
     "cr5m-ssd3",
     "paq",
     "dsftl",
+    "tlc-1tb",
 ];
