@@ -43,14 +43,13 @@ impl Ftl {
     }
 
     /// Background GC would help `plane`: enabled, fewer free blocks than the background
-    /// target, and no GC running there.
+    /// target, and no GC running there (a static SLC region's kept blocks count as taken).
     #[inline]
-    /// With the SLC cache folding when idle: also when the plane holds a full SLC block.
     pub fn bg_gc_wanted(&self, plane: PlaneId) -> bool {
         let pm = &self.blocks.planes[plane.idx()];
-        pm.victim == NONE
-            && ((self.background && pm.free_blocks() < self.bg_threshold_blocks + pm.slc_reserved)
-                || self.slc_idle_fold_wanted(plane))
+        self.background
+            && pm.victim == NONE
+            && pm.free_blocks() < self.bg_threshold_blocks + pm.slc_reserved
     }
 
     /// Whether a GC is running in `plane`, and on which block.

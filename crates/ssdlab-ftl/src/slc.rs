@@ -181,12 +181,13 @@ impl SlcCache {
     }
 
     /// A host write found `plane`'s region full: whether it should wait for a fold
-    /// (`when_full = "wait"` and a fold is pending or running there). Marks the plane as
-    /// needing its collector when it holds a block to fold.
+    /// (`when_full = "wait"` and a fold is pending or running there). Unless the
+    /// policy is `"direct"` (fold when idle), marks the plane as needing its collector
+    /// when it holds a block to fold.
     pub fn region_full(&mut self, bm: &mut BlockManager, plane: PlaneId) -> bool {
         let pending = !self.full[plane.idx()].is_empty();
         let pm = &mut bm.planes[plane.idx()];
-        if pending && pm.victim == NONE {
+        if pending && pm.victim == NONE && self.when_full != WhenFull::Direct {
             pm.fold_due = true;
             pm.sync_gc_extra();
         }
@@ -376,12 +377,14 @@ impl crate::Ftl {
         s.take_fold_victim(&mut self.blocks, plane)
     }
 
-    /// Idle-time folding would help `plane`: the cache folds when idle and the plane
-    /// holds a full SLC block.
-    pub(crate) fn slc_idle_fold_wanted(&self, plane: PlaneId) -> bool {
-        self.slc
-            .as_ref()
-            .is_some_and(|s| s.idle_fold && s.full_blocks(plane) > 0)
+    /// Idle-time folding would help `plane`: the cache folds when idle, the plane holds
+    /// a full SLC block, and its collector is free.
+    pub fn slc_idle_fold_wanted(&self, plane: PlaneId) -> bool {
+        self.blocks.planes[plane.idx()].victim == NONE
+            && self
+                .slc
+                .as_ref()
+                .is_some_and(|s| s.idle_fold && s.full_blocks(plane) > 0)
     }
 
     /// Checks the SLC region's bookkeeping against the blocks (a no-op without it).
@@ -471,8 +474,8 @@ mod tests {
     }
 
     #[test]
-    fn a_full_static_region_writes_direct_and_folds_its_oldest_block() {
-        let mut f = ftl(SlcMode::Static, 2, WhenFull::Direct);
+    fn a_full_region_under_direct_fold_writes_direct_and_folds_its_oldest_block() {
+        let mut f = ftl(SlcMode::Static, 2, WhenFull::DirectFold);
         for l in 0..4 {
             write(&mut f, l, 1);
         }
@@ -498,6 +501,21 @@ mod tests {
         // The region has room again.
         let p = write(&mut f, 5, 1).unwrap();
         assert!(f.is_slc_block(f.geometry().block_of_page(p)));
+    }
+
+    #[test]
+    fn a_full_region_under_direct_waits_for_idle_time_to_fold() {
+        let mut f = ftl(SlcMode::Static, 2, WhenFull::Direct);
+        for l in 0..5 {
+            write(&mut f, l, 1);
+        }
+        let n = f.slc_counters().unwrap();
+        assert_eq!((n.slc_pages_written, n.direct_pages_written), (4, 1));
+        assert!(!f.gc_needed(P), "no fold in the foreground");
+        assert!(f.slc_idle_fold_wanted(P), "idle time may fold");
+        let v = collect(&mut f);
+        assert!(!f.is_slc_block(v));
+        assert_eq!(f.slc_counters().unwrap().folds, 1);
     }
 
     #[test]
@@ -528,10 +546,11 @@ mod tests {
             write(&mut f, l % 40, 1);
             l += 1;
         }
-        assert!(
-            f.free_blocks(P) >= 3,
-            "native data left the region's blocks free"
-        );
+        // Native GC is due exactly when the free blocks fall below the threshold plus
+        // the region's blocks not in use: native data never took those.
+        let reserved = f.blocks.planes[0].slc_reserved;
+        assert_eq!(f.free_blocks(P), 3 + reserved - 1);
+        assert_eq!(reserved + f.slc_blocks_held(P), 4);
     }
 
     #[test]

@@ -31,13 +31,17 @@ pub enum SlcMode {
 /// What a host write does when its plane's SLC region is full and folding has not yet
 /// freed a block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum WhenFull {
-    /// Written directly to a native-mode block, at the native program time.
+    /// Written directly to a native-mode block, at the native program time; the full
+    /// region is folded in idle time (`idle_fold`), or when GC needs the space.
     #[default]
     Direct,
-    /// Waits for the plane's fold to erase an SLC block (a write waits only while a
-    /// fold is pending or running in its plane; otherwise it goes direct).
+    /// Written directly to a native-mode block while the plane folds its oldest full
+    /// SLC block at once; a block the fold frees takes later writes in SLC mode.
+    DirectFold,
+    /// Waits for the plane's fold, started at once, to erase an SLC block (a write waits
+    /// only while a fold is pending or running in its plane; otherwise it goes direct).
     Wait,
 }
 

@@ -64,43 +64,27 @@ mod tests {
         }
     }
 
-    /// `tlc-1tb` is a terabyte of whole TLC wordlines, and its SLC-cache section, still
-    /// commented out, is valid TOML once its `#SLC# ` prefixes are removed.
+    /// `tlc-1tb` is a terabyte of whole TLC wordlines with a dynamic SLC cache of 113 GB.
     #[test]
-    fn the_tlc_1tb_preset_is_a_terabyte_and_its_slc_section_parses() {
+    fn the_tlc_1tb_preset_is_a_terabyte_with_its_slc_cache() {
         let cfg = crate::SimConfig::preset("tlc-1tb").unwrap();
         let g = cfg.geometry;
         let raw = g.capacity_bytes();
         assert!(raw >= 1 << 40 && raw < (1 << 40) + (1 << 31), "{raw}");
         assert_eq!(g.pages_per_block % 3, 0);
         assert!(raw as f64 * (1.0 - cfg.ftl.over_provisioning) >= 1e12);
-        // The full-drive fill ends on a wordline boundary in every plane.
+        // A fill ends on a wordline boundary in every plane.
         assert_eq!(cfg.ftl.logical_pages(&g) % (g.planes() * 3), 0);
-        let text = text("tlc-1tb").unwrap();
-        let enabled: String = text
-            .lines()
-            .map(|l| l.strip_prefix("#SLC# ").unwrap_or(l))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let doc: toml::Value = toml::from_str(&enabled).unwrap();
-        let slc = doc["nand"]["slc_cache"].as_table().unwrap();
-        let mut keys: Vec<_> = slc.keys().map(String::as_str).collect();
-        keys.sort_unstable();
-        assert_eq!(
-            keys,
-            [
-                "blocks_per_plane",
-                "free_share",
-                "idle_fold",
-                "mode",
-                "t_prog_ns",
-                "t_read_ns",
-                "when_full"
-            ]
-        );
-        // The keys after the section still belong to their own tables.
-        assert!(doc["ftl"]["over_provisioning"].is_float());
-        assert!(doc["nand"]["suspend"]["t_suspend_ns"].is_integer());
+        let slc = &cfg.nand.slc_cache;
+        assert_eq!(slc.mode, ssdlab_nand::SlcMode::Dynamic);
+        let bytes = u64::from(slc.blocks_per_plane)
+            * u64::from(g.planes())
+            * u64::from(g.pages_per_block / 3)
+            * u64::from(g.page_size_bytes);
+        assert!((112e9..114e9).contains(&(bytes as f64)), "{bytes}");
+        // A fresh drive reaches the region's maximum.
+        let share = slc.free_share * f64::from(g.blocks_per_plane);
+        assert!(share >= f64::from(slc.blocks_per_plane));
     }
 
     /// The reproduced papers' presets spell out every key of the configuration, so that a

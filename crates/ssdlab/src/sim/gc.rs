@@ -298,7 +298,8 @@ impl Simulation {
     }
 
     /// A die found nothing to do: with background GC on, its planes may collect now;
-    /// with the SLC cache folding when idle, they may fold.
+    /// with the SLC cache folding when idle and no host request outstanding, they may
+    /// fold.
     pub(super) fn on_die_idle(&mut self, die: DieId) {
         let chip = self.queues.home(die).0;
         if self.queues.load[chip.idx()] > 0 {
@@ -307,12 +308,33 @@ impl Simulation {
         if self.dgc.is_some() {
             self.dgc_on_idle(chip);
         }
-        if !self.cfg.ftl.gc.background && !self.ftl.slc_on() {
+        // Folding waits for the host to be idle too: gaps inside a burst do not fold.
+        let fold = self.ftl.slc_on() && self.outstanding == 0;
+        if !self.cfg.ftl.gc.background && !fold {
             return;
         }
         for n in 0..self.geom.planes_per_die {
             let plane = self.geom.plane_of_die(die, n);
-            self.maybe_start_gc(plane, true);
+            if self.cfg.ftl.gc.background {
+                self.maybe_start_gc(plane, true);
+            }
+            if fold
+                && !self.gc_jobs[plane.idx()].active()
+                && self.ftl.slc_idle_fold_wanted(plane)
+                && !self.plane_dead(plane)
+            {
+                self.start_gc(plane, GcKind::Background);
+            }
+        }
+    }
+
+    /// The host has no request outstanding: idle dies with nothing queued may fold.
+    pub(in crate::sim) fn slc_host_idle(&mut self) {
+        for d in 0..self.geom.dies() {
+            let die = DieId(d);
+            if self.dies[d as usize].phase == super::backend::Phase::Idle {
+                self.on_die_idle(die);
+            }
         }
     }
 }

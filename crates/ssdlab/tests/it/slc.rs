@@ -56,7 +56,10 @@ fn a_full_region_sends_writes_direct_to_tlc_and_folds() {
     let mut reqs: Vec<IoRequest> = (0..16).map(|l| page(l * 1_000_000, Op::Write, l)).collect();
     let t = 20_000_000;
     reqs.extend((16..19).map(|l| page(t, Op::Write, l)));
-    let r = run(one_die(&[]), reqs);
+    let r = run(
+        one_die(&["nand.slc_cache.when_full=\"direct-fold\""]),
+        reqs.clone(),
+    );
     let c = r.nand.as_ref().unwrap().slc_cache.clone().unwrap();
     assert_eq!((c.slc_pages_written, c.direct_pages_written), (16, 3));
     // The region full, the plane folds its oldest block: 8 pages into native mode.
@@ -65,6 +68,11 @@ fn a_full_region_sends_writes_direct_to_tlc_and_folds() {
     // The direct wordline completes after its one-shot program (fold traffic may
     // delay it further, never less).
     assert!(r.response.write.max_ns >= 3 * XFER + 1_600_000);
+    // "direct" folds in idle time only (off here): the wordline alone, no fold.
+    let r = run(one_die(&[]), reqs);
+    let c = r.nand.as_ref().unwrap().slc_cache.clone().unwrap();
+    assert_eq!((c.direct_pages_written, c.folds), (3, 0));
+    assert_eq!(r.response.write.max_ns, 3 * XFER + 1_600_000);
 }
 
 #[test]
@@ -123,7 +131,7 @@ fn tlc_slc(mode: &str, extra: &[&str]) -> ssdlab::SimConfig {
 #[test]
 fn folded_pages_keep_their_content_under_verify() {
     for mode in ["static", "dynamic"] {
-        for when in ["direct", "wait"] {
+        for when in ["direct", "direct-fold", "wait"] {
             let w = format!("nand.slc_cache.when_full=\"{when}\"");
             let cfg = tlc_slc(mode, &["verify=true", w.as_str()]);
             let r = vec_sim(cfg, mixed(20_000, 40_000, 20_000, 50))
@@ -161,8 +169,9 @@ fn a_sequential_fill_falls_off_the_slc_cliff() {
     let r = sim.run().unwrap();
     let c = r.nand.as_ref().unwrap().slc_cache.clone().unwrap();
     assert_eq!(c.slc_pages_written + c.direct_pages_written, 8192);
-    // Past the region, writes go direct while folds free SLC blocks for later ones.
-    assert!(c.direct_pages_written > 0 && c.folds > 0, "{c:?}");
+    // Past the region, writes go direct; nothing folds (no idle time, GC never ran).
+    assert_eq!(c.slc_pages_written, 1536, "{c:?}");
+    assert_eq!(c.folds, 0);
     // Mean write latency is far above the SLC case: the cliff is in the run.
     let slc_only = vec_sim(
         tlc_slc("static", &["host.mode=\"closed\"", "host.queue_depth=32"]),

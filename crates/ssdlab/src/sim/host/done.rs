@@ -154,5 +154,8 @@ impl Simulation {
             };
             self.admit(next);
         }
+        if self.outstanding == 0 && self.ftl.slc_on() {
+            self.slc_host_idle();
+        }
     }
 }
