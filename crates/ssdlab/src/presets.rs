@@ -70,7 +70,7 @@ mod tests {
         let cfg = crate::SimConfig::preset("tlc-1tb").unwrap();
         let g = cfg.geometry;
         let raw = g.capacity_bytes();
-        assert!(raw >= 1 << 40 && raw < (1 << 40) + (1 << 31), "{raw}");
+        assert!((1 << 40..(1 << 40) + (1 << 31)).contains(&raw), "{raw}");
         assert_eq!(g.pages_per_block % 3, 0);
         assert!(raw as f64 * (1.0 - cfg.ftl.over_provisioning) >= 1e12);
         // A fill ends on a wordline boundary in every plane.
