@@ -300,7 +300,16 @@ impl Simulation {
     /// A die found nothing to do: with background GC on, its planes may collect now;
     /// with the SLC cache folding when idle and no host request outstanding, they may
     /// fold.
+    #[inline]
     pub(super) fn on_die_idle(&mut self, die: DieId) {
+        if self.dgc.is_some() || self.cfg.ftl.gc.background || self.ftl.slc_on() {
+            self.on_die_idle_work(die);
+        }
+    }
+
+    /// [`Simulation::on_die_idle`] when something may run in idle time.
+    #[inline(never)]
+    fn on_die_idle_work(&mut self, die: DieId) {
         let chip = self.queues.home(die).0;
         if self.queues.load[chip.idx()] > 0 {
             return;
