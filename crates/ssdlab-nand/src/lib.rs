@@ -6,7 +6,8 @@
 //! * [`NandTiming`]: array and bus timing parameters, in nanoseconds and picoseconds.
 //! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
 //! * [`NandConfig`]: cell type (SLC to QLC), page types and their latencies;
-//!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume.
+//!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume;
+//!   [`CacheMode`]: ONFI cache read and cache program.
 //!
 //! Global numbering: chips are numbered in *stripe order*, channel first
 //! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
@@ -15,6 +16,7 @@
 //! index: `block × pages_per_block + page_in_block`.
 #![warn(missing_docs)]
 
+mod cache;
 mod cell;
 mod geometry;
 mod ids;
@@ -22,6 +24,7 @@ mod op;
 mod suspend;
 mod timing;
 
+pub use cache::CacheMode;
 pub use cell::{CellError, CellType, NandConfig, PageOrder, ProgramModel};
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};

@@ -55,6 +55,9 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("nand.suspend.t_resume_ns", "5000"),
     ("nand.suspend.max_per_op", "4"),
     ("nand.suspend.ops", "\"both\""),
+    ("nand.cache_mode", "\"off\""),
+    ("nand.t_cache_read_ns", "0"),
+    ("nand.t_cache_prog_ns", "0"),
 ];
 
 /// Everything a run needs besides its trace.
@@ -229,11 +232,47 @@ impl SimConfig {
                     .into(),
             });
         }
+        self.validate_cache_mode(errs);
         if self.scheduler.suspend.is_on() && self.nand.suspend.max_per_op == 0 {
             errs.push(ConfigError::Invalid {
                 key: "nand.suspend.max_per_op".into(),
                 message: format!(
                     "must be at least 1 with scheduler.suspend = \"{}\" (0 never suspends: set scheduler.suspend = \"off\" instead)",
+                    self.scheduler.suspend.name()
+                ),
+            });
+        }
+    }
+
+    /// `nand.cache_mode` against the scheduler (docs/NAND.md, "Cache read and cache
+    /// program").
+    fn validate_cache_mode(&self, errs: &mut Vec<ConfigError>) {
+        let mode = self.nand.cache_mode;
+        let name = self.scheduler.name;
+        let held = matches!(
+            name,
+            SchedulerKind::Vaq | SchedulerKind::Paq0 | SchedulerKind::Paq1 | SchedulerKind::Paq2
+        );
+        if !mode.is_off() && held {
+            errs.push(ConfigError::Invalid {
+                key: "nand.cache_mode".into(),
+                message: format!(
+                    "{} commits work for a die only when it is idle (or hands out a group \
+                     it staged for it), so a busy die finds no next operation to overlap: \
+                     use \"off\" or another scheduler",
+                    name.name()
+                ),
+            });
+        }
+        if mode.programs() && self.scheduler.suspend.is_on() {
+            errs.push(ConfigError::Invalid {
+                key: "nand.cache_mode".into(),
+                message: format!(
+                    "\"{}\" keeps the next page's data in the cache register while a program \
+                     runs, and a read that suspends the program moves its page out through \
+                     that register: use \"off\" or \"read\" with scheduler.suspend = \"{}\", \
+                     or scheduler.suspend = \"off\"",
+                    mode.name(),
                     self.scheduler.suspend.name()
                 ),
             });
