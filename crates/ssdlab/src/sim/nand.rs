@@ -16,6 +16,7 @@
 //!                      then the back end's on_array_done
 //!  try_start (busy) ─► nand_try_suspend: the scheduler's read runs after t_suspend
 //!  release_die      ─► nand_resume: the suspended operation continues, t_resume later
+//!  cache.rs         ─► nand.cache_mode: ONFI cache read and cache program
 //! ```
 
 use super::backend::{Phase, ERASE_LANE, PROGRAM_LANE, READ_LANE};
@@ -28,6 +29,7 @@ use ssdlab_nand::{
 };
 use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SuspendReport};
 
+mod cache;
 mod suspend;
 
 /// One die's NAND-layer state.
@@ -70,6 +72,8 @@ pub(crate) struct NandState {
     suspended_ns: u64,
     refused: u64,
     padded: u64,
+    /// ONFI cache read and cache program (`nand.cache_mode`), when on.
+    cache: Option<Box<cache::CacheState>>,
 }
 
 impl NandState {
@@ -80,7 +84,7 @@ impl NandState {
         policy: SuspendPolicy,
         dies: u32,
     ) -> Option<Box<NandState>> {
-        if cfg.is_default_slc() && !policy.is_on() {
+        if cfg.is_default_slc() && !policy.is_on() && cfg.cache_mode.is_off() {
             return None;
         }
         let bits = cfg.cell.bits() as usize;
@@ -99,6 +103,7 @@ impl NandState {
             suspended_ns: 0,
             refused: 0,
             padded: 0,
+            cache: cache::CacheState::build(cfg, dies),
             cfg: cfg.clone(),
         }))
     }
@@ -145,6 +150,7 @@ impl NandState {
                 },
                 refused: self.refused,
             }),
+            cache: self.cache.as_ref().map(|c| c.report()),
         }
     }
 }
@@ -218,6 +224,7 @@ impl Simulation {
         if may && self.queues.queued_ops_for_die(die).0 > 0 {
             self.nand_try_suspend(die);
         }
+        self.cache_program_started(die);
     }
 
     /// The end of `die`'s array operation stamped `epoch`, if it is still the live one.
@@ -227,6 +234,9 @@ impl Simulation {
             return;
         }
         let (buffering, padding) = (d.buffering, d.padding);
+        if self.cache_move_done(die) {
+            return;
+        }
         if buffering {
             // The pages wait in the page buffer; the die is free meanwhile.
             let head = self.dies[die.idx()].head;
@@ -257,6 +267,9 @@ impl Simulation {
                     sim.txns[t].array_ns = ns;
                     n += 1;
                 });
+                if self.cache_read_done(die) {
+                    return;
+                }
                 if self.uses_bus(d.head) {
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
@@ -273,6 +286,9 @@ impl Simulation {
                     sim.txns[t].array_ns = ns;
                     sim.complete_txn(t);
                 });
+                if self.cache_program_next(die) {
+                    return;
+                }
                 self.release_die(die);
             }
             p => unreachable!("array done on die {die} in phase {p:?}"),
