@@ -112,8 +112,8 @@ pub struct NandConfig {
     /// ONFI cache operations: `"off"`, `"read"` (READ CACHE 31h/3Fh: the next read's
     /// array time overlaps the previous page's transfer), `"program"` (PAGE PROGRAM
     /// CACHE 15h: the next page's transfer overlaps the current program) or `"both"`.
-    /// Refused with `scheduler.suspend` for programs, and with `vaq` and the `paq`
-    /// schedulers. Written out only when not `"off"`.
+    /// Refused with `scheduler.suspend` for programs, and with the `sync-fifo`, `vaq`
+    /// and `paq` schedulers. Written out only when not `"off"`.
     #[serde(skip_serializing_if = "crate::CacheMode::is_off")]
     #[schemars(extend("default" = "off"))]
     pub cache_mode: crate::CacheMode,

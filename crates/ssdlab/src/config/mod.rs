@@ -251,14 +251,18 @@ impl SimConfig {
         let name = self.scheduler.name;
         let held = matches!(
             name,
-            SchedulerKind::Vaq | SchedulerKind::Paq0 | SchedulerKind::Paq1 | SchedulerKind::Paq2
+            SchedulerKind::SyncFifo
+                | SchedulerKind::Vaq
+                | SchedulerKind::Paq0
+                | SchedulerKind::Paq1
+                | SchedulerKind::Paq2
         );
         if !mode.is_off() && held {
             errs.push(ConfigError::Invalid {
                 key: "nand.cache_mode".into(),
                 message: format!(
-                    "{} commits work for a die only when it is idle (or hands out a group \
-                     it staged for it), so a busy die finds no next operation to overlap: \
+                    "{} commits work for a die only when it is idle (sync-fifo: a request \
+                     once every chip it needs is idle; paq: a group it staged), so a busy die finds no next operation to overlap: \
                      use \"off\" or another scheduler",
                     name.name()
                 ),

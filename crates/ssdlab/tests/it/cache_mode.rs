@@ -111,8 +111,13 @@ fn cache_mode_settings_that_cannot_work_are_refused_by_key() {
         e.contains("nand.cache_mode") && e.contains("scheduler.suspend"),
         "{e}"
     );
-    let e = refused(&["nand.cache_mode=\"read\"", "scheduler.name=\"paq2\""]);
-    assert!(e.contains("nand.cache_mode") && e.contains("paq2"), "{e}");
+    for name in ["sync-fifo", "vaq", "paq2"] {
+        let e = refused(&[
+            "nand.cache_mode=\"read\"",
+            &format!("scheduler.name=\"{name}\""),
+        ]);
+        assert!(e.contains("nand.cache_mode") && e.contains(name), "{e}");
+    }
     // Cache read with suspend is allowed: a read under a suspension does not chain.
     ConfigBuilder::new()
         .set("nand.cache_mode=\"read\"")
@@ -121,4 +126,60 @@ fn cache_mode_settings_that_cannot_work_are_refused_by_key() {
         .unwrap()
         .build()
         .unwrap();
+}
+
+#[test]
+fn cache_mode_keeps_the_data_with_gc_multi_plane_and_other_schedulers() {
+    // A mixed random workload with GC, under each combination: every read returns what
+    // was last written, and every cache operation overlaps somewhere.
+    let reqs = crate::nand::mixed(16_000, 40_000, 30_000, 50);
+    let combos: &[&[&str]] = &[
+        &["nand.cache_mode=\"both\""],
+        &["nand.cache_mode=\"both\"", "scheduler.multi_plane=true"],
+        &["nand.cache_mode=\"both\"", "scheduler.name=\"piq\""],
+        &["nand.cache_mode=\"both\"", "scheduler.name=\"brr\""],
+        &[
+            "nand.cache_mode=\"both\"",
+            "timing.write_ack=\"transfer\"",
+            "nand.t_cache_read_ns=2000",
+            "nand.t_cache_prog_ns=3000",
+        ],
+        &[
+            "nand.cache_mode=\"read\"",
+            "scheduler.suspend=\"reads\"",
+            "nand.cell=\"tlc\"",
+            "nand.t_read_ns_by_type=[60000, 80000, 100000]",
+            "nand.t_prog_ns_by_type=[600000, 1200000, 2000000]",
+        ],
+        &[
+            "nand.cache_mode=\"both\"",
+            "raid.level=5",
+            "raid.group_size=4",
+            "raid.fail=[\"chip:3@3000ms\"]",
+        ],
+        &[
+            "nand.cache_mode=\"both\"",
+            "nand.cell=\"tlc\"",
+            "nand.program=\"one-shot\"",
+            "ftl.gc.copyback=true",
+        ],
+    ];
+    for sets in combos {
+        let mut all = vec!["geometry.pages_per_block=48", "verify=true"];
+        all.extend_from_slice(sets);
+        let mut sim = vec_sim(small_config(&all), reqs.clone());
+        sim.run_to_end().unwrap();
+        assert!(sim.audit().unwrap() > 0, "{sets:?}");
+        let r = sim.into_report().unwrap();
+        assert_eq!(
+            r.requests.read + r.requests.write,
+            reqs.len() as u64,
+            "{sets:?}"
+        );
+        let c = r.nand.unwrap().cache.unwrap();
+        eprintln!("{sets:?}: {c:?}");
+        let mode = &c.mode;
+        assert!(mode == "program" || c.cached_reads > 0, "{sets:?}: {c:?}");
+        assert!(mode == "read" || c.cached_programs > 0, "{sets:?}: {c:?}");
+    }
 }

@@ -19,8 +19,9 @@
 //! ```
 //!
 //! The next operation is the one the scheduler would give the die (its `pick`, which
-//! for the policies allowed here serves the die's oldest queued transaction), taken only
-//! when that is of the kind the cache operation chains; nothing is reordered.
+//! for the policies allowed here, `async-fifo`, `piq` and `brr`, serves the die's oldest
+//! queued transaction), taken only when that is of the kind the cache operation chains;
+//! nothing is reordered.
 
 use crate::sched::Scheduler;
 use crate::sim::backend::Phase;
@@ -322,10 +323,7 @@ impl Simulation {
             FlashOp::Read => reads > 0,
             _ => programs > 0 && reads == 0,
         };
-        let picks_oldest = matches!(
-            self.sched,
-            Scheduler::SyncFifo(_) | Scheduler::AsyncFifo(_) | Scheduler::Piq(_)
-        );
+        let picks_oldest = matches!(self.sched, Scheduler::AsyncFifo(_) | Scheduler::Piq(_));
         if !queued || !picks_oldest || !self.gc_first.is_empty() {
             return NONE;
         }
