@@ -364,9 +364,12 @@ class Result:
     @property
     def nand(self) -> dict[str, Any] | None:
         """The report's NAND layer (``summary["nand"]``, docs/METRICS.md "NAND layer"):
-        host read latency per page type (``reads_by_page_type``) and, with
-        ``scheduler.suspend`` on, the suspensions (``suspend``). ``None`` for SLC with
-        ``timing``'s times and suspend off (every preset's default)."""
+        host read latency per page type (``reads_by_page_type``), with
+        ``scheduler.suspend`` on the suspensions (``suspend``), and with
+        ``nand.cache_mode`` on the cache operations (``cache``: ``mode``,
+        ``cached_reads``, ``cached_programs``, ``read_register_waits``). ``None`` for SLC
+        with ``timing``'s times, suspend off and cache mode off (every preset's
+        default)."""
         n: dict[str, Any] | None = self.summary.get("nand")
         return n
 
