@@ -113,6 +113,25 @@ pub struct NandConfig {
     /// only when a key is set, so that a configuration without it keeps its text.
     #[serde(skip_serializing_if = "crate::SlcCacheConfig::is_default")]
     pub slc_cache: crate::SlcCacheConfig,
+    /// ONFI cache operations: `"off"`, `"read"` (READ CACHE 31h/3Fh: the next read's
+    /// array time overlaps the previous page's transfer), `"program"` (PAGE PROGRAM
+    /// CACHE 15h: the next page's transfer overlaps the current program) or `"both"`.
+    /// Refused with `scheduler.suspend` for programs, and with the `sync-fifo`, `vaq`
+    /// and `paq` schedulers. Written out only when not `"off"`.
+    #[serde(skip_serializing_if = "crate::CacheMode::is_off")]
+    #[schemars(extend("default" = "off"))]
+    pub cache_mode: crate::CacheMode,
+    /// Time a read page takes to move from the data register into the cache register
+    /// with cache read (ONFI's tDCBSYR), ns; 0: no time. Written out only when set.
+    #[serde(skip_serializing_if = "crate::cache::is_zero")]
+    #[schemars(extend("default" = 0))]
+    pub t_cache_read_ns: u64,
+    /// Time a page's data takes to move from the cache register into the data register
+    /// when a cache program starts after the previous one (ONFI's tCBSY), ns; 0: no
+    /// time. Written out only when set.
+    #[serde(skip_serializing_if = "crate::cache::is_zero")]
+    #[schemars(extend("default" = 0))]
+    pub t_cache_prog_ns: u64,
 }
 
 /// A cell-type setting that cannot describe a device.
@@ -191,6 +210,7 @@ impl NandConfig {
                 message: "\"one-shot\" programs whole wordlines of consecutive pages: set nand.page_order = \"wordline\"".into(),
             });
         }
+        self.validate_cache(&mut errs);
         errs
     }
 

@@ -7,7 +7,8 @@
 //! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
 //! * [`NandConfig`]: cell type (SLC to QLC), page types and their latencies;
 //!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume;
-//!   [`SlcCacheConfig`]: blocks used in SLC mode as a write cache.
+//!   [`SlcCacheConfig`]: blocks used in SLC mode as a write cache;
+//!   [`CacheMode`]: ONFI cache read and cache program.
 //!
 //! Global numbering: chips are numbered in *stripe order*, channel first
 //! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
@@ -16,6 +17,7 @@
 //! index: `block × pages_per_block + page_in_block`.
 #![warn(missing_docs)]
 
+mod cache;
 mod cell;
 mod geometry;
 mod ids;
@@ -24,6 +26,7 @@ mod slc;
 mod suspend;
 mod timing;
 
+pub use cache::CacheMode;
 pub use cell::{CellError, CellType, NandConfig, PageOrder, ProgramModel};
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};

@@ -62,7 +62,9 @@ pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
 pub use mirror::{MirrorEnd, MirrorReport};
-pub use nand::{LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport};
+pub use nand::{
+    CacheReport, LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport,
+};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{

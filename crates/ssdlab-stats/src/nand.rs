@@ -71,6 +71,23 @@ pub struct SlcCacheReport {
     pub slc_erases: u64,
 }
 
+/// What ONFI cache read and cache program did in a run (`nand.cache_mode` not
+/// `"off"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheReport {
+    /// `nand.cache_mode`: `read`, `program` or `both`.
+    pub mode: String,
+    /// Read transactions whose array read overlapped the transfer of the die's previous
+    /// read out of its cache register.
+    pub cached_reads: u64,
+    /// Program transactions whose data crossed the bus into the cache register while
+    /// the die programmed the previous page.
+    pub cached_programs: u64,
+    /// Read groups that finished their array read while the cache register still held
+    /// the previous page, and waited in the data register for it to leave.
+    pub read_register_waits: u64,
+}
+
 /// The NAND model of a run ([`crate::Report::nand`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NandReport {
@@ -92,6 +109,9 @@ pub struct NandReport {
     /// `reads_by_page_type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slc_cache: Option<SlcCacheReport>,
+    /// Cache operations, when `nand.cache_mode` is not `"off"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
 }
 
 impl NandReport {
@@ -128,6 +148,19 @@ impl NandReport {
         }
         if self.padded_wordlines > 0 {
             kv(w, "padded wordlines", fmt_count(self.padded_wordlines))?;
+        }
+        if let Some(c) = &self.cache {
+            kv(
+                w,
+                "cache mode",
+                format!(
+                    "{}: {} reads, {} programs overlapped; {} register waits",
+                    c.mode,
+                    fmt_count(c.cached_reads),
+                    fmt_count(c.cached_programs),
+                    fmt_count(c.read_register_waits)
+                ),
+            )?;
         }
         if let Some(s) = &self.suspend {
             kv(w, "suspend policy", &s.policy)?;
@@ -255,6 +288,7 @@ mod tests {
                 idle_folds: 1,
                 ..SlcCacheReport::default()
             }),
+            cache: None,
         };
         assert!(r.all_finite());
         let mut s = String::new();
@@ -264,5 +298,23 @@ mod tests {
         assert!(s.contains("3 programs"), "{s}");
         assert!(!s.contains("padded"), "{s}");
         assert!(s.contains("4 blocks (1 started idle)"), "{s}");
+        assert!(!s.contains("cache mode"), "{s}");
+        let r = NandReport {
+            cache: Some(CacheReport {
+                mode: "both".into(),
+                cached_reads: 12,
+                cached_programs: 5,
+                read_register_waits: 2,
+            }),
+            ..r
+        };
+        let mut s = String::new();
+        r.table_nand(&mut s).unwrap();
+        assert!(
+            s.contains("both: 12 reads, 5 programs overlapped; 2 register waits"),
+            "{s}"
+        );
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"cached_reads\":12"), "{json}");
     }
 }

@@ -365,9 +365,11 @@ class Result:
     def nand(self) -> dict[str, Any] | None:
         """The report's NAND layer (``summary["nand"]``, docs/METRICS.md "NAND layer"):
         host read latency per page type (``reads_by_page_type``), with
-        ``scheduler.suspend`` on the suspensions (``suspend``), and with an SLC cache
-        its writes and folds (``slc_cache``). ``None`` for SLC with ``timing``'s times,
-        suspend off and no SLC cache (the papers' presets' default)."""
+        ``scheduler.suspend`` on the suspensions (``suspend``), with an SLC cache its
+        writes and folds (``slc_cache``), and with ``nand.cache_mode`` on the cache
+        operations (``cache``: ``mode``, ``cached_reads``, ``cached_programs``,
+        ``read_register_waits``). ``None`` for SLC with ``timing``'s times, suspend off, no
+        SLC cache and cache mode off (the papers' presets' default)."""
         n: dict[str, Any] | None = self.summary.get("nand")
         return n
 

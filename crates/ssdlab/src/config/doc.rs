@@ -407,6 +407,9 @@ mod tests {
         cfg.scheduler.suspend = crate::sched::SuspendPolicy::Reads;
         cfg.nand.cell = ssdlab_nand::CellType::Mlc;
         cfg.nand.slc_cache.mode = ssdlab_nand::SlcMode::Dynamic;
+        cfg.nand.cache_mode = ssdlab_nand::CacheMode::Both;
+        cfg.nand.t_cache_read_ns = 1;
+        cfg.nand.t_cache_prog_ns = 1;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

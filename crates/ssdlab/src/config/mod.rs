@@ -21,6 +21,7 @@ mod dsftl;
 mod error;
 mod host;
 mod layers;
+mod nand;
 mod placement;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
@@ -62,6 +63,9 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("nand.slc_cache.t_prog_ns", "0"),
     ("nand.slc_cache.when_full", "\"direct\""),
     ("nand.slc_cache.idle_fold", "true"),
+    ("nand.cache_mode", "\"off\""),
+    ("nand.t_cache_read_ns", "0"),
+    ("nand.t_cache_prog_ns", "0"),
 ];
 
 /// Everything a run needs besides its trace.
@@ -237,22 +241,8 @@ impl SimConfig {
             });
         }
         self.validate_slc_cache(errs);
-        let bits = self.nand.cell.bits();
-        let wordlines = self.geometry.planes().saturating_mul(bits);
-        let limit = self.cache.max_destage_in_flight;
-        if self.cache.is_on()
-            && self.nand.program == ssdlab_nand::ProgramModel::OneShot
-            && limit > 0
-            && limit < wordlines
-        {
-            errs.push(ConfigError::Invalid {
-                key: "cache.max_destage_in_flight".into(),
-                message: format!(
-                    "{limit} destages in flight cannot fill a one-shot wordline ({bits} pages) in each of the {} planes: every destage could wait in its die's page buffer for pages no further destage brings; give at least {wordlines}, or 0 (a wordline per plane)",
-                    self.geometry.planes()
-                ),
-            });
-        }
+        self.validate_one_shot_destage(errs);
+        self.validate_cache_mode(errs);
         if self.scheduler.suspend.is_on() && self.nand.suspend.max_per_op == 0 {
             errs.push(ConfigError::Invalid {
                 key: "nand.suspend.max_per_op".into(),
@@ -261,63 +251,6 @@ impl SimConfig {
                     self.scheduler.suspend.name()
                 ),
             });
-        }
-    }
-
-    /// `[nand.slc_cache]`: its own keys, the room a static region leaves for the
-    /// native side's data, and the designs it does not combine with.
-    fn validate_slc_cache(&self, errs: &mut Vec<ConfigError>) {
-        let c = &self.nand.slc_cache;
-        let g = &self.geometry;
-        let kept = self.ftl.gc_threshold_blocks(g);
-        let mut invalid = |key: &str, message: String| {
-            errs.push(ConfigError::Invalid {
-                key: format!("nand.slc_cache.{key}"),
-                message,
-            })
-        };
-        let own = c.validate(self.nand.cell.bits(), g.blocks_per_plane, kept);
-        let ok = own.is_empty();
-        for (key, message) in own {
-            invalid(key, message);
-        }
-        if !c.is_on() || !ok {
-            return;
-        }
-        if c.mode == ssdlab_nand::SlcMode::Static {
-            // The native side holds every logical page in the blocks the region leaves.
-            let native = Geometry {
-                blocks_per_plane: g.blocks_per_plane - c.blocks_per_plane,
-                ..*g
-            };
-            let need = u64::from(self.ftl.logical_pages(g));
-            let room = self.ftl.max_map_entries(&native);
-            if need > room {
-                invalid(
-                    "blocks_per_plane",
-                    format!(
-                        "a static region of {} blocks per plane leaves the native side room for {room} logical pages, fewer than the {need} the device exports: no room to fold into; raise ftl.over_provisioning or shrink the region",
-                        c.blocks_per_plane
-                    ),
-                );
-            }
-        }
-        let other = if self.raid.level != RaidLevel::None {
-            Some("raid.level")
-        } else if self.dgc.enabled {
-            Some("dgc.enabled")
-        } else if self.content_index() {
-            Some("the DS-FTL content index")
-        } else {
-            None
-        };
-        if let Some(other) = other {
-            invalid(
-                "mode",
-                format!(
-                    "the SLC cache is not modelled together with {other}: turn one of them off"
-                ),
-            );
         }
     }
 

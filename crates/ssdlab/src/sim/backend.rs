@@ -436,6 +436,9 @@ impl Simulation {
                     self.ack_transferred(t);
                 }
             }
+            // With the NAND layer's cache operations, pages cross the bus while the
+            // die's array works.
+            Phase::ReadArray | Phase::ProgArray => self.cache_bus_done(die, t, last),
             p => unreachable!("bus done for die {die} in phase {p:?}"),
         }
     }

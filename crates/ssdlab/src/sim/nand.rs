@@ -16,6 +16,7 @@
 //!                      then the back end's on_array_done
 //!  try_start (busy) ─► nand_try_suspend: the scheduler's read runs after t_suspend
 //!  release_die      ─► nand_resume: the suspended operation continues, t_resume later
+//!  cache.rs         ─► nand.cache_mode: ONFI cache read and cache program
 //! ```
 
 use super::backend::{Phase, ERASE_LANE, PROGRAM_LANE, READ_LANE};
@@ -28,6 +29,7 @@ use ssdlab_nand::{
 };
 use ssdlab_stats::{LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport};
 
+mod cache;
 mod pad;
 mod phantom;
 mod suspend;
@@ -84,6 +86,8 @@ pub(crate) struct NandState {
     phantoms: rustc_hash::FxHashMap<(u32, u32), u32>,
     /// Dies with `close` set.
     closing: u32,
+    /// ONFI cache read and cache program (`nand.cache_mode`), when on.
+    cache: Option<Box<cache::CacheState>>,
 }
 
 impl NandState {
@@ -94,7 +98,7 @@ impl NandState {
         policy: SuspendPolicy,
         dies: u32,
     ) -> Option<Box<NandState>> {
-        if cfg.is_default_slc() && !policy.is_on() {
+        if cfg.is_default_slc() && !policy.is_on() && cfg.cache_mode.is_off() {
             return None;
         }
         let bits = cfg.cell.bits() as usize;
@@ -122,6 +126,7 @@ impl NandState {
             slc_reads: LatencyRecorder::default(),
             phantoms: Default::default(),
             closing: 0,
+            cache: cache::CacheState::build(cfg, dies),
             cfg: cfg.clone(),
         }))
     }
@@ -174,6 +179,7 @@ impl NandState {
                 refused: self.refused,
             }),
             slc_cache: None,
+            cache: self.cache.as_ref().map(|c| c.report()),
         }
     }
 }
@@ -287,6 +293,7 @@ impl Simulation {
         if may && self.queues.queued_ops_for_die(die).0 > 0 {
             self.nand_try_suspend(die);
         }
+        self.cache_program_started(die);
     }
 
     /// The end of `die`'s array operation stamped `epoch`, if it is still the live one.
@@ -296,6 +303,9 @@ impl Simulation {
             return;
         }
         let (buffering, padding) = (d.buffering, d.padding);
+        if self.cache_move_done(die) {
+            return;
+        }
         if buffering {
             // The pages wait in the page buffer; the die is free meanwhile.
             let head = self.dies[die.idx()].head;
@@ -328,6 +338,9 @@ impl Simulation {
                     sim.txns[t].array_ns = ns;
                     n += 1;
                 });
+                if self.cache_read_done(die) {
+                    return;
+                }
                 if self.uses_bus(d.head) {
                     let dm = &mut self.dies[die.idx()];
                     dm.phase = Phase::ReadXfer;
@@ -344,6 +357,9 @@ impl Simulation {
                     sim.txns[t].array_ns = ns;
                     sim.complete_txn(t);
                 });
+                if self.cache_program_next(die) {
+                    return;
+                }
                 self.release_die(die);
             }
             p => unreachable!("array done on die {die} in phase {p:?}"),

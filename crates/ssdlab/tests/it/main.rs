@@ -4,6 +4,7 @@
 
 mod adversarial;
 mod bind;
+mod cache_mode;
 mod cr5m;
 mod dgc;
 mod dram;
