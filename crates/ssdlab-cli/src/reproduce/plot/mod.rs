@@ -174,7 +174,8 @@ pub(super) fn measure(s: &str, pt: f64) -> f64 {
 }
 
 /// Words of `s` in lines no wider than `width` pixels at `pt` points (a word wider than
-/// that gets a line of its own).
+/// that gets a line of its own; a unit such as `%` does not start a line: its number
+/// moves down with it).
 pub(super) fn wrap(s: &str, pt: f64, width: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in s.split_whitespace() {
@@ -182,6 +183,11 @@ pub(super) fn wrap(s: &str, pt: f64, width: f64) -> Vec<String> {
             Some(l) if measure(&format!("{l} {word}"), pt) <= width => {
                 l.push(' ');
                 l.push_str(word);
+            }
+            Some(l) if word.starts_with('%') && l.contains(' ') => {
+                let cut = l.rfind(' ').expect("a space");
+                let number = l.split_off(cut);
+                lines.push(format!("{} {word}", number.trim_start()));
             }
             _ => lines.push(word.to_string()),
         }

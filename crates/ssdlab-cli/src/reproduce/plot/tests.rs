@@ -331,6 +331,16 @@ fn dense_categories_are_labelled_sparsely_rather_than_overlapping() {
 }
 
 #[test]
+fn a_percent_sign_keeps_its_number_on_its_line() {
+    let width = measure("aaaa 70", TICK_PT) + 1.0;
+    assert_eq!(
+        wrap("aaaa 70 % reads", TICK_PT, width),
+        ["aaaa", "70 %", "reads"]
+    );
+    assert_eq!(wrap("% alone", TICK_PT, 1.0), ["%", "alone"]);
+}
+
+#[test]
 fn a_long_title_and_y_label_wrap_inside_the_canvas() {
     let s = brr_like();
     let title = "Package contention time (bus wait behind another die of the package), \
