@@ -9,6 +9,7 @@ mod dsftl;
 mod dsftl_csv;
 mod dsftl_figs;
 mod dsftl_summary;
+mod nand;
 mod paq;
 mod plot;
 mod runner;
@@ -39,6 +40,10 @@ pub enum ReproduceCmd {
     /// (figures 6-8, 11, 12), the write-ratio and request-size sweeps (figures 9, 10), the
     /// write-acknowledgement and SDA sensitivities, and a verified run with a failure.
     Cr5m(Cr5mArgs),
+    /// The NAND model on the tlc-1tb preset as shipped (issue 36): the write cliff of a
+    /// fresh drive filled sequentially, and the host read latency of a mixed random
+    /// workload on a filled drive with and without program/erase suspend.
+    Nand(nand::NandArgs),
 }
 
 /// How the channel bus is read for a whole experiment (docs/reproductions/brr.md). The
@@ -194,5 +199,6 @@ pub fn run(cmd: &ReproduceCmd) -> Result<(), Failure> {
         ReproduceCmd::Dsftl(a) => dsftl::run(a),
         ReproduceCmd::Paq(a) => paq::run(a),
         ReproduceCmd::Cr5m(a) => cr5m::run(a),
+        ReproduceCmd::Nand(a) => nand::run(a),
     }
 }

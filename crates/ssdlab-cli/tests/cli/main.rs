@@ -14,6 +14,7 @@ mod regressions;
 mod reproduce_cr5m;
 mod reproduce_dgc;
 mod reproduce_dsftl;
+mod reproduce_nand;
 mod reproduce_paq;
 mod runs;
 mod sweep;

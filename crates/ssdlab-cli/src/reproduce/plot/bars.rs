@@ -1,7 +1,7 @@
 //! Grouped bars: one group per category, one bar per series, the paper's values as
 //! diamonds on their bars and whiskers on the bars that average several runs.
 
-use super::frame::{decades, value_range, Entry, Frame, Key, Layout, XLabels};
+use super::frame::{decades, value_range, Entry, Frame, Key, Layout, Scale, XLabels};
 use super::marks::{draw_paper, draw_range};
 use super::svg::{value, Hover};
 use super::{color, err, save, Figure, Mark, Range, Width};
@@ -91,7 +91,8 @@ impl<'a> BarsFigure<'a> {
                 key: Key::Range,
             });
         }
-        let mut frame = Frame::new(width, b.title, b.y_label, entries, y.clone(), b.log_y);
+        let scale = if b.log_y { Scale::Log10 } else { Scale::Linear };
+        let mut frame = Frame::new(width, b.title, b.y_label, entries, y.clone(), scale);
         let slot = frame.plot_w() / b.groups.len().max(1) as f64;
         let labels = XLabels::new(b.groups, slot);
         frame.x_area = labels.area(None);

@@ -51,8 +51,29 @@ pub(super) enum Key {
     Bar(RGBColor),
     Line(RGBColor, Marker, u32),
     Point(RGBColor, Marker),
+    /// A line without markers: colour, width, dashed.
+    Curve(RGBColor, u32, bool),
     Paper,
     Range,
+}
+
+/// How the y axis maps values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scale {
+    /// The values themselves.
+    Linear,
+    /// log10 of the values, ticks at whole decades labelled with the value.
+    Log10,
+    /// A cumulative share `F` as `-log10(1 - F)`, ticks at whole "nines" labelled in
+    /// percent: 0, 90, 99, 99.9, ...
+    Nines,
+}
+
+impl Scale {
+    /// Whether ticks sit at whole units of the axis (decades or nines).
+    fn whole(self) -> bool {
+        self != Scale::Linear
+    }
 }
 
 /// A legend entry.
@@ -69,14 +90,16 @@ pub(super) struct Frame {
     /// Legend rows: (entry, x offset from the left margin).
     rows: Vec<Vec<(usize, i32)>>,
     y_desc: Vec<String>,
-    /// The y axis holds log10 of the values.
-    log_y: bool,
+    /// How the y axis maps values.
+    y_scale: Scale,
     y_ticks: usize,
     y_area: i32,
     header: i32,
     plot_h: i32,
     /// Height under the plot for the x labels and description.
     pub x_area: i32,
+    /// The label of numeric x tick `v` (a log axis names the value its exponent is of).
+    pub x_fmt: fn(f64) -> String,
 }
 
 pub(super) fn key_w() -> i32 {
@@ -85,14 +108,14 @@ pub(super) fn key_w() -> i32 {
 
 impl Frame {
     /// A frame of `width` for `title`, the legend `entries`, the y axis `y_label` over the
-    /// values `y` (their log10 when `log_y`, whole decades).
+    /// values `y` (mapped by `y_scale`: whole decades or nines unless linear).
     pub fn new(
         width: Width,
         title: &str,
         y_label: &str,
         entries: Vec<Entry>,
         y: std::ops::Range<f64>,
-        log_y: bool,
+        y_scale: Scale,
     ) -> Frame {
         let avail = f64::from(width.px()) - 2.0 * f64::from(MARGIN);
         let title = wrap(title, TITLE_PT, avail);
@@ -117,7 +140,7 @@ impl Frame {
             Width::Page => (1.7 * PX_PER_IN) as i32,
         };
         let y_desc = wrap(y_label, LABEL_PT, f64::from(plot_h));
-        let y_ticks = if log_y {
+        let y_ticks = if y_scale.whole() {
             Y_TICKS.min((y.end - y.start).round() as usize + 1)
         } else {
             Y_TICKS
@@ -125,7 +148,7 @@ impl Frame {
         let ticks_w = RangedCoordf64::from(y)
             .key_points(BoldPoints(y_ticks))
             .iter()
-            .map(|&v| measure(&y_tick(v, log_y), TICK_PT).ceil() as i32)
+            .map(|&v| measure(&y_tick(v, y_scale), TICK_PT).ceil() as i32)
             .max()
             .unwrap_or(0);
         let y_area = y_desc.len() as i32 * line(LABEL_PT) + em / 2 + ticks_w + 2 * tick_len();
@@ -135,12 +158,13 @@ impl Frame {
             entries,
             rows,
             y_desc,
-            log_y,
+            y_scale,
             y_ticks,
             y_area,
             header,
             plot_h,
             x_area: line(TICK_PT),
+            x_fmt: tick,
         }
     }
 
@@ -178,8 +202,10 @@ impl Frame {
             .y_label_area_size(self.y_area)
             .build_cartesian_2d(x, y)
             .map_err(err)?;
-        let log_y = self.log_y;
-        let y_fmt = move |v: &f64| y_tick(*v, log_y);
+        let y_scale = self.y_scale;
+        let y_fmt = move |v: &f64| y_tick(*v, y_scale);
+        let x_tick = self.x_fmt;
+        let x_fmt = move |v: &f64| x_tick(*v);
         let mut mesh = chart.configure_mesh();
         mesh.disable_x_mesh()
             .max_light_lines(0)
@@ -189,7 +215,7 @@ impl Frame {
             .y_labels(self.y_ticks)
             .y_label_formatter(&y_fmt)
             .x_labels(x_ticks)
-            .x_label_formatter(&|v| tick(*v))
+            .x_label_formatter(&x_fmt)
             .label_style(text(TICK_PT));
         mesh.draw().map_err(err)?;
         let (xr, yr) = chart.plotting_area().get_pixel_range();
@@ -244,16 +270,40 @@ fn tick_len() -> i32 {
     (px(TICK_PT) * 0.3) as i32
 }
 
-/// The label of y tick `v`: on a log axis, the power of ten `v` is the exponent of.
-fn y_tick(v: f64, log: bool) -> String {
-    if !log {
+/// The label of y tick `v`: on a log axis, the power of ten `v` is the exponent of; on
+/// a nines axis, the percentage `100 (1 - 10^-v)`.
+fn y_tick(v: f64, scale: Scale) -> String {
+    if scale == Scale::Linear {
         tick(v)
     } else if (v - v.round()).abs() > 1e-9 {
+        String::new()
+    } else if scale == Scale::Nines {
+        nines(v.round() as i32)
+    } else {
+        log_tick(v)
+    }
+}
+
+/// The label of tick `v` of a log10 axis: the power of ten it is the exponent of, none
+/// between whole decades.
+pub(super) fn log_tick(v: f64) -> String {
+    if (v - v.round()).abs() > 1e-9 {
         String::new()
     } else if (-3.0..=6.0).contains(&v) {
         tick(10f64.powi(v.round() as i32))
     } else {
         format!("1e{}", v.round())
+    }
+}
+
+/// `n` nines as a percentage: 0, 90, 99, 99.9, ...
+fn nines(n: i32) -> String {
+    match n {
+        i32::MIN..=0 => "0".into(),
+        1 => "90".into(),
+        _ => format!("99.{}", "9".repeat(n as usize - 2))
+            .trim_end_matches('.')
+            .to_string(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Lines over categorical x values (one line per series, a marker on every point) and
 //! scatter plots of points in the plane.
 
-use super::frame::{line, Entry, Frame, Key, Layout, XLabels};
+use super::frame::{line, Entry, Frame, Key, Layout, Scale, XLabels};
 use super::marks::{draw_marker, draw_paper, draw_range, marker, Marker};
 use super::svg::{value, Hover};
 use super::{color, err, save, Figure, Mark, Range, Width, LABEL_PT, TICK_PT};
@@ -37,7 +37,7 @@ pub fn lines(path: &Path, l: &Lines) -> Result<(), String> {
 }
 
 /// `values` spanned with some room on both sides (not below 0 when none is negative).
-fn span(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+pub(super) fn span(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -110,7 +110,14 @@ impl<'a> LinesFigure<'a> {
                 .chain(l.ranges.iter().flat_map(|r| [r.lo, r.hi])),
         );
         let e = entries(l.series, !l.paper.is_empty(), !l.ranges.is_empty());
-        let mut frame = Frame::new(Width::Column, l.title, l.y_label, e, y.clone(), false);
+        let mut frame = Frame::new(
+            Width::Column,
+            l.title,
+            l.y_label,
+            e,
+            y.clone(),
+            Scale::Linear,
+        );
         let labels = XLabels::new(l.xs, frame.plot_w() / l.xs.len().max(1) as f64);
         frame.x_area = labels.area(Some(l.x_label));
         LinesFigure {
@@ -228,7 +235,14 @@ impl<'a> ScatterFigure<'a> {
                 key: Key::Point(color(i + 1), marker(i)),
             })
             .collect();
-        let mut frame = Frame::new(Width::Column, s.title, s.y_label, e, y.clone(), false);
+        let mut frame = Frame::new(
+            Width::Column,
+            s.title,
+            s.y_label,
+            e,
+            y.clone(),
+            Scale::Linear,
+        );
         frame.x_area = numeric_x_area();
         ScatterFigure { s, frame, x, y }
     }

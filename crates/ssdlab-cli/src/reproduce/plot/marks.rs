@@ -112,6 +112,20 @@ pub(super) fn draw_key<DB: DrawingBackend>(
             draw_marker(root, m, c, mid)
         }
         Key::Point(c, m) => draw_marker(root, m, c, mid),
+        Key::Curve(c, width, dashed) => {
+            let style = c.stroke_width(width);
+            if dashed {
+                let third = w / 3;
+                for x0 in [x, x + 2 * third] {
+                    root.draw(&PathElement::new(vec![(x0, y), (x0 + third, y)], style))
+                        .map_err(err)?;
+                }
+                Ok(())
+            } else {
+                root.draw(&PathElement::new(vec![(x, y), (x + w, y)], style))
+                    .map_err(err)
+            }
+        }
         Key::Paper => draw_paper(root, mid),
         Key::Range => draw_range(root, x + w / 2, y + h + 4, y - h - 4),
     }

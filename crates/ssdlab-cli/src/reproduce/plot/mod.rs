@@ -1,6 +1,7 @@
-//! Figures for papers: grouped bars, lines over categories, scatter plots and per-request
-//! series ([`bars`], [`lines`], [`scatter`], [`series`]), each written as an SVG of its
-//! printed size and a PNG of 300 px/in beside it (same name, `.png`).
+//! Figures for papers: grouped bars, lines over categories, scatter plots, per-request
+//! series and curves over a numeric axis ([`bars`], [`lines`], [`scatter`], [`series`],
+//! [`curves`]), each written as an SVG of its printed size and a PNG of 300 px/in beside
+//! it (same name, `.png`).
 //!
 //! A figure is designed for one column of a two-column paper, 3.5 in wide, or for the
 //! page's width, 7 in, where its bars do not fit a column ([`Width`]). Text is DejaVu
@@ -22,6 +23,7 @@
 //! ```
 
 mod bars;
+mod curves;
 mod frame;
 mod lines;
 mod marks;
@@ -30,6 +32,7 @@ mod series;
 mod svg;
 
 pub use bars::{bars, Bars};
+pub use curves::{curves, Curve, Curves};
 pub use lines::{lines, scatter, Lines, Scatter};
 pub use series::{series, Series};
 

@@ -3,7 +3,7 @@
 //! of the dots are in the CSV beside the figure (fig13-timeseries.csv); the hover text is
 //! on the mean lines only.
 
-use super::frame::{value_range, Entry, Frame, Key, Layout};
+use super::frame::{value_range, Entry, Frame, Key, Layout, Scale};
 use super::lines::{numeric_x_area, numeric_x_desc};
 use super::marks::Marker;
 use super::svg::{value, Hover};
@@ -46,7 +46,7 @@ impl<'a> SeriesFigure<'a> {
                 key: Key::Line(color(i + 1), Marker::Circle, 5),
             })
             .collect();
-        let mut frame = Frame::new(Width::Column, title, y_label, e, y.clone(), false);
+        let mut frame = Frame::new(Width::Column, title, y_label, e, y.clone(), Scale::Linear);
         frame.x_area = numeric_x_area();
         SeriesFigure { series, frame, y }
     }
