@@ -36,7 +36,7 @@ pub struct NandArgs {
     #[command(flatten)]
     pub output: Output,
     /// Bytes the write-cliff run writes, in whole 128 KiB requests (rounded down).
-    /// Default: the drive's whole logical capacity (1 005 513 867 264 B on tlc-1tb). A
+    /// Default: the drive's whole logical capacity (1 005 513 080 832 B on tlc-1tb). A
     /// smaller fill is a shorter experiment; the summary states the bytes written.
     #[arg(long, value_name = "BYTES")]
     pub fill_bytes: Option<u64>,
