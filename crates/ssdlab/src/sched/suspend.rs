@@ -55,6 +55,19 @@ impl SuspendPolicy {
         }
     }
 
+    /// A read this policy suspends for is queued for `die` (whether or not a suspension
+    /// is possible now): what a refused suspension counts.
+    pub(crate) fn wants_read(self, queues: &Queues, txns: &TxnSlab, die: DieId) -> bool {
+        if queues.queued_ops_for_die(die).0 == 0 {
+            return false;
+        }
+        let q = &queues.chip[queues.home(die).0.idx()];
+        q.iter().any(|&t| {
+            let t = &txns[t];
+            t.die == die && t.op == FlashOp::Read && self.allows(t.reason)
+        })
+    }
+
     /// Removes from the chip queue and returns the read `die` serves by suspending its
     /// operation, if any; `busy(ppn)` is true for the pages that operation writes.
     pub(crate) fn take_read(
@@ -114,12 +127,23 @@ mod tests {
         assert_eq!(off, None);
         // Host reads only: not the GC read, not die 1's, not the read behind the
         // program of its page, not the page being programmed.
+        assert!(SuspendPolicy::HostReads.wants_read(&b.queues, &b.txns, die));
+        assert!(!SuspendPolicy::Off.wants_read(&b.queues, &b.txns, die));
         let host = SuspendPolicy::HostReads.take_read(&mut b.queues, &b.txns, die, busy);
         assert_eq!(host, Some(ids[5]));
         let any = SuspendPolicy::Reads.take_read(&mut b.queues, &b.txns, die, busy);
         assert_eq!(any, Some(ids[0]));
         assert_eq!(b.queue(0), vec![ids[1], ids[2], ids[3], ids[4]]);
         assert_eq!(b.queues.queued_for_die(die), 3);
+    }
+
+    #[test]
+    fn a_host_read_policy_does_not_want_a_gc_read() {
+        let mut b = Bench::new(geometry(1, 1, 1, 1), 4);
+        let t = b.txn_at(FlashOp::Read, TxnReason::FoldRead, DieId(0), 0, 0, NONE, 0);
+        b.ctx().push(t);
+        assert!(!SuspendPolicy::HostReads.wants_read(&b.queues, &b.txns, DieId(0)));
+        assert!(SuspendPolicy::Reads.wants_read(&b.queues, &b.txns, DieId(0)));
     }
 
     #[test]
@@ -137,6 +161,7 @@ mod tests {
         b.ctx().push(t);
         let got = SuspendPolicy::Reads.take_read(&mut b.queues, &b.txns, DieId(0), |_| false);
         assert_eq!(got, None);
+        assert!(!SuspendPolicy::Reads.wants_read(&b.queues, &b.txns, DieId(0)));
         assert_eq!(b.queue(0), vec![t]);
     }
 }

@@ -36,7 +36,7 @@ impl Simulation {
         }
         let s = n.suspend;
         if !d.op.may_suspend(now, s.max_per_op, s.t_suspend_ns) {
-            if self.queues.queued_ops_for_die(die).0 > 0 {
+            if n.policy.wants_read(&self.queues, &self.txns, die) {
                 self.nand_mut().refused += 1;
             }
             return;
