@@ -63,9 +63,20 @@ pub struct SlcCacheConfig {
     pub t_prog_ns: u64,
     /// Host writes when the region is full and folding lags.
     pub when_full: WhenFull,
-    /// Fold a plane's full SLC blocks whenever its chip has nothing queued (besides
-    /// folding when the region is full and when GC needs space).
+    /// Fold a plane's full SLC blocks in idle time: when the host has had no request
+    /// outstanding for `idle_after_ns` and the plane's chip has nothing queued (besides
+    /// folding when the region is full and when GC needs space). An idle fold pauses
+    /// while the host has requests outstanding.
     pub idle_fold: bool,
+    /// How long the host must have had no request outstanding before an idle fold
+    /// starts or a paused one resumes, ns (0: as soon as it has none).
+    #[schemars(range(max = i64::MAX))]
+    pub idle_after_ns: u64,
+    /// Destination wordlines a fold keeps in flight per plane: it hands the scheduler
+    /// at most this many wordlines' worth of moves at a time (bits per cell pages each
+    /// with a one-shot program, one page otherwise), the next as they finish; 0: every
+    /// move of the block at once, as GC does.
+    pub fold_wordlines_in_flight: u32,
 }
 
 impl Default for SlcCacheConfig {
@@ -78,6 +89,8 @@ impl Default for SlcCacheConfig {
             t_prog_ns: 0,
             when_full: WhenFull::Direct,
             idle_fold: true,
+            idle_after_ns: 0,
+            fold_wordlines_in_flight: 2,
         }
     }
 }
@@ -157,6 +170,12 @@ impl SlcCacheConfig {
                 ),
             ));
         }
+        if !self.idle_fold && self.idle_after_ns > 0 {
+            errs.push((
+                "idle_after_ns",
+                "is set but idle_fold = false: configured but never used".into(),
+            ));
+        }
         if !(self.free_share > 0.0 && self.free_share <= 1.0) {
             errs.push((
                 "free_share",
@@ -198,6 +217,12 @@ mod tests {
         assert_eq!(keys(&on(SlcMode::Dynamic, 0), 3), ["blocks_per_plane"]);
         assert_eq!(keys(&on(SlcMode::Static, 95), 3), ["blocks_per_plane"]);
         assert!(keys(&on(SlcMode::Static, 94), 3).is_empty());
+        let unused = SlcCacheConfig {
+            idle_fold: false,
+            idle_after_ns: 1_000_000,
+            ..on(SlcMode::Static, 20)
+        };
+        assert_eq!(keys(&unused, 3), ["idle_after_ns"]);
         let share = SlcCacheConfig {
             free_share: 0.0,
             ..on(SlcMode::Dynamic, 10)

@@ -29,8 +29,9 @@ pub struct SuspendReport {
     pub suspended_ns_total: u64,
     /// Its mean per suspension.
     pub suspended_ns_mean: f64,
-    /// Times a die programming or erasing, with reads queued for it, was woken and
-    /// could not suspend (the limit reached, or the operation too close to its end).
+    /// Times a die programming or erasing, with a read queued for it that the policy
+    /// suspends for, was woken and could not suspend (the limit reached, or the
+    /// operation too close to its end).
     pub refused: u64,
 }
 
@@ -63,8 +64,13 @@ pub struct SlcCacheReport {
     pub full_waits: u64,
     /// SLC blocks folded, of which started in idle time.
     pub folds: u64,
-    /// Folds started when a chip was idle.
+    /// Folds started in idle time (the host idle for `idle_after_ns`, the chip with
+    /// nothing queued).
     pub idle_folds: u64,
+    /// Times an idle fold stopped handing out moves because the host had requests
+    /// outstanding.
+    #[serde(default)]
+    pub idle_fold_pauses: u64,
     /// Pages moved by folding.
     pub fold_pages_moved: u64,
     /// Erases of SLC-mode blocks.
@@ -222,9 +228,10 @@ impl SlcCacheReport {
             w,
             "folding",
             format!(
-                "{} blocks ({} started idle), {} pages moved, {} SLC erases",
+                "{} blocks ({} started idle, paused {} times for the host), {} pages moved, {} SLC erases",
                 fmt_count(self.folds),
                 fmt_count(self.idle_folds),
+                fmt_count(self.idle_fold_pauses),
                 fmt_count(self.fold_pages_moved),
                 fmt_count(self.slc_erases)
             ),
@@ -286,6 +293,7 @@ mod tests {
                 mode: "dynamic".into(),
                 folds: 4,
                 idle_folds: 1,
+                idle_fold_pauses: 7,
                 ..SlcCacheReport::default()
             }),
             cache: None,
@@ -297,7 +305,10 @@ mod tests {
         assert!(s.contains("n 2  mean 60.00"), "{s}");
         assert!(s.contains("3 programs"), "{s}");
         assert!(!s.contains("padded"), "{s}");
-        assert!(s.contains("4 blocks (1 started idle)"), "{s}");
+        assert!(
+            s.contains("4 blocks (1 started idle, paused 7 times for the host)"),
+            "{s}"
+        );
         assert!(!s.contains("cache mode"), "{s}");
         let r = NandReport {
             cache: Some(CacheReport {

@@ -63,6 +63,8 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("nand.slc_cache.t_prog_ns", "0"),
     ("nand.slc_cache.when_full", "\"direct\""),
     ("nand.slc_cache.idle_fold", "true"),
+    ("nand.slc_cache.idle_after_ns", "0"),
+    ("nand.slc_cache.fold_wordlines_in_flight", "2"),
     ("nand.cache_mode", "\"off\""),
     ("nand.t_cache_read_ns", "0"),
     ("nand.t_cache_prog_ns", "0"),

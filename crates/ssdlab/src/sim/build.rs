@@ -5,7 +5,7 @@ use super::backend::{ChannelState, ChipRun, DieState};
 use super::cr5m::Cr5m;
 use super::txn::TxnSlab;
 use super::verify::Verifier;
-use super::{bind, dgc, host::ReqSlab, merge, raid, SimCounters, Simulation};
+use super::{bind, dgc, fold, host::ReqSlab, merge, raid, SimCounters, Simulation};
 use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
@@ -128,6 +128,19 @@ impl Simulation {
             primed: false,
             warmed_up: false,
             gc_pages: Vec::new(),
+            fold_pace: cfg.nand.slc_cache.is_on().then(|| {
+                let c = &cfg.nand.slc_cache;
+                let wordline = match cfg.nand.program {
+                    ssdlab_nand::ProgramModel::OneShot => cfg.nand.cell.bits(),
+                    ssdlab_nand::ProgramModel::PerPage => 1,
+                };
+                Box::new(fold::FoldPace::new(
+                    geom.planes(),
+                    wordline,
+                    c.fold_wordlines_in_flight,
+                    c.idle_after_ns,
+                ))
+            }),
             gc_check: Vec::new(),
             starved: Vec::new(),
             gc_cause: vec![super::gc_trigger::GcCause::None; planes],

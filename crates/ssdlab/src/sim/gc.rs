@@ -34,7 +34,14 @@ impl Simulation {
     /// A plane that needs GC starts it now only if the trigger allows
     /// ([`Simulation::gc_may_start_now`]).
     pub(super) fn maybe_start_gc(&mut self, plane: PlaneId, background: bool) {
-        if self.gc_jobs[plane.idx()].active() || self.plane_dead(plane) {
+        if self.gc_jobs[plane.idx()].active() {
+            if self.gc_jobs[plane.idx()].fold {
+                // A paused idle fold resumes when its plane needs the space.
+                self.fold_release(plane);
+            }
+            return;
+        }
+        if self.plane_dead(plane) {
             return;
         }
         let needed = self.ftl.gc_needed(plane);
@@ -83,6 +90,14 @@ impl Simulation {
             erasing: false,
             fold,
         };
+        if let Some(pace) = self.fold_pace.as_deref_mut().filter(|_| fold) {
+            // A fold hands out its moves a few wordlines at a time (sim::fold).
+            pace.start(plane, &pages, kind == GcKind::Background);
+            self.gc_pages = pages;
+            self.fold_release(plane);
+            self.try_erase(plane);
+            return true;
+        }
         let die = self.geom.die_of_plane(plane);
         let read = TxnReason::collector(fold)[0];
         for &(src, lpn) in &pages {
@@ -95,7 +110,7 @@ impl Simulation {
     }
 
     /// Hands a GC transaction to its die (a blocking job's) or to the scheduler.
-    fn submit_background(&mut self, mut t: Txn) -> TxnId {
+    pub(super) fn submit_background(&mut self, mut t: Txn) -> TxnId {
         t.enqueued_ns = self.now().as_ns();
         let chip = self.geom.chip_of_die(t.die);
         let id = self.txns.insert(t);
@@ -157,9 +172,17 @@ impl Simulation {
                 );
                 self.gc_read_done(&txn, plane);
             }
-            TxnReason::GcWrite | TxnReason::FoldWrite => {
+            TxnReason::GcWrite => {
                 self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
                 self.move_finished(plane);
+            }
+            TxnReason::FoldWrite => {
+                self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                if let Some(pace) = self.fold_pace.as_deref_mut() {
+                    pace.move_done(plane);
+                }
+                self.move_finished(plane);
+                self.fold_release(plane);
             }
             TxnReason::GcErase | TxnReason::FoldErase => {
                 let block = self.geom.block_of_page(txn.ppn);
@@ -183,7 +206,13 @@ impl Simulation {
     /// A GC read finished: the move continues with its program, unless the page was
     /// overwritten meanwhile.
     fn gc_read_done(&mut self, txn: &Txn, plane: PlaneId) {
-        match self.ftl.gc_begin_move(txn.ppn) {
+        let dst = self.ftl.gc_begin_move(txn.ppn);
+        if txn.reason == TxnReason::FoldRead {
+            if let Some(pace) = self.fold_pace.as_deref_mut() {
+                pace.read_done(plane, dst.map(|d| self.geom.page_in_block(d)));
+            }
+        }
+        match dst {
             Some(dst) => {
                 let mut w = Txn::new(
                     FlashOp::Program,
@@ -197,6 +226,9 @@ impl Simulation {
                 self.submit_background(w);
             }
             None => self.move_finished(plane),
+        }
+        if txn.reason == TxnReason::FoldRead {
+            self.fold_release(plane);
         }
     }
 
@@ -318,7 +350,11 @@ impl Simulation {
             self.dgc_on_idle(chip);
         }
         // Folding waits for the host to be idle too: gaps inside a burst do not fold.
-        let fold = self.ftl.slc_on() && self.outstanding == 0;
+        let now = self.now().as_ns();
+        let fold = self
+            .fold_pace
+            .as_deref()
+            .is_some_and(|p| p.host_idle_long(self.outstanding, now));
         if !self.cfg.ftl.gc.background && !fold {
             return;
         }
@@ -333,16 +369,6 @@ impl Simulation {
                 && !self.plane_dead(plane)
             {
                 self.start_gc(plane, GcKind::Background);
-            }
-        }
-    }
-
-    /// The host has no request outstanding: idle dies with nothing queued may fold.
-    pub(in crate::sim) fn slc_host_idle(&mut self) {
-        for d in 0..self.geom.dies() {
-            let die = DieId(d);
-            if self.dies[d as usize].phase == super::backend::Phase::Idle {
-                self.on_die_idle(die);
             }
         }
     }

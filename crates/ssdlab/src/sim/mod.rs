@@ -62,6 +62,7 @@ mod dgc;
 mod dram;
 mod dsftl;
 mod fail;
+mod fold;
 mod gc;
 mod gc_trigger;
 mod host;
@@ -128,6 +129,9 @@ pub(crate) enum Event {
     /// The same for pages of which the request leaves bytes out of the transfer
     /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
     DramPartDone(u32),
+    /// The host may have been idle long enough for the SLC cache to fold
+    /// (`nand.slc_cache.idle_after_ns`).
+    SlcIdle,
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -189,6 +193,8 @@ pub struct Simulation {
     /// The warm-up `ftl.precondition.warmup` asks for is done.
     pub(crate) warmed_up: bool,
     pub(crate) gc_pages: Vec<(Ppn, Lpn)>,
+    /// How folds of the SLC cache hand out their moves (the cache on only).
+    pub(crate) fold_pace: Option<Box<fold::FoldPace>>,
     /// Planes to check for GC once the request being admitted is queued.
     pub(crate) gc_check: Vec<PlaneId>,
     /// Planes that need GC and found no victim (every full block holds only valid
@@ -385,6 +391,13 @@ impl Simulation {
             Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
             Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
+            Event::SlcIdle => {
+                // Whatever it starts ends in events of its own: the clock of the run
+                // (the last event) does not move for a check that may find nothing.
+                self.on_slc_idle();
+                self.after_event()?;
+                return Ok(true);
+            }
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

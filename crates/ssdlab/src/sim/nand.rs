@@ -208,6 +208,7 @@ impl Simulation {
             full_waits: c.full_waits,
             folds: c.folds,
             idle_folds: self.counters.idle_folds,
+            idle_fold_pauses: self.fold_pace.as_ref().map_or(0, |f| f.pauses),
             fold_pages_moved: c.fold_pages_moved,
             slc_erases: c.slc_erases,
         }

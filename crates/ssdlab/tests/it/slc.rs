@@ -245,3 +245,54 @@ fn bad_slc_cache_settings_are_refused_naming_the_key() {
         "{e}"
     );
 }
+
+/// One SLC block of 32 pages written, then (while it folds in idle time) ten reads
+/// 1 ms apart; the read response times and the cache's counters with `sets`.
+fn reads_during_an_idle_fold(sets: &[&str]) -> (ssdlab::Report, ssdlab_stats::SlcCacheReport) {
+    let mut all = vec![
+        "geometry.pages_per_block=96",
+        "nand.slc_cache.idle_fold=true",
+        "verify=true",
+    ];
+    all.extend_from_slice(sets);
+    let mut reqs: Vec<IoRequest> = (0..32).map(|l| page(l * 200_000, Op::Write, l)).collect();
+    reqs.extend((0..10).map(|k| page(7_000_000 + k * 1_000_000, Op::Read, k)));
+    let r = run(one_die(&all), reqs);
+    let c = r.nand.as_ref().unwrap().slc_cache.clone().unwrap();
+    // Every read checked (a wrong answer fails the run).
+    assert_eq!(r.counter(ssdlab_stats::Counter::VerifiedReads), 10);
+    (r, c)
+}
+
+#[test]
+fn an_idle_fold_hands_out_a_few_wordlines_and_yields_to_the_host() {
+    // All at once (as GC does): reads queue behind the whole block's fold.
+    let (all, c) = reads_during_an_idle_fold(&["nand.slc_cache.fold_wordlines_in_flight=0"]);
+    assert_eq!(
+        (c.idle_folds, c.fold_pages_moved, c.idle_fold_pauses),
+        (1, 32, 0)
+    );
+    // Two wordlines in flight, paused while a read is outstanding: a read waits for at
+    // most the two one-shot programs already handed out.
+    let (paced, c) = reads_during_an_idle_fold(&[]);
+    assert_eq!((c.idle_folds, c.fold_pages_moved), (1, 32));
+    assert!(c.idle_fold_pauses >= 1, "{c:?}");
+    let (a, p) = (all.response.read.max_ns, paced.response.read.max_ns);
+    assert!(a > 10_000_000, "all at once: {a} ns");
+    assert!(
+        p <= 2 * 1_600_000 + 6 * (30_000 + XFER) + 30_000 + XFER,
+        "paced: {p} ns"
+    );
+    // Folding after 2 ms of host idle time: the reads (1 ms apart) meet no fold, which
+    // runs after the last of them.
+    let (late, c) = reads_during_an_idle_fold(&["nand.slc_cache.idle_after_ns=2000000"]);
+    assert_eq!((c.idle_folds, c.fold_pages_moved), (1, 32));
+    assert_eq!(late.response.read.max_ns, 30_000 + XFER);
+    // The check that finds the host busy does not move the run's clock: the run ends
+    // with the fold's erase.
+    assert!(
+        late.sim_time_ns > 16_000_000 + 2_000_000,
+        "{}",
+        late.sim_time_ns
+    );
+}
