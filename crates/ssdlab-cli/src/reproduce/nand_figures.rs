@@ -213,19 +213,14 @@ impl Experiment {
         let curves: Vec<Curve> = self
             .mixed_runs()
             .map(|(s, p, o)| Curve {
-                name: format!(
-                    "{}, {}k IOPS: suspend {}",
-                    SETUPS[s].label,
-                    SETUPS[s].iops / 1e3,
-                    SUSPEND[p]
-                ),
+                name: format!("{}: suspend {}", SETUPS[s].label, SUSPEND[p]),
                 points: quantiles()
                     .into_iter()
                     .filter(|&q| q < 1.0)
                     .map(|q| (at_quantile(&o.reads_ns, q) as f64 / 1e3, q))
                     .collect(),
-                color: p + 1,
-                dashed: s == 1,
+                color: s + 1,
+                dashed: p == 1,
             })
             .collect();
         let c = Curves {

@@ -219,11 +219,11 @@ impl Experiment {
             let _ = writeln!(s, "| {} | {sets} | {iops} IOPS |", setup.label);
         }
         s.push_str(
-            "\nWhy these rates (measured, docs/reproductions/nand.md): as shipped, folds started \
-             in idle time stall the drive for up to a second at a time, and the share of reads \
-             that meet a stall grows with the rate; of 10 000 to 40 000 IOPS, 20 000 is the \
-             highest at which the median read meets none. Without the SLC cache, 100 000 IOPS \
-             keeps the dies about two thirds busy, programs among them, short of saturation.\n\n\
+            "\nThe rates: as shipped at 20 000 IOPS the dies are about a sixth busy and the \
+             SLC cache folds in the host's idle gaps; at 100 000 IOPS, the rate of the run \
+             without the cache, the two setups differ only in the cache. Without it, 100 000 \
+             IOPS keeps the dies about two thirds busy (reads and one-shot programs), short of \
+             saturation (docs/reproductions/nand.md).\n\n\
              | run | reads | p50 | p99 | p99.9 | largest | reads over 10 ms | served IOPS | die busy | host-queue wait, mean | SLC / direct pages | folds (idle) | GC runs |\n\
              |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         );

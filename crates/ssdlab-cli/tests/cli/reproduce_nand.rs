@@ -27,11 +27,13 @@ fn reproduce_nand_writes_both_figures_and_states_a_short_fill() {
         "`size_bytes` 112 742 891 520 B (112.7 GB)",
         "| 1 | 0 | 2.0 | 2 |",
         "20 000 requests of 16 KiB, 70 % reads",
-        "| as shipped | nothing: the preset as shipped | 20 000 IOPS |",
-        "| SLC cache off | `nand.slc_cache.mode=\"off\"`",
+        "| as shipped, 20k IOPS | nothing: the preset as shipped | 20 000 IOPS |",
+        "| as shipped, 100k IOPS | nothing: the preset as shipped | 100 000 IOPS |",
+        "| SLC cache off, 100k IOPS | `nand.slc_cache.mode=\"off\"`",
         "| as-shipped suspend=host-reads |",
+        "| as-shipped-100k suspend=off |",
         "| slc-off suspend=off |",
-        "| SLC cache off | lsb | 35.3 µs |",
+        "| SLC cache off, 100k IOPS | lsb | 35.3 µs |",
     ]);
     let cliff = std::fs::read_to_string(out.join("write-cliff.csv")).expect("write-cliff.csv");
     assert_eq!(column(&cliff, "level"), ["1", "1"], "{cliff}");
@@ -41,6 +43,7 @@ fn reproduce_nand_writes_both_figures_and_states_a_short_fill() {
         cdf.lines().next(),
         Some(
             "quantile,as-shipped_suspend_host-reads_us,as-shipped_suspend_off_us,\
+             as-shipped-100k_suspend_host-reads_us,as-shipped-100k_suspend_off_us,\
              slc-off_suspend_host-reads_us,slc-off_suspend_off_us"
         )
     );
