@@ -253,7 +253,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Pops the earliest event and advances the clock to its time.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let (lane, _) = self.first()?;
         let entry = if lane == LANES {

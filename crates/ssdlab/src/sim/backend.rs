@@ -261,6 +261,7 @@ impl Simulation {
     }
 
     /// Calls `f` on every transaction of the group starting at `head`.
+    #[inline(always)]
     pub(super) fn for_group(&mut self, head: TxnId, mut f: impl FnMut(&mut Self, TxnId)) {
         let mut t = head;
         while t != NONE {
@@ -271,6 +272,7 @@ impl Simulation {
     }
 
     /// The array part of the die's operation finished.
+    #[inline(always)]
     pub(super) fn on_array_done(&mut self, die: DieId) {
         let d = self.dies[die.idx()];
         match d.phase {
@@ -396,6 +398,7 @@ impl Simulation {
     }
 
     /// A page finished crossing channel `ch`.
+    #[inline(always)]
     pub(super) fn on_bus_done(&mut self, ch: ChannelId) {
         let c = &mut self.channels[ch.idx()];
         let t = c.holder;

@@ -21,6 +21,7 @@
 use super::backend::Phase;
 use super::txn::{Txn, NONE};
 use super::{Event, Simulation};
+use crate::error::SimError;
 use ssdlab_engine::SimDuration;
 use ssdlab_nand::{DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 use std::ops::Range;
@@ -222,8 +223,19 @@ impl Simulation {
         }
     }
 
-    /// [`Event::SlcIdle`]: if the host has stayed idle since, folding may run.
-    pub(super) fn on_slc_idle(&mut self) {
+    /// [`Event::SlcIdle`], out of the run loop. Whatever it starts ends in events of its
+    /// own: the clock of the run (the last event) does not move for a check that may
+    /// find nothing.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn on_slc_idle_event(&mut self) -> Result<bool, SimError> {
+        self.on_slc_idle();
+        self.after_event()?;
+        Ok(true)
+    }
+
+    /// If the host has stayed idle since it fell idle, folding may run.
+    fn on_slc_idle(&mut self) {
         let now = self.now().as_ns();
         if self
             .fold_pace

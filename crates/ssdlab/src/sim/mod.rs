@@ -391,13 +391,7 @@ impl Simulation {
             Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
             Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
-            Event::SlcIdle => {
-                // Whatever it starts ends in events of its own: the clock of the run
-                // (the last event) does not move for a check that may find nothing.
-                self.on_slc_idle();
-                self.after_event()?;
-                return Ok(true);
-            }
+            Event::SlcIdle => return self.on_slc_idle_event(),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;
