@@ -128,6 +128,8 @@ pub(crate) enum Event {
     /// The same for pages of which the request leaves bytes out of the transfer
     /// (`timing.transfer = "sectors"`): the key of their entry in the DRAM stage's hook.
     DramPartDone(u32),
+    /// A trim request is done (it was carried out at its admission).
+    TrimDone(ReqId),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -385,6 +387,7 @@ impl Simulation {
             Event::DramDone(req, pages) => self.on_dram_done(req, pages, 0),
             Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
+            Event::TrimDone(req) => self.finish_request(req),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

@@ -211,6 +211,18 @@ impl Simulation {
         if self.counters.fua_writes > 0 {
             self.rec.count(Counter::FuaWrites, self.counters.fua_writes);
         }
+        // Trims likewise.
+        if self.counters.trims > 0 {
+            self.rec.count(Counter::Trims, self.counters.trims);
+            self.rec
+                .count(Counter::TrimmedPages, self.counters.trimmed_pages);
+        }
+        if self.counters.verified_trimmed_reads > 0 {
+            self.rec.count(
+                Counter::VerifiedTrimmedReads,
+                self.counters.verified_trimmed_reads,
+            );
+        }
         let design = self
             .raid_counters()
             .into_iter()
