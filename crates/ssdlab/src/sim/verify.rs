@@ -148,6 +148,21 @@ impl Verifier {
         }
     }
 
+    /// The pages a trim left holding nothing (not written since), in order.
+    pub fn trimmed_lpns(&self) -> impl Iterator<Item = Lpn> + '_ {
+        let chunks = self.chunks.iter().enumerate();
+        chunks
+            .filter_map(|(k, c)| Some((k, c.as_deref()?)))
+            .flat_map(|(k, c)| {
+                (0..CHUNK)
+                    .filter(move |&i| {
+                        let bit = 1 << (i % 64);
+                        c.trimmed[i / 64] & bit != 0 && c.written[i / 64] & bit == 0
+                    })
+                    .map(move |i| Lpn((k * CHUNK + i) as u32))
+            })
+    }
+
     /// Every page that must hold data, with its token, in LPN order.
     pub fn written(&self) -> impl Iterator<Item = (Lpn, u64)> + '_ {
         self.chunks
