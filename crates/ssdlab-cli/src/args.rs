@@ -1,7 +1,7 @@
 //! Command-line arguments. The shape of `run` is relied on by scripts and docs.
 
 use clap::{Args, Parser, Subcommand};
-use ssdlab_trace::TraceFormat;
+use ssdlab_trace::{Discards, TraceFormat};
 use std::path::PathBuf;
 
 /// ssdlab: a fast, deterministic, trace-driven simulator of SSD internals.
@@ -173,6 +173,11 @@ pub struct TraceArgs {
     /// jumps (a wall-clock stamp inside relative times).
     #[arg(long, value_name = "DURATION")]
     pub max_gap: Option<String>,
+    /// What to do with the trace's discards (blkparse `D…` events): `drop` them (the
+    /// default, as every replay did before trims) or replay them as `trim` commands
+    /// (docs/TRACES.md, "Trims").
+    #[arg(long, default_value = "drop", value_name = "drop|trim")]
+    pub discards: Discards,
     /// Use the built-in synthetic workload instead of a trace.
     #[arg(long, conflicts_with = "trace")]
     pub synthetic: bool,
@@ -296,6 +301,9 @@ pub struct InfoArgs {
     /// Cut every gap between consecutive requests longer than DURATION (e.g. `1s`).
     #[arg(long, value_name = "DURATION")]
     pub max_gap: Option<String>,
+    /// Count the trace's discards as trims (`trim`) or pass over them (`drop`).
+    #[arg(long, default_value = "drop", value_name = "drop|trim")]
+    pub discards: Discards,
     /// A synthetic workload description (TOML) instead of a trace.
     #[arg(long, value_name = "FILE", conflicts_with = "file")]
     pub synthetic_config: Option<PathBuf>,
@@ -311,6 +319,7 @@ impl InfoArgs {
             repeat: self.repeat,
             max_request_bytes: self.max_request_bytes,
             max_gap: self.max_gap.clone(),
+            discards: self.discards,
             synthetic: false,
             synthetic_config: self.synthetic_config.clone(),
         }

@@ -191,6 +191,7 @@ pub fn prepare(
         Shown::Bar => progress::Progress::step(setup_step(&cfg)),
         _ => None,
     };
+    let src = &with_capacity(src, &cfg);
     let mut sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
     drop(step);
     if let Some(p) = preset {
@@ -212,6 +213,20 @@ pub fn prepare(
         sim.set_progress(bar.callback());
     }
     Ok((sim, bar))
+}
+
+/// `src`, told the device's logical capacity when it keeps discards as trims, so that
+/// its reader refuses a trim past the end with its line (the simulator refuses it too,
+/// by request number, and any trim under RAID).
+fn with_capacity(src: &TraceSource, cfg: &SimConfig) -> TraceSource {
+    let mut src = src.clone();
+    if let TraceSource::File { options, .. } = &mut src {
+        if options.discards == ssdlab_trace::Discards::Trim && cfg.raid.level.number().is_none() {
+            let pages = u64::from(cfg.ftl.logical_pages(&cfg.geometry));
+            options.device_bytes = Some(pages * u64::from(cfg.geometry.page_size_bytes));
+        }
+    }
+    src
 }
 
 /// Creates an output file before a run, so that a bad path fails at once.

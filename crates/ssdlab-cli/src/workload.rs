@@ -22,6 +22,7 @@ pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
             repeat: t.repeat,
             max_request_bytes: t.max_request_bytes,
             max_gap_ns,
+            discards: t.discards,
             ..TraceOptions::default()
         };
         if t.repeat == 0 {

@@ -325,6 +325,27 @@ impl DramStage {
         }
     }
 
+    /// A trim of `lpn`: whatever version DRAM holds (clean, dirty, or being programmed)
+    /// is dropped, so that no later read finds it and no destage programs it. A program
+    /// already in flight completes on its own ([`DramStage::destaged`] then finds no
+    /// version of it, or a newer one, and changes nothing); it no longer counts against
+    /// the programs in flight. True when DRAM held a version.
+    pub fn discard(&mut self, lpn: Lpn) -> bool {
+        let Some(&slot) = self.index.get(&lpn.0) else {
+            return false;
+        };
+        match self.wheres[slot as usize] {
+            Where::Clean => {}
+            Where::Dirty => self.by_age.remove(DIRTY, slot),
+            Where::Destaging => {
+                self.by_age.remove(DESTAGING, slot);
+                self.destaging -= 1;
+            }
+        }
+        self.remove(slot);
+        true
+    }
+
     /// A flush at this moment: the sequence number it must see durable
     /// ([`DramStage::flushed`]); pages dirty now are destaged first.
     pub fn flush(&mut self) -> u64 {

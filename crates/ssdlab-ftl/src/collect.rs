@@ -320,6 +320,42 @@ mod tests {
         f.check_invariants();
     }
 
+    /// The same writes, with or without trims of half the LPNs before the overwrites:
+    /// trims make pages invalid at once (the block's count, the map), so the GC that
+    /// follows copies fewer pages.
+    #[test]
+    fn trims_invalidate_and_gc_copies_fewer_pages() {
+        let run = |trim: bool| {
+            let mut f = ftl_one_plane(small_cfg());
+            for l in 0..16 {
+                write_done(&mut f, l, 1);
+            }
+            // Blocks 0..3 hold LPNs 0..15; trim every odd LPN.
+            if trim {
+                for l in (1..16).step_by(2) {
+                    let block = f.geom.block_of_page(f.lookup(Lpn(l)).unwrap());
+                    let before = f.valid_pages(block);
+                    f.trim(Lpn(l));
+                    assert_eq!(f.lookup(Lpn(l)), None, "unmapped");
+                    assert_eq!(f.valid_pages(block), before - 1, "its page invalid");
+                }
+                assert_eq!(f.counters().trims, 8);
+                f.check_invariants();
+            }
+            // Overwrite a few even LPNs, then reclaim two blocks.
+            for l in [0, 2, 4] {
+                write_done(&mut f, l, 2);
+            }
+            for _ in 0..2 {
+                full_gc(&mut f).expect("a victim");
+            }
+            f.counters().gc_pages_moved
+        };
+        // Without trims: block 0 (LPNs 1, 3 valid) and block 1 (5, 6, 7). With them:
+        // block 0 (none valid) and block 1 (6 only).
+        assert_eq!((run(false), run(true)), (5, 1));
+    }
+
     #[test]
     fn move_invalidated_mid_flight_leaves_the_map_alone() {
         let mut f = ftl_one_plane(small_cfg());

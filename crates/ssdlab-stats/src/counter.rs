@@ -164,6 +164,15 @@ counters! {
     /// Write requests with FUA (durable before they complete); present only when the
     /// workload had one.
     FuaWrites = "fua-writes",
+    /// Trim (deallocate) commands completed; present only when the workload had one.
+    /// Requests, not of the read or write classes.
+    Trims = "trims",
+    /// Pages those trims covered whole (each unmapped, whether it held data or not);
+    /// present only with trims.
+    TrimmedPages = "trimmed-pages",
+    /// Host reads of trimmed pages that verify mode confirmed hold no data (they return
+    /// what a never-written page returns); present only when there was one.
+    VerifiedTrimmedReads = "verified-trimmed-reads",
     // Partial-page writes (present only with `timing.transfer = "sectors"`).
     /// Host write pages that covered part of a page.
     PartialWritePages = "partial-write-pages",

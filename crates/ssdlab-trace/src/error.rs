@@ -86,6 +86,24 @@ pub enum TraceErrorKind {
         /// Its size.
         size_bytes: u64,
     },
+    /// A trim (a kept discard) whose byte range ends past the device's logical
+    /// capacity ([`crate::TraceOptions::device_bytes`]).
+    #[error(
+        "field `{field}`: trim of bytes {offset_bytes}..{end} runs past the end of the \
+         device ({capacity_bytes} bytes); drop discards with --discards drop, or use a \
+         larger device",
+        end = offset_bytes.saturating_add(*size_bytes)
+    )]
+    TrimPastEnd {
+        /// Name of the field (the address).
+        field: &'static str,
+        /// The trim's first byte.
+        offset_bytes: u64,
+        /// Its size.
+        size_bytes: u64,
+        /// The device's logical capacity.
+        capacity_bytes: u64,
+    },
     /// A line is longer than any legitimate record.
     #[error("line longer than {limit_bytes} bytes")]
     LineTooLong {
@@ -199,7 +217,8 @@ impl TraceErrorKind {
             | K::UnknownOp { field, .. }
             | K::BadSize { field, .. }
             | K::BadDigest { field, .. }
-            | K::DigestCount { field, .. } => Some(field),
+            | K::DigestCount { field, .. }
+            | K::TrimPastEnd { field, .. } => Some(field),
             _ => None,
         }
     }

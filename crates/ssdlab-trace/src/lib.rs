@@ -10,8 +10,8 @@
 //!
 //! Principal types:
 //!
-//! * [`IoRequest`] / [`Op`]: one host I/O (a read, a write, possibly FUA, or a flush
-//!   command) with its arrival time (ns, rebased so the first request arrives at 0,
+//! * [`IoRequest`] / [`Op`]: one host I/O (a read, a write, possibly FUA, a flush
+//!   command, or a trim) with its arrival time (ns, rebased so the first request arrives at 0,
 //!   never decreasing), byte range and optional [`Content`]: a seed that [`page_token`]
 //!   expands into one token per 4 KiB page, or one token per page read from the trace.
 //! * [`TraceReader`]: streams one trace file (plain or gzip, detected by magic bytes)
@@ -19,8 +19,8 @@
 //!   says otherwise; bad lines are [`TraceError`]s naming file, line and field, or are
 //!   skipped and counted when [`TraceOptions::skip_bad_lines`] is set.
 //! * [`SyntheticConfig`] / [`SyntheticGen`]: a deterministic workload (arrivals, read
-//!   ratio, size distribution, address pattern, duplicate content, flushes and FUA
-//!   writes) from one seed; an invalid one is described by [`SyntheticErrors`], one
+//!   ratio, size distribution, address pattern, duplicate content, flushes, FUA
+//!   writes and trims) from one seed; an invalid one is described by [`SyntheticErrors`], one
 //!   [`SyntheticError`] per key.
 //! * [`TraceSource`] / [`RequestStream`]: one entry point over files and synthetic
 //!   workloads, as the simulator and the CLI see them.
@@ -46,7 +46,9 @@ mod synthetic;
 
 pub use detect::{detect_format, detect_format_from_lines};
 pub use error::{TraceError, TraceErrorKind};
-pub use options::{ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_MAX_REQUEST_BYTES};
+pub use options::{
+    Discards, ParseNameError, SizeUnit, TraceFormat, TraceOptions, DEFAULT_MAX_REQUEST_BYTES,
+};
 pub use prefetch::Prefetch;
 pub use reader::{TraceReader, MAX_ARRIVAL_NS};
 pub use request::{page_token, Content, IoRequest, Op, PAGE_BYTES};

@@ -140,6 +140,55 @@ impl FromStr for SizeUnit {
     }
 }
 
+/// What the reader does with a trace's discards (blkparse's `D` operation letter, the
+/// block layer's `REQ_OP_DISCARD`; the only format here that records them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Discards {
+    /// Passed over like any other non-request line (what every reader did before trims
+    /// existed, so that replays of existing traces stay as they were).
+    #[default]
+    Drop,
+    /// Delivered as [`crate::Op::Trim`] requests (NVMe Dataset Management, Deallocate).
+    Trim,
+}
+
+impl Discards {
+    /// The name used by `--discards` and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Discards::Drop => "drop",
+            Discards::Trim => "trim",
+        }
+    }
+
+    fn is_drop(&self) -> bool {
+        *self == Discards::Drop
+    }
+}
+
+impl fmt::Display for Discards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Discards {
+    type Err = ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "drop" => Ok(Discards::Drop),
+            "trim" => Ok(Discards::Trim),
+            _ => Err(ParseNameError {
+                what: "discard handling",
+                found: s.to_string(),
+                expected: "drop, trim",
+            }),
+        }
+    }
+}
+
 /// How to read a trace file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -160,6 +209,14 @@ pub struct TraceOptions {
     /// to this length (the rest of the trace moves earlier) and counted. `None` keeps
     /// every gap (see [`crate::TimeJumps`] for the warning about jumps).
     pub max_gap_ns: Option<u64>,
+    /// Discards: dropped (the default) or kept as trims.
+    #[serde(skip_serializing_if = "Discards::is_drop")]
+    pub discards: Discards,
+    /// The device's logical capacity in bytes, when the caller knows it: a trim that
+    /// runs past it is a bad line (named by file and line). Reads and writes are not
+    /// checked here (the simulator folds or refuses them, `ftl.address_fold`).
+    #[serde(skip)]
+    pub device_bytes: Option<u64>,
 }
 
 /// The default of [`TraceOptions::max_request_bytes`]: 1 GiB, far above any request a
@@ -176,6 +233,8 @@ impl Default for TraceOptions {
             disksim_size_unit: None,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_gap_ns: None,
+            discards: Discards::Drop,
+            device_bytes: None,
         }
     }
 }
@@ -201,6 +260,19 @@ mod tests {
         assert_eq!("Sectors".parse::<SizeUnit>().unwrap(), SizeUnit::Sectors);
         assert!("kb".parse::<SizeUnit>().is_err());
         assert_eq!(serde_json::to_string(&SizeUnit::Pages4K).unwrap(), "\"4k\"");
+    }
+
+    #[test]
+    fn discards_parse_and_are_left_out_when_dropped() {
+        assert_eq!("TRIM".parse::<Discards>().unwrap(), Discards::Trim);
+        assert!("keep".parse::<Discards>().is_err());
+        let json = serde_json::to_string(&TraceOptions::default()).unwrap();
+        assert!(!json.contains("discards"), "{json}");
+        let o: TraceOptions = serde_json::from_str(r#"{"discards": "trim"}"#).unwrap();
+        assert_eq!(o.discards, Discards::Trim);
+        assert!(serde_json::to_string(&o)
+            .unwrap()
+            .contains(r#""discards":"trim""#));
     }
 
     #[test]

@@ -5,8 +5,8 @@ use crate::error::{TraceError, TraceErrorKind};
 use crate::formats::{Parser, Record};
 use crate::input::{LineInput, LineStatus, MAX_LINE_BYTES};
 use crate::lex;
-use crate::options::{SizeUnit, TraceFormat, TraceOptions};
-use crate::request::IoRequest;
+use crate::options::{Discards, SizeUnit, TraceFormat, TraceOptions};
+use crate::request::{IoRequest, Op};
 use crate::source::{TimeJumps, SUSPICIOUS_GAP_NS};
 use std::path::{Path, PathBuf};
 
@@ -29,6 +29,9 @@ pub const MAX_ARRIVAL_NS: u64 = 1 << 62;
 ///
 /// A line with a flush before its request (blkparse's preflush) gives two requests at
 /// the same time: a flush command, then the request.
+///
+/// Discards are passed over unless [`TraceOptions::discards`] keeps them as trims; a
+/// kept trim that runs past [`TraceOptions::device_bytes`] is a bad line.
 pub struct TraceReader {
     path: PathBuf,
     format: TraceFormat,
@@ -37,6 +40,8 @@ pub struct TraceReader {
     max_request_bytes: u64,
     max_gap_ns: Option<u64>,
     repeat: u32,
+    discards: Discards,
+    device_bytes: Option<u64>,
     input: LineInput,
     parser: Parser,
     ns_per_tick: u64,
@@ -99,7 +104,7 @@ impl TraceReader {
             }
             _ => None,
         };
-        let parser = Parser::new(format, size_unit.unwrap_or(SizeUnit::Sectors));
+        let parser = new_parser(format, size_unit, opts.discards);
         let input = LineInput::open(path).map_err(|e| TraceError::io(path, 0, &e))?;
         Ok(TraceReader {
             path: path.to_path_buf(),
@@ -109,6 +114,8 @@ impl TraceReader {
             max_request_bytes: opts.max_request_bytes,
             max_gap_ns: opts.max_gap_ns,
             repeat: opts.repeat,
+            discards: opts.discards,
+            device_bytes: opts.device_bytes,
             input,
             ns_per_tick: parser.ns_per_tick(),
             parser,
@@ -227,6 +234,9 @@ impl TraceReader {
                 size_bytes: rec.size_bytes,
             });
         }
+        if rec.op == Op::Trim {
+            self.check_trim(&rec)?;
+        }
         let (first_time, prev_time) = if self.pass_requests == 0 {
             (rec.time, rec.time)
         } else {
@@ -280,6 +290,24 @@ impl TraceReader {
         })
     }
 
+    /// A trim must end inside the device, when its capacity is known.
+    #[cold]
+    fn check_trim(&self, rec: &Record) -> Result<(), TraceErrorKind> {
+        match self.device_bytes {
+            Some(capacity_bytes)
+                if rec.offset_bytes.saturating_add(rec.size_bytes) > capacity_bytes =>
+            {
+                Err(TraceErrorKind::TrimPastEnd {
+                    field: self.parser.address_field(),
+                    offset_bytes: rec.offset_bytes,
+                    size_bytes: rec.size_bytes,
+                    capacity_bytes,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Counts a gap of the first pass: a jump when longer than [`SUSPICIOUS_GAP_NS`], a
     /// cut when `max_gap_ns` shortened it by `cut_ns`.
     fn note_gap(&mut self, gap_ns: u64, cut_ns: u64) {
@@ -314,7 +342,7 @@ impl TraceReader {
             .saturating_add(self.last_rel_ns)
             .saturating_add(gap_ns);
         self.input = LineInput::open(&self.path).map_err(|e| TraceError::io(&self.path, 0, &e))?;
-        self.parser = Parser::new(self.format, self.size_unit.unwrap_or(SizeUnit::Sectors));
+        self.parser = new_parser(self.format, self.size_unit, self.discards);
         self.pass += 1;
         self.pass_requests = 0;
         self.last_rel_ns = 0;
@@ -382,6 +410,16 @@ impl Iterator for TraceReader {
             }
         }
     }
+}
+
+/// A parser for `format` (DiskSim's `size_unit`, sectors by default) that keeps or
+/// drops discards as `discards` says.
+fn new_parser(format: TraceFormat, size_unit: Option<SizeUnit>, discards: Discards) -> Parser {
+    let mut p = Parser::new(format, size_unit.unwrap_or(SizeUnit::Sectors));
+    if discards == Discards::Trim {
+        p.keep_discards();
+    }
+    p
 }
 
 impl std::fmt::Debug for TraceReader {

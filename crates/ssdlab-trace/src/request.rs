@@ -17,6 +17,11 @@ pub enum Op {
     /// Make every write completed before it durable (NVMe Flush, a block layer's
     /// pre-flush). Carries no data: its offset and size are 0.
     Flush,
+    /// Deallocate a byte range (NVMe Dataset Management with the Deallocate attribute,
+    /// a block layer's discard, ATA/SCSI TRIM/UNMAP): the device forgets the data of the
+    /// pages the range covers whole; a later read of them returns the content of a page
+    /// never written. Carries no data; its size is > 0.
+    Trim,
 }
 
 impl Op {
@@ -33,6 +38,7 @@ impl fmt::Display for Op {
             Op::Read => "read",
             Op::Write => "write",
             Op::Flush => "flush",
+            Op::Trim => "trim",
         })
     }
 }
@@ -81,7 +87,7 @@ pub struct IoRequest {
     /// Arrival time in ns, relative to the first record of the trace (the first request
     /// arrives at 0); never decreasing along a stream.
     pub arrival_ns: u64,
-    /// Read, write or flush.
+    /// Read, write, flush or trim.
     pub op: Op,
     /// A write that must be durable before it completes (Force Unit Access); false for
     /// reads and flushes.
@@ -89,9 +95,10 @@ pub struct IoRequest {
     pub fua: bool,
     /// Byte address on the device.
     pub offset_bytes: u64,
-    /// Length in bytes; > 0 for reads and writes, 0 for a flush.
+    /// Length in bytes; > 0 for reads, writes and trims, 0 for a flush.
     pub size_bytes: u64,
-    /// Content of the data's pages; `None` when the trace carries no content.
+    /// Content of the data's pages; `None` when the trace carries no content (and
+    /// always for flushes and trims).
     pub content: Option<Content>,
 }
 

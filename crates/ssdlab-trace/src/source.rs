@@ -182,6 +182,9 @@ impl TraceSource {
                 if options.skip_bad_lines {
                     s.push_str(", skipping bad lines");
                 }
+                if options.discards != crate::options::Discards::Drop {
+                    s.push_str(&format!(", discards as {}s", options.discards));
+                }
                 s.push(')');
                 s
             }

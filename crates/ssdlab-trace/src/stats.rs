@@ -46,6 +46,13 @@ pub struct TraceStats {
     pub flushes: u64,
     /// Writes that must be durable before they complete (FUA).
     pub fua_writes: u64,
+    /// Trim (deallocate) commands (not requests of the read or write classes); listed
+    /// only when there are some.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trims: u64,
+    /// Bytes those trims cover.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trimmed_bytes: u64,
     /// Gaps of more than 30 days between consecutive requests ([`crate::TimeJumps`]).
     pub time_jumps: u64,
     /// The line of the request after the first such gap (0 if none).
@@ -56,6 +63,10 @@ pub struct TraceStats {
     pub gap_cut_ns: u64,
     /// Format name of the stream.
     pub format: String,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A hasher for page numbers and content tokens: one SplitMix64 round.
@@ -131,12 +142,19 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
         dup
     };
     let (mut flushes, mut fua_writes) = (0u64, 0u64);
+    let (mut trims, mut trimmed_bytes) = (0u64, 0u64);
     for req in &mut *stream {
         let req = req?;
         first_ns.get_or_insert(req.arrival_ns);
         last_ns = req.arrival_ns;
         if req.op == Op::Flush {
             flushes += 1;
+            continue;
+        }
+        if req.op == Op::Trim {
+            trims += 1;
+            trimmed_bytes = trimmed_bytes.saturating_add(req.size_bytes);
+            max_end = max_end.max(req.offset_bytes.saturating_add(req.size_bytes));
             continue;
         }
         fua_writes += u64::from(req.fua);
@@ -169,7 +187,7 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
                     }
                 }
             }
-            Op::Flush => unreachable!("flushes are counted above"),
+            Op::Flush | Op::Trim => unreachable!("flushes and trims are counted above"),
         }
     }
     let requests = reads + writes;
@@ -199,6 +217,8 @@ pub fn analyze(stream: &mut dyn RequestStream) -> Result<TraceStats, TraceError>
         clamped_timestamps: stream.clamped_timestamps(),
         flushes,
         fua_writes,
+        trims,
+        trimmed_bytes,
         time_jumps: jumps.count,
         first_jump_line: jumps.first_line,
         gaps_cut: jumps.cut,
@@ -230,6 +250,10 @@ impl fmt::Display for TraceStats {
         writeln!(f, "clamped_timestamps: {}", self.clamped_timestamps)?;
         writeln!(f, "flushes: {}", self.flushes)?;
         writeln!(f, "fua_writes: {}", self.fua_writes)?;
+        if self.trims > 0 {
+            writeln!(f, "trims: {}", self.trims)?;
+            writeln!(f, "trimmed_bytes: {}", self.trimmed_bytes)?;
+        }
         writeln!(f, "time_jumps: {}", self.time_jumps)?;
         if self.time_jumps > 0 {
             writeln!(f, "first_jump_line: {}", self.first_jump_line)?;

@@ -94,6 +94,20 @@ pub enum SimError {
         /// Logical capacity.
         capacity_bytes: u64,
     },
+    /// A trim runs past the device's logical capacity (trims are never folded, whatever
+    /// `ftl.address_fold` says; a trace file's reader refuses such a line itself, with
+    /// its line, when it is told the capacity).
+    #[error("request {request} (a trim of byte {offset_bytes}, {size_bytes} bytes) runs past the end of the device ({capacity_bytes} bytes); drop discards (--discards drop) or use a larger device")]
+    TrimPastEnd {
+        /// 0-based index of the request in its source.
+        request: u64,
+        /// The trim's first byte.
+        offset_bytes: u64,
+        /// Its size.
+        size_bytes: u64,
+        /// Logical capacity.
+        capacity_bytes: u64,
+    },
     /// A request from a source other than a trace file (which checks this itself) is
     /// empty, runs past 2^64 bytes, or covers more pages than a request can.
     #[error("request {request} (byte {offset_bytes}, {size_bytes} bytes): {reason}")]
@@ -150,6 +164,7 @@ impl SimError {
             SimError::Config(_)
                 | SimError::Trace(_)
                 | SimError::AddressOutOfRange { .. }
+                | SimError::TrimPastEnd { .. }
                 | SimError::BadRequest { .. }
                 | SimError::LargerThanDevice { .. }
                 | SimError::TimeOverflow { .. }

@@ -241,3 +241,49 @@ fn max_gap_cuts_the_jump_and_says_so() {
         run_default(&p, &["--max-gap", bad]).assert_input_error(&["--max-gap"]);
     }
 }
+
+/// A blkparse trace: a write, then `discard` as the second event line.
+fn blkparse_with_discard(name: &str, discard: &str) -> String {
+    let text = format!(
+        "8,0 1 1 0.000100000 697 D WS 2048 + 16 [kworker]\n\
+         8,0 3 2 0.000200000 900 D DS {discard} [fstrim]\n\
+         8,0 1 3 0.000300000 697 D RS 2048 + 8 [java]\n"
+    );
+    tmp_file(name, &text)
+}
+
+#[test]
+fn kept_discards_of_zero_length_or_past_the_device_are_refused_with_their_line() {
+    let p = blkparse_with_discard("bt-discard-zero.blkparse", "2048 + 0");
+    run_default(&p, &["--discards", "trim"]).assert_input_error(&[&format!("{p}:2"), "`blocks`"]);
+    // 100 GiB in: past the default device's logical capacity.
+    let p = blkparse_with_discard("bt-discard-past.blkparse", "209715200 + 8");
+    run_default(&p, &["--discards", "trim"]).assert_input_error(&[
+        &format!("{p}:2"),
+        "`sector`",
+        "past the end of the device",
+    ]);
+    // Dropped (the default), the same lines are passed over as they always were.
+    let json = out_path("bt-discard-drop.json");
+    run_default(&p, &["--json", &json]).assert_ok();
+    let r = read_report(&json);
+    assert_eq!(r.requests.all, 2);
+    assert!(!r.counters.contains_key(&Counter::Trims));
+    // Kept and inside the device: counted.
+    let p = blkparse_with_discard("bt-discard-ok.blkparse", "2048 + 16");
+    let json = out_path("bt-discard-ok.json");
+    run_default(&p, &["--discards", "trim", "--json", &json]).assert_ok();
+    let r = read_report(&json);
+    assert_eq!(r.counter(Counter::Trims), 1);
+    assert_eq!(r.counter(Counter::TrimmedPages), 2);
+    ssdlab([
+        "run",
+        "--preset",
+        "default",
+        "--trace",
+        &p,
+        "--discards",
+        "keep",
+    ])
+    .assert_input_error(&["keep"]);
+}

@@ -226,6 +226,39 @@ fn a_fua_write_goes_first_and_is_durable_when_programmed() {
 }
 
 #[test]
+fn a_trim_drops_every_version_and_the_flush_no_longer_waits_for_it() {
+    let mut s = stage(CacheMode::ReadWrite, 8, |c| c.destage = Destage::OnDemand);
+    absorbed(s.write(0, Lpn(1), 1));
+    absorbed(s.write(0, Lpn(2), 2));
+    s.fill(Lpn(3), 3);
+    let upto = s.flush();
+    let v = plan(&mut s);
+    assert_eq!(lpns(&v), [1, 2]);
+    assert_eq!(s.in_flight(), 2);
+    // Page 1 is being programmed, page 3 is clean: both leave DRAM.
+    assert!(s.discard(Lpn(1)) && s.discard(Lpn(3)) && !s.discard(Lpn(4)));
+    s.check_invariants();
+    assert_eq!((s.resident(), s.in_flight()), (1, 1));
+    assert_eq!(s.read(Lpn(1)), None);
+    assert_eq!(s.read(Lpn(3)), None);
+    // A write of page 1 after the trim is a new version; the old program changes nothing.
+    let (seq, superseded) = absorbed(s.write(1, Lpn(1), 10));
+    assert!(!superseded);
+    assert!(!s.destaged(2, Lpn(1), v[0].seq));
+    assert!(!s.durable(Lpn(1), seq));
+    s.destaged(2, Lpn(2), v[1].seq);
+    assert!(
+        s.flushed(upto),
+        "the trimmed page's old version is not waited for"
+    );
+    // A dirty page not yet planned is never destaged after its trim.
+    assert!(s.discard(Lpn(1)));
+    s.flush();
+    assert!(plan(&mut s).is_empty());
+    s.check_invariants();
+}
+
+#[test]
 fn a_page_written_while_programmed_stays_dirty_from_that_write() {
     let mut s = stage(CacheMode::ReadWrite, 8, |c| c.destage = Destage::OnDemand);
     let (s1, _) = absorbed(s.write(0, Lpn(1), 1));
@@ -312,6 +345,7 @@ mod random {
         Flush,
         Urgent(u32),
         Power(u64),
+        Trim(u32),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -324,6 +358,7 @@ mod random {
             1 => Just(Op::Flush),
             1 => (0..160u32).prop_map(Op::Urgent),
             1 => (0..3u64).prop_map(Op::Power),
+            1 => (0..160u32).prop_map(Op::Trim),
         ]
     }
 
@@ -364,6 +399,8 @@ mod random {
             let mut newest: HashMap<u32, u64> = HashMap::new(); // acknowledged
             let mut durable: HashMap<u32, u64> = HashMap::new(); // on flash
             let mut flying: Vec<Victim> = Vec::new();
+            // Programs in flight of pages trimmed since: they complete, changing nothing.
+            let mut void: Vec<Victim> = Vec::new();
             let mut token = 0;
             for op in ops {
                 match op {
@@ -403,7 +440,22 @@ mod random {
                         durable.insert(x.lpn.0, x.token);
                         s.destaged(0, x.lpn, x.seq);
                     }
-                    Op::Done(_) => {}
+                    Op::Done(_) => {
+                        if let Some(x) = void.pop() {
+                            prop_assert!(!s.destaged(0, x.lpn, x.seq), "a trimmed program");
+                        }
+                    }
+                    Op::Trim(l) => {
+                        let l = l % lpns;
+                        s.discard(Lpn(l));
+                        newest.remove(&l);
+                        durable.remove(&l);
+                        let (gone, kept): (Vec<Victim>, Vec<Victim>) =
+                            flying.drain(..).partition(|x| x.lpn.0 == l);
+                        flying = kept;
+                        void.extend(gone);
+                        prop_assert_eq!(s.read(Lpn(l)), None);
+                    }
                     Op::Flush => { s.flush(); }
                     Op::Urgent(l) => s.urgent(Lpn(l % lpns)),
                     Op::Power(plp) => {

@@ -18,8 +18,13 @@
 //! - `F` before the letter without data (no sector, `[process]` in its place, or
 //!   `+ 0`), and `FN` → a flush command; so are `F` and `FF`, the kernel's own letter of
 //!   a flush operation;
-//! - `D…` (discards) and `N` without a preflush → not requests, ignored; a FUA write
-//!   without data → ignored (nothing to force).
+//! - `D…` (discards) → ignored by default (`--discards drop`, what every replay did
+//!   before trims existed); with `--discards trim` a trim of `sector + blocks` (a
+//!   preflush before it gives a flush first; FUA means nothing on a discard and is
+//!   dropped). A kept discard of 0 blocks, or without a sector, is an error naming
+//!   `blocks` or `sector`;
+//! - `N` without a preflush → not a request, ignored; a FUA write without data →
+//!   ignored (nothing to force).
 //!
 //! Any other operation letter is an error naming `rwbs`. The per-CPU and total summary
 //! that `blkparse` prints at the end (from the first line `CPU<n> (maj,min):` or
@@ -34,10 +39,12 @@ use crate::request::Op;
 /// The action whose events are counted as requests.
 pub const COUNTED_ACTION: &[u8] = b"D";
 
-/// Parser state: whether the closing summary has started.
+/// Parser state: whether the closing summary has started, and whether discards are
+/// kept as trims.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BlkparseParser {
     in_summary: bool,
+    pub(crate) keep_discards: bool,
 }
 
 /// `maj,min`: two integers joined by a comma.
@@ -94,6 +101,8 @@ impl BlkparseParser {
         }
         let (op, preflush, fua) = match rwbs(w.field("rwbs")?)? {
             Rwbs::Ignored => return Ok(None),
+            Rwbs::Discard { .. } if !self.keep_discards => return Ok(None),
+            Rwbs::Discard { preflush } => return discard(&mut w, time, preflush),
             Rwbs::Flush => return Ok(Some(Record::flush(time))),
             Rwbs::Data { op, preflush, fua } => (op, preflush, fua),
         };
@@ -128,11 +137,34 @@ impl BlkparseParser {
     }
 }
 
+/// The trim of a kept discard event at `time`, from its `sector + blocks` (every one
+/// required, the size positive).
+#[cold]
+fn discard(w: &mut Words<'_>, time: u64, preflush: bool) -> LineResult {
+    let offset_bytes = sectors_to_bytes("sector", w.field("sector")?)?;
+    let plus = w.field("blocks")?;
+    if plus != b"+" {
+        return Err(TraceErrorKind::BadNumber {
+            field: "blocks",
+            value: lex::lossy(plus),
+        });
+    }
+    let blocks = w.field("blocks")?;
+    let size_bytes = lex::scale("blocks", blocks, lex::size("blocks", blocks)?, 512)?;
+    Ok(Some(Record {
+        preflush,
+        ..Record::plain(time, Op::Trim, offset_bytes, size_bytes)
+    }))
+}
+
 /// What an RWBS field asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rwbs {
-    /// A discard, or no data without a preflush: not a request.
+    /// No data without a preflush: not a request.
     Ignored,
+    /// A discard (kept as a trim or ignored, as the reader is told), with a flush
+    /// before it or not.
+    Discard { preflush: bool },
     /// A flush command.
     Flush,
     /// A read or a write, with a flush before it or FUA (writes only).
@@ -153,7 +185,8 @@ fn rwbs(raw: &[u8]) -> Result<Rwbs, TraceErrorKind> {
         b'R' => Op::Read,
         b'F' => return Ok(Rwbs::Flush),
         b'N' if preflush => return Ok(Rwbs::Flush),
-        b'N' | b'D' => return Ok(Rwbs::Ignored),
+        b'N' => return Ok(Rwbs::Ignored),
+        b'D' => return Ok(Rwbs::Discard { preflush }),
         _ => {
             return Err(TraceErrorKind::UnknownOp {
                 field: "rwbs",
@@ -292,6 +325,66 @@ mod tests {
         assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS").0, "sector");
         assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS 0 + 0").0, "blocks");
         assert_eq!(bad_field(F, "8,0 1 7 2.0 697 D WS [kworker]").0, "sector");
+    }
+
+    /// A parser that keeps discards as trims.
+    fn keeping() -> Parser {
+        let mut p = Parser::new(F, SizeUnit::Sectors);
+        p.keep_discards();
+        p
+    }
+
+    #[test]
+    fn kept_discards_are_trims() {
+        let mut p = keeping();
+        let line = "8,0 3 1 0.000001000 697 D DS 2048 + 16 [fstrim]";
+        let r = p.parse(line.as_bytes()).unwrap().unwrap();
+        assert_eq!(
+            (
+                r.time,
+                r.op,
+                r.offset_bytes,
+                r.size_bytes,
+                r.fua,
+                r.preflush
+            ),
+            (1_000, Op::Trim, 2048 * 512, 8192, false, false)
+        );
+        for (rwbs, preflush) in [("D", false), ("DE", false), ("DSF", false), ("FDS", true)] {
+            let l = format!("8,0 3 1 0.5 697 D {rwbs} 8 + 8 [fstrim]");
+            let r = p.parse(l.as_bytes()).unwrap().unwrap();
+            assert_eq!(
+                (r.op, r.preflush, r.fua),
+                (Op::Trim, preflush, false),
+                "{rwbs}"
+            );
+        }
+        // Other events of a discard are not counted; reads and writes are as before.
+        assert_eq!(p.parse(b"8,0 3 1 0.5 697 Q DS 8 + 8 [fstrim]"), Ok(None));
+        assert_eq!(p.parse(b"8,0 3 1 0.5 697 C DS 8 + 8 [0]"), Ok(None));
+        let w = p.parse(b"8,0 3 1 0.5 697 D WS 8 + 8 [x]").unwrap().unwrap();
+        assert_eq!(w.op, Op::Write);
+    }
+
+    #[test]
+    fn bad_kept_discards_name_their_field() {
+        for (line, field) in [
+            ("8,0 3 1 0.5 697 D DS 2048 + 0 [fstrim]", "blocks"),
+            ("8,0 3 1 0.5 697 D DS 2048 + -8 [fstrim]", "blocks"),
+            ("8,0 3 1 0.5 697 D DS [fstrim]", "sector"),
+            ("8,0 3 1 0.5 697 D DS", "sector"),
+            ("8,0 3 1 0.5 697 D DS 2048 +", "blocks"),
+        ] {
+            let kind = keeping().parse(line.as_bytes()).expect_err(line);
+            assert_eq!(kind.field(), Some(field), "{line}: {kind}");
+        }
+        // Dropped, the same lines are passed over as before.
+        for line in [
+            "8,0 3 1 0.5 697 D DS 2048 + 0 [fstrim]",
+            "8,0 3 1 0.5 697 D DS",
+        ] {
+            assert_eq!(parse_one(F, line), Ok(None), "{line}");
+        }
     }
 
     #[test]

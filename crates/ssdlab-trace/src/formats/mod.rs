@@ -32,7 +32,7 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// A read or write without content, FUA or preflush.
+    /// A read, write or trim without content, FUA or preflush.
     #[inline]
     pub(crate) fn plain(time: u64, op: Op, offset_bytes: u64, size_bytes: u64) -> Record {
         Record {
@@ -78,6 +78,21 @@ impl Parser {
             TraceFormat::Ssdsim => Parser::Ssdsim,
             TraceFormat::Mqsim => Parser::Mqsim,
             TraceFormat::Blkparse => Parser::Blkparse(blkparse::BlkparseParser::default()),
+        }
+    }
+
+    /// Keeps discards as trims (blkparse; other formats record none).
+    pub(crate) fn keep_discards(&mut self) {
+        if let Parser::Blkparse(p) = self {
+            p.keep_discards = true;
+        }
+    }
+
+    /// The name of the address field, for error messages about a request's range.
+    pub(crate) fn address_field(&self) -> &'static str {
+        match self {
+            Parser::Blkparse(_) => "sector",
+            _ => "offset",
         }
     }
 

@@ -35,6 +35,9 @@ impl SyntheticConfig {
         if self.fua_ratio > 0.0 {
             durability += &format!(", {:.0}% FUA writes", self.fua_ratio * 100.0);
         }
+        if self.trim_ratio > 0.0 {
+            durability += &format!(", {:.0}% of writes trims", self.trim_ratio * 100.0);
+        }
         format!(
             "{} requests, {:.0}% reads, {}, {} over {} B, {arrival}{per_op}, {:.0}% duplicate writes{reads}{durability}, seed {}",
             self.requests,

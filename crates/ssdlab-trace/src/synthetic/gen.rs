@@ -16,8 +16,10 @@ use ssdlab_engine::SimRng;
 ///
 /// With `fua_ratio > 0`, each write draws whether it is FUA from a stream of its own;
 /// with `flush_every = N > 0`, a flush command follows every N-th request, at that
-/// request's arrival, drawing nothing. Neither moves any other draw, and at their
-/// defaults (0) the generator draws exactly what it drew before they existed.
+/// request's arrival, drawing nothing. With `trim_ratio > 0`, each write draws from a
+/// stream of its own whether it is a trim instead (after all of the write's own draws,
+/// which it makes as before). None of them moves any other draw, and at their defaults
+/// (0) the generator draws exactly what it drew before they existed.
 #[derive(Clone, Debug)]
 pub struct SyntheticGen {
     cfg: SyntheticConfig,
@@ -27,6 +29,7 @@ pub struct SyntheticGen {
     rng_op: SimRng,
     rng_content: SimRng,
     rng_fua: SimRng,
+    rng_trim: SimRng,
     /// Arrival of the flush due after the request just delivered.
     flush_due: Option<u64>,
     space: Space,
@@ -106,6 +109,7 @@ impl SyntheticGen {
             rng_op: root.fork("op"),
             rng_content: root.fork("content"),
             rng_fua: root.fork("fua"),
+            rng_trim: root.fork("trim"),
             flush_due: None,
             space,
             sizes,
@@ -180,9 +184,19 @@ impl Iterator for SyntheticGen {
             _ => Some(Content::Seed(self.next_content())),
         };
         // No draw at all unless FUA writes are asked for.
-        let fua = op == Op::Write
+        let mut fua = op == Op::Write
             && self.cfg.fua_ratio > 0.0
             && self.rng_fua.unit_f64() < self.cfg.fua_ratio;
+        // Nor unless trims are: a write turned trim keeps no content and no FUA.
+        let trim = op == Op::Write
+            && self.cfg.trim_ratio > 0.0
+            && self.rng_trim.unit_f64() < self.cfg.trim_ratio;
+        let (op, content) = if trim {
+            fua = false;
+            (Op::Trim, None)
+        } else {
+            (op, content)
+        };
         self.emitted += 1;
         let every = self.cfg.flush_every;
         if every > 0 && self.emitted.is_multiple_of(every) {
@@ -300,6 +314,7 @@ mod tests {
                 Op::Read => 0,
                 Op::Write => 1,
                 Op::Flush => 2,
+                Op::Trim => 3,
             };
             let fields = [
                 r.arrival_ns,
@@ -377,6 +392,7 @@ mod tests {
             let explicit = SyntheticConfig {
                 flush_every: 0,
                 fua_ratio: 0.0,
+                trim_ratio: 0.0,
                 ..c.clone()
             };
             assert_eq!(digest(&explicit), *d);
@@ -434,6 +450,43 @@ mod tests {
         let c = SyntheticConfig { requests: 199, ..c };
         let flushes = SyntheticGen::new(&c).filter(|r| r.op == Op::Flush).count();
         assert_eq!((SyntheticGen::new(&c).count(), flushes), (200, 1));
+    }
+
+    #[test]
+    fn trim_ratio_turns_that_share_of_the_writes_into_trims() {
+        let plain = cfg();
+        let with = SyntheticConfig {
+            trim_ratio: 0.3,
+            ..cfg()
+        };
+        assert_eq!(
+            digest(&SyntheticConfig {
+                trim_ratio: 0.0,
+                ..cfg()
+            }),
+            digest(&plain),
+            "a ratio of 0 draws nothing"
+        );
+        let a: Vec<IoRequest> = SyntheticGen::new(&plain).collect();
+        let b: Vec<IoRequest> = SyntheticGen::new(&with).collect();
+        assert_eq!(a.len(), b.len());
+        let mut trims = 0;
+        for (x, y) in a.iter().zip(&b) {
+            if y.op == Op::Trim {
+                trims += 1;
+                assert_eq!(x.op, Op::Write);
+                assert_eq!(
+                    (x.arrival_ns, x.offset_bytes, x.size_bytes),
+                    (y.arrival_ns, y.offset_bytes, y.size_bytes)
+                );
+                assert!(y.content.is_none() && !y.fua);
+            } else {
+                assert_eq!(x, y, "every other request is as without trims");
+            }
+        }
+        let writes = a.iter().filter(|r| r.op == Op::Write).count() as f64;
+        let share = f64::from(trims) / writes;
+        assert!((share - 0.3).abs() < 0.03, "{share}");
     }
 
     #[test]
@@ -587,7 +640,7 @@ mod tests {
                     assert_eq!(r.size_bytes, 8192);
                     assert!(r.offset_bytes < hot_end);
                 }
-                Op::Flush => panic!("no flushes were asked for"),
+                Op::Flush | Op::Trim => panic!("no flushes or trims were asked for"),
             }
         }
         assert!(far_reads > 9000, "{far_reads}");

@@ -6,7 +6,8 @@
 //! distribution does not move the arrival times. Reads and writes may have their own
 //! sizes and addresses (`read_size`, `write_size`, `read_address`, `write_address`);
 //! each such key has its own stream too. FUA writes (`fua_ratio`) have their own stream,
-//! drawn only when asked for; flush commands (`flush_every`) draw nothing.
+//! drawn only when asked for; so do trims (`trim_ratio`); flush commands (`flush_every`)
+//! draw nothing.
 
 mod describe;
 mod error;
@@ -138,6 +139,11 @@ pub struct SyntheticConfig {
     /// Fraction of writes that are FUA (durable before they complete), in [0, 1].
     #[serde(skip_serializing_if = "is_zero_ratio")]
     pub fua_ratio: f64,
+    /// Fraction of the writes that are trims instead, in [0, 1]: a trim of the range
+    /// the write would have written (its size and address drawn as a write's), with no
+    /// content and no FUA. Every other request is as without trims.
+    #[serde(skip_serializing_if = "is_zero_ratio")]
+    pub trim_ratio: f64,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -176,6 +182,7 @@ impl Default for SyntheticConfig {
             read_content: false,
             flush_every: 0,
             fua_ratio: 0.0,
+            trim_ratio: 0.0,
         }
     }
 }
@@ -300,6 +307,7 @@ impl SyntheticConfig {
         errs.extend(check_unit("read_ratio", self.read_ratio));
         errs.extend(check_unit("duplicate_ratio", self.duplicate_ratio));
         errs.extend(check_unit("fua_ratio", self.fua_ratio));
+        errs.extend(check_unit("trim_ratio", self.trim_ratio));
         if self.alignment_bytes == 0 {
             errs.push(E::Zero {
                 key: "alignment_bytes",
@@ -397,7 +405,7 @@ impl SyntheticConfig {
     pub fn size_of(&self, op: Op) -> &SizeDist {
         let own = match op {
             Op::Read => &self.read_size,
-            Op::Write => &self.write_size,
+            Op::Write | Op::Trim => &self.write_size,
             Op::Flush => &None,
         };
         own.as_ref().unwrap_or(&self.size)
@@ -407,7 +415,7 @@ impl SyntheticConfig {
     pub fn address_of(&self, op: Op) -> &AddressPattern {
         let own = match op {
             Op::Read => &self.read_address,
-            Op::Write => &self.write_address,
+            Op::Write | Op::Trim => &self.write_address,
             Op::Flush => &None,
         };
         own.as_ref().unwrap_or(&self.address)
@@ -654,6 +662,7 @@ mod tests {
             "write_address",
             "flush_every",
             "fua_ratio",
+            "trim_ratio",
         ] {
             assert!(!default_json.contains(key), "{default_json}");
         }

@@ -7,6 +7,7 @@ mod flush;
 mod real_traces;
 mod synthetic;
 mod tokens;
+mod trim;
 
 use std::path::PathBuf;
 

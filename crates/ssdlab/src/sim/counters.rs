@@ -25,4 +25,10 @@ pub(crate) struct SimCounters {
     pub flushes: u64,
     /// Write requests with FUA.
     pub fua_writes: u64,
+    /// Trim commands completed.
+    pub trims: u64,
+    /// Pages they covered whole (each unmapped, mapped or not).
+    pub trimmed_pages: u64,
+    /// Reads of trimmed pages that verify mode confirmed hold no data.
+    pub verified_trimmed_reads: u64,
 }

@@ -132,6 +132,8 @@ pub(crate) enum Event {
     /// The host may have been idle long enough for the SLC cache to fold
     /// (`nand.slc_cache.idle_after_ns`).
     SlcIdle,
+    /// A trim request is done (it was carried out at its admission).
+    TrimDone(ReqId),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -392,6 +394,7 @@ impl Simulation {
             Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
             Event::SlcIdle => return self.on_slc_idle_event(),
+            Event::TrimDone(req) => self.finish_request(req),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

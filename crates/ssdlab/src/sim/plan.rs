@@ -65,6 +65,15 @@ impl Simulation {
         }
         let ppn = match self.ftl.lookup(lpn) {
             Some(p) => p,
+            None if self.verify.is_some() => {
+                // Verify mode: an unmapped page must be one that holds no data (never
+                // written, or trimmed).
+                self.verify_unmapped(lpn);
+                match self.materialize(lpn, token) {
+                    Some(p) => p,
+                    None => return Enumerated::Unwritten,
+                }
+            }
             None => match self.materialize(lpn, token) {
                 Some(p) => p,
                 None => return Enumerated::Unwritten,

@@ -32,8 +32,34 @@ impl Simulation {
                 .prefetch_lpn_token(Lpn(lpn.0.saturating_add(AUDIT_AHEAD)));
             checked += u64::from(self.audit_page(lpn, expected)?);
         }
+        self.audit_trimmed()?;
         self.raid_audit()?;
         Ok(checked)
+    }
+
+    /// Checks that every page a trim left holding nothing is mapped nowhere and held by
+    /// nothing in the controller (a mismatch names the token found; 0 is expected).
+    fn audit_trimmed(&self) -> Result<(), SimError> {
+        let Some(v) = self.verify.as_ref() else {
+            return Ok(());
+        };
+        for lpn in v.trimmed_lpns() {
+            let found = self
+                .ftl
+                .lookup(lpn)
+                .map(|p| self.ftl.token(p))
+                .or_else(|| self.held_get(lpn).map(|h| h.1))
+                .or_else(|| self.dram.as_ref().and_then(|d| d.stage.peek_dirty(lpn)));
+            if let Some(found) = found {
+                return Err(SimError::VerifyMismatch {
+                    lpn: lpn.0,
+                    expected: 0,
+                    found,
+                    at_ns: self.now().as_ns(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// [`Simulation::audit`] of what the run changed: the LPNs it wrote, those whose
@@ -74,6 +100,7 @@ impl Simulation {
                 checked += u64::from(self.audit_page(Lpn(lpn), expected)?);
             }
         }
+        self.audit_trimmed()?;
         self.raid_audit_of(&lpns)?;
         Ok(checked)
     }
@@ -210,6 +237,18 @@ impl Simulation {
         }
         if self.counters.fua_writes > 0 {
             self.rec.count(Counter::FuaWrites, self.counters.fua_writes);
+        }
+        // Trims likewise.
+        if self.counters.trims > 0 {
+            self.rec.count(Counter::Trims, self.counters.trims);
+            self.rec
+                .count(Counter::TrimmedPages, self.counters.trimmed_pages);
+        }
+        if self.counters.verified_trimmed_reads > 0 {
+            self.rec.count(
+                Counter::VerifiedTrimmedReads,
+                self.counters.verified_trimmed_reads,
+            );
         }
         let design = self
             .raid_counters()

@@ -17,10 +17,13 @@ use ssdlab_nand::Lpn;
 /// LPNs per chunk of the run's tokens (4 KiB of tokens).
 const CHUNK: usize = 512;
 
-/// The run's tokens of [`CHUNK`] consecutive LPNs, with which of them it wrote.
+/// The run's tokens of [`CHUNK`] consecutive LPNs, with which of them it wrote and
+/// which of them a trim cleared of their set-up data.
 struct Chunk {
     tokens: [u64; CHUNK],
     written: [u64; CHUNK / 64],
+    /// Trimmed since set-up: without a later write, the page holds nothing.
+    trimmed: [u64; CHUNK / 64],
 }
 
 /// The token each logical page must hold.
@@ -75,14 +78,49 @@ impl Verifier {
             })
     }
 
-    /// The token `lpn` must hold, if it must hold data (`None` beyond the host pages).
+    /// The token `lpn` must hold, if it must hold data (`None` beyond the host pages,
+    /// and for a page trimmed and not written since).
     #[inline]
     pub fn must_hold(&self, lpn: Lpn) -> Option<u64> {
         if lpn.0 >= self.pages {
             return None;
         }
-        self.run_token(lpn)
-            .or_else(|| self.set_up.as_ref().and_then(|s| s.token(lpn)))
+        self.run_token(lpn).or_else(|| {
+            if self.is_trimmed(lpn) {
+                return None;
+            }
+            self.set_up.as_ref().and_then(|s| s.token(lpn))
+        })
+    }
+
+    /// Whether a trim cleared `lpn` and no write has been noted since.
+    #[inline]
+    pub fn is_trimmed(&self, lpn: Lpn) -> bool {
+        let Some(c) = self.chunks[lpn.idx() / CHUNK].as_deref() else {
+            return false;
+        };
+        let i = lpn.idx() % CHUNK;
+        let bit = 1 << (i % 64);
+        c.trimmed[i / 64] & bit != 0 && c.written[i / 64] & bit == 0
+    }
+
+    /// A trim of `lpn`: the page holds nothing until it is written again (a read of it
+    /// must return what a read of a never-written page returns).
+    pub fn trim(&mut self, lpn: Lpn) {
+        let c = self.chunk_mut(lpn);
+        let i = lpn.idx() % CHUNK;
+        c.written[i / 64] &= !(1 << (i % 64));
+        c.trimmed[i / 64] |= 1 << (i % 64);
+    }
+
+    fn chunk_mut(&mut self, lpn: Lpn) -> &mut Chunk {
+        self.chunks[lpn.idx() / CHUNK].get_or_insert_with(|| {
+            Box::new(Chunk {
+                tokens: [0; CHUNK],
+                written: [0; CHUNK / 64],
+                trimmed: [0; CHUNK / 64],
+            })
+        })
     }
 
     /// The token `lpn` must hold (0: none).
@@ -94,24 +132,35 @@ impl Verifier {
     /// The run wrote `token` to `lpn`.
     #[inline]
     pub fn note(&mut self, lpn: Lpn, token: u64) {
-        let c = self.chunks[lpn.idx() / CHUNK].get_or_insert_with(|| {
-            Box::new(Chunk {
-                tokens: [0; CHUNK],
-                written: [0; CHUNK / 64],
-            })
-        });
+        let c = self.chunk_mut(lpn);
         let i = lpn.idx() % CHUNK;
         c.tokens[i] = token;
         c.written[i / 64] |= 1 << (i % 64);
     }
 
     /// The run's write of `lpn` never happened (a power loss lost it, and flash holds
-    /// no version): the page holds what it held at set-up, if anything.
+    /// no version): the page holds what it held at set-up, if anything (nothing, if a
+    /// trim cleared it before).
     pub fn forget(&mut self, lpn: Lpn) {
         if let Some(c) = self.chunks[lpn.idx() / CHUNK].as_deref_mut() {
             let i = lpn.idx() % CHUNK;
             c.written[i / 64] &= !(1 << (i % 64));
         }
+    }
+
+    /// The pages a trim left holding nothing (not written since), in order.
+    pub fn trimmed_lpns(&self) -> impl Iterator<Item = Lpn> + '_ {
+        let chunks = self.chunks.iter().enumerate();
+        chunks
+            .filter_map(|(k, c)| Some((k, c.as_deref()?)))
+            .flat_map(|(k, c)| {
+                (0..CHUNK)
+                    .filter(move |&i| {
+                        let bit = 1 << (i % 64);
+                        c.trimmed[i / 64] & bit != 0 && c.written[i / 64] & bit == 0
+                    })
+                    .map(move |i| Lpn((k * CHUNK + i) as u32))
+            })
     }
 
     /// Every page that must hold data, with its token, in LPN order.
@@ -120,6 +169,8 @@ impl Verifier {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.is_some() || self.set_up.is_some())
+            // A chunk of trimmed pages only holds nothing that must be checked, and
+            // `must_hold` says so page by page.
             .flat_map(move |(k, _)| {
                 let first = (k * CHUNK) as u32;
                 let end = first.saturating_add(CHUNK as u32).min(self.pages);
@@ -150,6 +201,22 @@ impl Simulation {
     pub(in crate::sim) fn note_acknowledged(&mut self, lpn: Lpn, token: u64) {
         if let Some(v) = self.verify.as_mut() {
             v.note(lpn, token);
+        }
+    }
+
+    /// A read of `lpn` found it unmapped, with nothing of it in the controller (verify
+    /// mode): the page must hold no data, which is what a read of it returns (zeros, or
+    /// materialized content). A page the run wrote, or set-up data not trimmed since, is
+    /// a mismatch (expected its token, found 0).
+    #[cold]
+    pub(in crate::sim) fn verify_unmapped(&mut self, lpn: Lpn) {
+        let Some(v) = self.verify.as_ref() else {
+            return;
+        };
+        match v.must_hold(lpn) {
+            Some(expected) => self.check_token(lpn, expected, 0),
+            None if v.is_trimmed(lpn) => self.counters.verified_trimmed_reads += 1,
+            None => {}
         }
     }
 

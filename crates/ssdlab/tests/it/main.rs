@@ -25,4 +25,5 @@ mod slc;
 mod structure;
 mod timing;
 mod trace_flush;
+mod trim;
 mod util;

@@ -371,6 +371,14 @@ impl Simulation {
         self.dram_pump();
     }
 
+    /// A trim dropped pages from DRAM: flushes and FUA writes that waited for them may
+    /// be done, writes that waited for room may take theirs, and the stage plans again.
+    pub(in crate::sim) fn dram_trimmed(&mut self) {
+        self.dram_durable();
+        self.dram_admit_waiting();
+        self.dram_pump();
+    }
+
     /// Waiting writes take the room there is, in order.
     pub(super) fn dram_admit_waiting(&mut self) {
         let now = self.now().as_ns();

@@ -109,6 +109,12 @@ impl Simulation {
                 self.request_left(id, now);
                 return;
             }
+            // Nor is a trim: counted, with the pages it covered.
+            Op::Trim => {
+                self.counters.trims += 1;
+                self.request_left(id, now);
+                return;
+            }
         };
         self.rec.gc_wait(op, r.gc_wait_ns);
         if self.dram.is_some() {

@@ -4,6 +4,7 @@
 mod done;
 mod read;
 mod req;
+mod trim;
 mod write;
 
 pub(crate) use req::{Req, ReqSlab};
@@ -155,6 +156,13 @@ impl Simulation {
             self.source_done = true;
             return;
         };
+        if io.op == Op::Trim {
+            if let Some(e) = self.trim_refusal(self.next_id, &io) {
+                self.error = Some(e);
+                self.source_done = true;
+                return;
+            }
+        }
         let capacity_bytes = self.logical_pages * page;
         if io.size_bytes > capacity_bytes {
             self.error = Some(SimError::LargerThanDevice {
@@ -242,6 +250,8 @@ impl Simulation {
                     self.finish_request(id);
                 }
             }
+            // A trim moves no data: the mapping forgets its pages (host/trim.rs).
+            Op::Trim => self.trim_request(id),
             _ => {
                 self.counters.fua_writes += u64::from(r.io.fua);
                 self.admit_chunk(id);
@@ -335,7 +345,7 @@ impl Simulation {
                     ReadOutcome::Done => done_now += 1,
                     ReadOutcome::Deferred => {}
                 },
-                Op::Flush => unreachable!("a flush has no pages to admit"),
+                Op::Flush | Op::Trim => unreachable!("a {op} has no pages to admit"),
                 Op::Write => {
                     let token = self.write_token(lpn, content.as_ref().map(|c| c.page(i)));
                     if merging && self.partial_write(id, lpn, i, token, lpns.is_some(), &mut txns) {
