@@ -117,14 +117,7 @@ impl BlkparseParser {
             None => return Err(TraceErrorKind::Truncated { field: "sector" }),
         };
         let offset_bytes = sectors_to_bytes("sector", sector)?;
-        let plus = w.field("blocks")?;
-        if plus != b"+" {
-            return Err(TraceErrorKind::BadNumber {
-                field: "blocks",
-                value: lex::lossy(plus),
-            });
-        }
-        let blocks = w.field("blocks")?;
+        let blocks = blocks_after_plus(&mut w)?;
         if flagged && blocks == b"0" {
             return no_data();
         }
@@ -142,6 +135,17 @@ impl BlkparseParser {
 #[cold]
 fn discard(w: &mut Words<'_>, time: u64, preflush: bool) -> LineResult {
     let offset_bytes = sectors_to_bytes("sector", w.field("sector")?)?;
+    let blocks = blocks_after_plus(w)?;
+    let size_bytes = lex::scale("blocks", blocks, lex::size("blocks", blocks)?, 512)?;
+    Ok(Some(Record {
+        preflush,
+        ..Record::plain(time, Op::Trim, offset_bytes, size_bytes)
+    }))
+}
+
+/// The `blocks` word of `sector + blocks`, after its `+` (anything else there is a bad
+/// `blocks` field).
+fn blocks_after_plus<'a>(w: &mut Words<'a>) -> Result<&'a [u8], TraceErrorKind> {
     let plus = w.field("blocks")?;
     if plus != b"+" {
         return Err(TraceErrorKind::BadNumber {
@@ -149,12 +153,7 @@ fn discard(w: &mut Words<'_>, time: u64, preflush: bool) -> LineResult {
             value: lex::lossy(plus),
         });
     }
-    let blocks = w.field("blocks")?;
-    let size_bytes = lex::scale("blocks", blocks, lex::size("blocks", blocks)?, 512)?;
-    Ok(Some(Record {
-        preflush,
-        ..Record::plain(time, Op::Trim, offset_bytes, size_bytes)
-    }))
+    w.field("blocks")
 }
 
 /// What an RWBS field asks for.

@@ -68,12 +68,21 @@ impl Verifier {
 
     /// The LPNs the run wrote, in order.
     pub fn run_lpns(&self) -> impl Iterator<Item = u32> + '_ {
+        self.lpns_where(|c, i| c.written[i / 64] >> (i % 64) & 1 == 1)
+    }
+
+    /// The LPNs of the allocated chunks whose page `i` of chunk `c` passes `keep`, in
+    /// order.
+    fn lpns_where(
+        &self,
+        keep: impl Fn(&Chunk, usize) -> bool + Copy + 'static,
+    ) -> impl Iterator<Item = u32> + '_ {
         let chunks = self.chunks.iter().enumerate();
         chunks
             .filter_map(|(k, c)| Some((k, c.as_deref()?)))
-            .flat_map(|(k, c)| {
+            .flat_map(move |(k, c)| {
                 (0..CHUNK)
-                    .filter(move |&i| c.written[i / 64] >> (i % 64) & 1 == 1)
+                    .filter(move |&i| keep(c, i))
                     .map(move |i| (k * CHUNK + i) as u32)
             })
     }
@@ -150,17 +159,11 @@ impl Verifier {
 
     /// The pages a trim left holding nothing (not written since), in order.
     pub fn trimmed_lpns(&self) -> impl Iterator<Item = Lpn> + '_ {
-        let chunks = self.chunks.iter().enumerate();
-        chunks
-            .filter_map(|(k, c)| Some((k, c.as_deref()?)))
-            .flat_map(|(k, c)| {
-                (0..CHUNK)
-                    .filter(move |&i| {
-                        let bit = 1 << (i % 64);
-                        c.trimmed[i / 64] & bit != 0 && c.written[i / 64] & bit == 0
-                    })
-                    .map(move |i| Lpn((k * CHUNK + i) as u32))
-            })
+        self.lpns_where(|c, i| {
+            let bit = 1 << (i % 64);
+            c.trimmed[i / 64] & bit != 0 && c.written[i / 64] & bit == 0
+        })
+        .map(Lpn)
     }
 
     /// Every page that must hold data, with its token, in LPN order.
