@@ -39,6 +39,7 @@
 mod aging;
 mod block;
 mod bloom;
+mod cmt;
 mod collect;
 mod config;
 mod content;
@@ -63,6 +64,7 @@ mod testutil;
 
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
+pub use cmt::{Cmt, CmtStats, DirtyBatch, Lookup};
 pub use config::{
     AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, GcConfig, GcTrigger, HipaConfig,
     HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
