@@ -89,6 +89,8 @@ pub struct Cmt {
     cached: FxHashMap<u32, u32>,
     /// Per translation page: its dirty cached entries.
     dirty: FxHashMap<u32, Vec<u32>>,
+    /// The LPNs of the last batch taken.
+    last_batch: Vec<u32>,
     stats: CmtStats,
 }
 
@@ -108,6 +110,7 @@ impl Cmt {
             tail: NIL,
             cached: FxHashMap::default(),
             dirty: FxHashMap::default(),
+            last_batch: Vec::new(),
             stats: CmtStats::default(),
         }
     }
@@ -164,6 +167,11 @@ impl Cmt {
         self.index
             .get(&lpn)
             .is_some_and(|&s| self.slots[s as usize].dirty)
+    }
+
+    /// The LPNs whose entries the last batch carried (the evicted one included).
+    pub fn last_batch(&self) -> &[u32] {
+        &self.last_batch
     }
 
     /// Dirty entries cached now.
@@ -285,9 +293,11 @@ impl Cmt {
         let all = self.lpns_of(tpage).len() as u32;
         self.stats.batches += 1;
         self.stats.batched_entries += lpns.len() as u64;
+        let entries = lpns.len() as u32;
+        self.last_batch = lpns;
         Some(DirtyBatch {
             tpage,
-            entries: lpns.len() as u32,
+            entries,
             all_cached: left + 1 == all,
         })
     }
@@ -412,6 +422,7 @@ mod tests {
             }
         );
         assert!(!c.is_dirty(9) && !c.is_dirty(10), "cleaned by the batch");
+        assert_eq!(c.last_batch(), &[8, 10, 9]);
         assert!(c.is_dirty(12), "another page's entry stays dirty");
         // Evicting 9 (now clean) writes nothing.
         assert_eq!(c.insert(14, false), None);

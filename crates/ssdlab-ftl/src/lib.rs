@@ -66,7 +66,7 @@ pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use cmt::{Cmt, CmtStats, DirtyBatch, Lookup};
 pub use config::{
-    AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, GcConfig, GcTrigger, HipaConfig,
+    AddressFold, Aging, Allocation, CmtConfig, DynamicPolicy, MapMode, FtlConfig, GcConfig, GcTrigger, HipaConfig,
     HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};

@@ -281,6 +281,10 @@ pub struct Report {
     /// CR5M's measurements; present only when the device has mirror chips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror: Option<MirrorReport>,
+    /// The cached map's measurements; present only with `ftl.mapping = "cached"` (set
+    /// by the simulator after [`Recorder::finish`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<crate::MappingReport>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -422,6 +426,7 @@ impl Report {
                 .as_ref()
                 .map(|m| MirrorReport::build(rec, m, response.write.count)),
             dram: rec.dram.clone(),
+            mapping: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -468,6 +473,7 @@ impl Report {
             && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
             && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
             && self.dram.as_ref().is_none_or(crate::DramReport::all_finite)
+            && self.mapping.as_ref().is_none_or(crate::MappingReport::all_finite)
             && self.nand.as_ref().is_none_or(crate::NandReport::all_finite)
     }
 

@@ -158,7 +158,14 @@ impl Simulation {
                 self.gc_read_done(&txn, plane);
             }
             TxnReason::GcWrite | TxnReason::FoldWrite => {
-                self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                let moved = self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                if moved && self.cmt.is_some() && u64::from(txn.lpn.0) < self.logical_pages {
+                    // A data page moved: its entry changed (a translation page's move
+                    // updated the directory, the slot's forward map, by itself).
+                    self.cmt_mapped(txn.lpn, false);
+                } else if moved && self.cmt.is_some() {
+                    self.cmt_tpage_moved();
+                }
                 self.move_finished(plane);
             }
             TxnReason::GcErase | TxnReason::FoldErase => {
@@ -167,6 +174,9 @@ impl Simulation {
                 self.gc_jobs[plane.idx()] = GcJob::none();
                 self.gc_blocking[plane.idx()] = false;
                 self.note_gc_erased(plane);
+                if self.cmt.is_some() {
+                    self.cmt_unpark();
+                }
                 self.unpark(plane);
                 self.maybe_start_gc(plane, false);
                 self.revive_starved();

@@ -33,6 +33,7 @@ impl Simulation {
             checked += u64::from(self.audit_page(lpn, expected)?);
         }
         self.raid_audit()?;
+        self.cmt_audit()?;
         Ok(checked)
     }
 
@@ -75,6 +76,7 @@ impl Simulation {
             }
         }
         self.raid_audit_of(&lpns)?;
+        self.cmt_audit()?;
         Ok(checked)
     }
 
@@ -247,11 +249,13 @@ impl Simulation {
         let end_state = self.end_state(end);
         let dsftl = self.dsftl_report(end);
         let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
+        let mapping = self.mapping_report();
         let mut report = self
             .rec
             .finish(end_state)
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
+        report.mapping = mapping;
         report.nand = self.nand.as_ref().map(|n| n.report());
         if let Some(r) = report.nand.as_mut() {
             r.slc_cache = slc;
