@@ -35,8 +35,7 @@ pub(crate) enum Stream {
     Host,
     /// GC moves: may take the reserve.
     Gc,
-    /// Translation pages of the cached map (`ftl.mapping = "cached"`): blocks of their
-    /// own (state `HostOpen` while open), never the reserve's last block.
+    /// Translation pages of the cached map: blocks of their own (open as `HostOpen`).
     Map,
 }
 
@@ -52,7 +51,6 @@ pub(crate) struct PlaneMeta {
     pub fresh: u32,
     pub host_frontier: u32,
     pub gc_frontier: u32,
-    /// The translation-page frontier of the cached map, or `NONE`.
     pub map_frontier: u32,
     /// The block under GC, or `NONE`: at most one GC runs per plane.
     pub victim: u32,

@@ -1,5 +1,5 @@
 //! The cached mapping table (CMT) of a DFTL-style cached map (`ftl.mapping = "cached"`,
-//! docs/FTL.md §10): which forward-map entries the controller's DRAM holds, in LRU
+//! docs/FTL.md §12): which forward-map entries the controller's DRAM holds, in LRU
 //! order, with a dirty bit each, grouped by translation page.
 //!
 //! The CMT decides *traffic*, not addresses: the forward map of the [`crate::Ftl`] stays
@@ -284,7 +284,10 @@ impl Cmt {
             return None;
         }
         self.stats.dirty_evictions += 1;
-        let lpns = self.dirty.remove(&tpage).expect("a dirty entry's page list");
+        let lpns = self
+            .dirty
+            .remove(&tpage)
+            .expect("a dirty entry's page list");
         for &l in &lpns {
             if let Some(&t) = self.index.get(&l) {
                 self.slots[t as usize].dirty = false;
@@ -376,7 +379,11 @@ impl Cmt {
             }
         }
         assert_eq!(cached, self.cached, "per-page counts");
-        assert_eq!(dirty, self.dirty_entries(), "dirty lists hold clean entries");
+        assert_eq!(
+            dirty,
+            self.dirty_entries(),
+            "dirty lists hold clean entries"
+        );
     }
 }
 

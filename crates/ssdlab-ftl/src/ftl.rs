@@ -337,14 +337,9 @@ impl Ftl {
         Ok(ppn)
     }
 
-    /// Allocates a page for translation page `slot` (a slot LPN, see [`Ftl::with_slots`])
-    /// of the cached map in `plane`, from the plane's translation-page frontier (blocks
-    /// of their own), which may take the GC reserve but its last block. Then as
-    /// [`Ftl::host_write`]: the slot's old page is invalidated and the slot maps to the
-    /// new page (the global translation directory is the slots' forward map), pending
-    /// until [`Ftl::program_done`]. Not counted as a host page.
-    ///
-    /// `Err(NoSpace)` leaves everything untouched.
+    /// [`Ftl::host_write`] of translation page `slot` (a slot LPN: the slots' forward map
+    /// is the cached map's directory) from `plane`'s translation-page frontier, which may
+    /// take the GC reserve but its last block. Not counted as a host page.
     pub fn map_write(&mut self, slot: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
         debug_assert!(slot.0 < self.map_entries(), "slot {slot} beyond the map");
         let stamp = self.stamp + 1;
@@ -692,7 +687,11 @@ mod tests {
         assert_eq!(f.token(dst), 103);
         assert!(f.erasable(victim));
         f.erase_done(victim);
-        assert_eq!(f.counters().host_pages_written, 1, "translation pages are not host pages");
+        assert_eq!(
+            f.counters().host_pages_written,
+            1,
+            "translation pages are not host pages"
+        );
         f.check_invariants();
     }
 

@@ -40,6 +40,7 @@ mod aging;
 mod block;
 mod bloom;
 mod cmt;
+mod cmt_config;
 mod collect;
 mod config;
 mod content;
@@ -66,8 +67,9 @@ pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use cmt::{Cmt, CmtStats, DirtyBatch, Lookup};
 pub use config::{
-    AddressFold, Aging, Allocation, CmtConfig, DynamicPolicy, MapMode, FtlConfig, GcConfig, GcTrigger, HipaConfig,
-    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
+    AddressFold, Aging, Allocation, CmtConfig, DynamicPolicy, FtlConfig, GcConfig, GcTrigger,
+    HipaConfig, HipaLevel, HipaLoad, HipaTrigger, MapMode, PreconditionConfig, VictimPolicy,
+    Warmup, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use error::FtlConfigError;

@@ -1,5 +1,5 @@
 //! The cached map's measurements: the report's `mapping` section, present only with
-//! `ftl.mapping = "cached"` (docs/FTL.md §10, docs/METRICS.md).
+//! `ftl.mapping = "cached"` (docs/FTL.md §12, docs/METRICS.md).
 
 use serde::{Deserialize, Serialize};
 

@@ -382,7 +382,11 @@ impl Report {
             kv(
                 w,
                 "CMT entries, per tpage",
-                format!("{} / {}", fmt_count(m.cmt_entries), fmt_count(m.entries_per_tpage)),
+                format!(
+                    "{} / {}",
+                    fmt_count(m.cmt_entries),
+                    fmt_count(m.entries_per_tpage)
+                ),
             )?;
             kv(
                 w,
@@ -393,7 +397,11 @@ impl Report {
             kv(w, "translation reads (miss)", fmt_count(m.miss_reads))?;
             kv(w, "translation reads (RMW)", fmt_count(m.writeback_reads))?;
             kv(w, "translation writes", fmt_count(m.translation_writes))?;
-            kv(w, "translation pages moved", fmt_count(m.translation_pages_moved))?;
+            kv(
+                w,
+                "translation pages moved",
+                fmt_count(m.translation_pages_moved),
+            )?;
             kv(
                 w,
                 "mapping write amp.",

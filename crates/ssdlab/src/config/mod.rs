@@ -378,7 +378,7 @@ impl SimConfig {
     /// The cached map (`ftl.mapping = "cached"`) follows host data pages through the
     /// host write, read and GC paths only: the features that move or map pages by
     /// other paths are refused with it rather than run with a map that does not see
-    /// their changes (docs/FTL.md §10).
+    /// their changes (docs/FTL.md §12).
     fn validate_cached_mapping(&self, errs: &mut Vec<ConfigError>) {
         if self.ftl.mapping != ssdlab_ftl::MapMode::Cached {
             return;
@@ -386,7 +386,9 @@ impl SimConfig {
         let mut refuse = |what: String| {
             errs.push(ConfigError::Invalid {
                 key: "ftl.mapping".into(),
-                message: format!("\"cached\" is not supported with {what} yet; use ftl.mapping = \"ideal\""),
+                message: format!(
+                    "\"cached\" is not supported with {what} yet; use ftl.mapping = \"ideal\""
+                ),
             })
         };
         if self.raid.level != RaidLevel::None {
@@ -402,7 +404,10 @@ impl SimConfig {
             refuse("nand.slc_cache (folding remaps pages outside the GC path)".into());
         }
         if self.placement.bind == Bind::Dispatch {
-            refuse("placement.bind = \"dispatch\" (pages are mapped when their die starts them)".into());
+            refuse(
+                "placement.bind = \"dispatch\" (pages are mapped when their die starts them)"
+                    .into(),
+            );
         }
         if self.cache.mode != ssdlab_dram::CacheMode::Off {
             refuse("a DRAM stage (cache.mode; the CMT does not yet share its DRAM budget)".into());

@@ -1,4 +1,4 @@
-//! The cached map (`ftl.mapping = "cached"`, docs/FTL.md §10): DFTL-style translation
+//! The cached map (`ftl.mapping = "cached"`, docs/FTL.md §12): DFTL-style translation
 //! traffic as real flash work.
 //!
 //! ```text
@@ -127,7 +127,11 @@ impl Simulation {
         };
         c.missed.insert(id);
         if let Some(w) = c.reading.get_mut(&tpage) {
-            w.push(Waiter { req: id, lpn, token });
+            w.push(Waiter {
+                req: id,
+                lpn,
+                token,
+            });
             return Some(ReadOutcome::Deferred);
         }
         let slot = c.slot(tpage);
@@ -137,8 +141,14 @@ impl Simulation {
             Some(ppn) if !in_controller => {
                 let c = self.cmt.as_mut().expect("cached map");
                 c.miss_reads += 1;
-                c.reading
-                    .insert(tpage, vec![Waiter { req: id, lpn, token }]);
+                c.reading.insert(
+                    tpage,
+                    vec![Waiter {
+                        req: id,
+                        lpn,
+                        token,
+                    }],
+                );
                 self.map_read(ppn, tpage);
                 Some(ReadOutcome::Deferred)
             }
@@ -481,7 +491,6 @@ impl Simulation {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use crate::config::ConfigBuilder;
@@ -576,8 +585,12 @@ mod tests {
 
     fn run_ideal(cfg: SimConfig) -> Report {
         let ops = [(Op::Read, 5), (Op::Write, 5)];
-        let sim = Simulation::new(cfg, Box::new(VecStream::new(one_page(&ops, 1_000_000))), "-")
-            .unwrap();
+        let sim = Simulation::new(
+            cfg,
+            Box::new(VecStream::new(one_page(&ops, 1_000_000))),
+            "-",
+        )
+        .unwrap();
         assert!(sim.cmt.is_none());
         sim.run().unwrap()
     }
@@ -621,7 +634,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let op = if x % 4 == 0 { Op::Read } else { Op::Write };
+                let op = if x.is_multiple_of(4) {
+                    Op::Read
+                } else {
+                    Op::Write
+                };
                 (op, ((x >> 8) % 3000) as u32)
             })
             .collect();
@@ -659,10 +676,17 @@ mod tests {
         let cached = "ftl.mapping=\"cached\"";
         assert_eq!(key(&[cached]), ["ftl.cmt.entries"]);
         assert_eq!(key(&[cached, "ftl.cmt.entries=0"]), ["ftl.cmt.entries"]);
-        assert_eq!(key(&[cached, "ftl.cmt.entries=4000000000"]), ["ftl.cmt.entries"]);
+        assert_eq!(
+            key(&[cached, "ftl.cmt.entries=4000000000"]),
+            ["ftl.cmt.entries"]
+        );
         assert_eq!(key(&[cached, "ftl.cmt.bytes=2"]), ["ftl.cmt.bytes"]);
         assert_eq!(
-            key(&[cached, "ftl.cmt.entries=100", "ftl.cmt.entries_per_tpage=100000"]),
+            key(&[
+                cached,
+                "ftl.cmt.entries=100",
+                "ftl.cmt.entries_per_tpage=100000"
+            ]),
             ["ftl.cmt.entries_per_tpage"]
         );
         assert_eq!(key(&["ftl.cmt.entries=100"]), ["ftl.cmt"]);
