@@ -35,6 +35,8 @@ pub(crate) enum Stream {
     Host,
     /// GC moves: may take the reserve.
     Gc,
+    /// Translation pages of the cached map: blocks of their own (open as `HostOpen`).
+    Map,
 }
 
 /// Per-plane state.
@@ -49,6 +51,7 @@ pub(crate) struct PlaneMeta {
     pub fresh: u32,
     pub host_frontier: u32,
     pub gc_frontier: u32,
+    pub map_frontier: u32,
     /// The block under GC, or `NONE`: at most one GC runs per plane.
     pub victim: u32,
     /// Whether the last victim was a static wear-leveling pick.
@@ -118,6 +121,7 @@ impl BlockManager {
                 fresh: bpp,
                 host_frontier: NONE,
                 gc_frontier: NONE,
+                map_frontier: NONE,
                 victim: NONE,
                 last_victim_wl: false,
                 victim_moved: false,
@@ -197,6 +201,7 @@ impl BlockManager {
         let frontier = match stream {
             Stream::Host => pm.host_frontier,
             Stream::Gc => pm.gc_frontier,
+            Stream::Map => pm.map_frontier,
         };
         let b = if frontier != NONE {
             frontier
@@ -224,6 +229,7 @@ impl BlockManager {
             match stream {
                 Stream::Host => pm.host_frontier = NONE,
                 Stream::Gc => pm.gc_frontier = NONE,
+                Stream::Map => pm.map_frontier = NONE,
             }
             self.link(b);
         }
@@ -239,9 +245,10 @@ impl BlockManager {
         match stream {
             Stream::Host => pm.host_frontier = b,
             Stream::Gc => pm.gc_frontier = b,
+            Stream::Map => pm.map_frontier = b,
         }
         self.blocks[b as usize].set_state(match stream {
-            Stream::Host => BlockState::HostOpen,
+            Stream::Host | Stream::Map => BlockState::HostOpen,
             Stream::Gc => BlockState::GcOpen,
         });
         Some(b)

@@ -1,5 +1,6 @@
 //! The `[ftl]` section of a configuration, its defaults and its validation.
 
+pub use crate::cmt_config::{CmtConfig, MapMode};
 use crate::error::FtlConfigError;
 use crate::order::AllocOrder;
 use schemars::JsonSchema;
@@ -295,6 +296,11 @@ pub struct FtlConfig {
     pub dynamic_policy: DynamicPolicy,
     /// Handling of host addresses beyond the logical capacity (carried for the controller).
     pub address_fold: AddressFold,
+    /// `"ideal"` (the whole map in DRAM) or `"cached"` (DFTL-style, `[ftl.cmt]`).
+    /// Written out only when not `"ideal"`.
+    #[serde(skip_serializing_if = "MapMode::is_ideal")]
+    #[schemars(extend("default" = "ideal"))]
+    pub mapping: MapMode,
     /// Garbage collection.
     pub gc: GcConfig,
     /// Wear leveling.
@@ -303,6 +309,9 @@ pub struct FtlConfig {
     pub precondition: PreconditionConfig,
     /// HIPA (`allocation = "hipa"`, or DS-FTL over HIPA; carried for the controller).
     pub hipa: HipaConfig,
+    /// The cached mapping table of `mapping = "cached"`.
+    #[serde(skip_serializing_if = "CmtConfig::is_default")]
+    pub cmt: CmtConfig,
 }
 
 impl Default for FtlConfig {
@@ -317,6 +326,8 @@ impl Default for FtlConfig {
             wear_leveling: WearLevelingConfig::default(),
             precondition: PreconditionConfig::default(),
             hipa: HipaConfig::default(),
+            mapping: MapMode::Ideal,
+            cmt: CmtConfig::default(),
         }
     }
 }
@@ -396,6 +407,7 @@ impl FtlConfig {
         if let Err(e) = self.check_capacity(geom, u64::from(self.logical_pages(geom))) {
             errs.push(e);
         }
+        self.check_cmt(geom, &mut errs);
         errs
     }
 

@@ -16,7 +16,13 @@ fn plane_fields(bm: &BlockManager, plane: PlaneId) -> impl PartialEq + std::fmt:
     free.sort_unstable();
     (
         (free, pm.fresh),
-        [pm.host_frontier, pm.gc_frontier, pm.victim, pm.min_bucket],
+        [
+            pm.host_frontier,
+            pm.gc_frontier,
+            pm.victim,
+            pm.min_bucket,
+            pm.map_frontier,
+        ],
         [
             pm.full_blocks,
             pm.erase_min,

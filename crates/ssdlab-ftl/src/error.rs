@@ -57,6 +57,14 @@ pub enum FtlConfigError {
         /// The most the geometry allows.
         max: u64,
     },
+    /// Another value the FTL cannot work with (the cached map's keys).
+    #[error("{key}: {message}")]
+    Invalid {
+        /// The offending key path.
+        key: &'static str,
+        /// What is wrong, in words.
+        message: String,
+    },
     /// The geometry itself is invalid.
     #[error(transparent)]
     Geometry(#[from] GeometryError),
@@ -66,7 +74,7 @@ impl FtlConfigError {
     /// The configuration key path the error is about.
     pub fn key(&self) -> &'static str {
         match self {
-            FtlConfigError::OutOfRange { key, .. } => key,
+            FtlConfigError::OutOfRange { key, .. } | FtlConfigError::Invalid { key, .. } => key,
             FtlConfigError::NoReserve | FtlConfigError::TooFewBlocks { .. } => {
                 "ftl.gc.reserve_blocks"
             }

@@ -337,6 +337,29 @@ impl Ftl {
         Ok(ppn)
     }
 
+    /// [`Ftl::host_write`] of translation page `slot` (a slot LPN: the slots' forward map
+    /// is the cached map's directory) from `plane`'s translation-page frontier, which may
+    /// take the GC reserve but its last block. Not counted as a host page.
+    pub fn map_write(&mut self, slot: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
+        debug_assert!(slot.0 < self.map_entries(), "slot {slot} beyond the map");
+        let stamp = self.stamp + 1;
+        let Some(ppn) = self
+            .blocks
+            .alloc(plane, Stream::Map, self.reserve_blocks.min(1), stamp)
+        else {
+            return Err(NoSpace { plane });
+        };
+        self.stamp = stamp;
+        if let Some(old) = self.map.lookup(slot) {
+            self.content_remove(old);
+            self.invalidate(old);
+        }
+        self.map.program(ppn, slot, token);
+        self.map.map(slot, ppn);
+        self.content_insert(ppn, token);
+        Ok(ppn)
+    }
+
     /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
     /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
     /// reserve block but one, which GC keeps.
@@ -395,14 +418,17 @@ impl Ftl {
         }
     }
 
-    /// Unmaps `lpn`; its page, if any, becomes invalid.
-    pub fn trim(&mut self, lpn: Lpn) {
+    /// Unmaps `lpn`; its page, if any, becomes invalid. Returns whether `lpn` was mapped
+    /// (whether its map entry changed).
+    pub fn trim(&mut self, lpn: Lpn) -> bool {
         self.counters.trims += 1;
         if let Some(old) = self.map.lookup(lpn) {
             self.content_remove(old);
             self.invalidate(old);
             self.map.unmap(lpn);
+            return true;
         }
+        false
     }
 
     /// Marks a page holding LPN data invalid, in the tables and in its block's count.
@@ -628,6 +654,47 @@ mod tests {
         }
         assert!(f.erasable(victim), "the renamed page left the victim");
         f.erase_done(victim);
+        f.check_invariants();
+    }
+
+    #[test]
+    fn translation_pages_get_blocks_of_their_own_and_gc_moves_them_as_their_slot() {
+        let g = crate::testutil::one_plane(); // 8 blocks × 4 pages, reserve 2
+        let mut f = Ftl::with_slots(&small_cfg(), &g, 16, 2, SimRng::new(1)).unwrap();
+        let (p, t0, t1) = (PlaneId(0), Lpn(16), Lpn(17));
+        let d = crate::testutil::write_done(&mut f, 0, 1);
+        let a = f.map_write(t0, p, 100).unwrap();
+        assert_ne!(g.block_of_page(a), g.block_of_page(d), "own block");
+        f.program_done(a);
+        // Rewrites of translation page 0 fill the map block; page 1 once.
+        for v in 1..4 {
+            let x = f.map_write(t0, p, 100 + v).unwrap();
+            f.program_done(x);
+        }
+        let b = f.map_write(t1, p, 200).unwrap();
+        f.program_done(b);
+        assert_eq!(f.valid_pages(g.block_of_page(a)), 1, "3 stale versions");
+        f.check_invariants();
+        // The translation block is the greedy victim: its valid page moves, and the
+        // slot (the directory entry) follows it.
+        let victim = f.select_victim(p).unwrap();
+        assert_eq!(victim, g.block_of_page(a));
+        let mut pages = Vec::new();
+        f.victim_valid_pages(victim, &mut pages);
+        assert_eq!(pages.len(), 1);
+        let (src, lpn) = pages[0];
+        assert_eq!(lpn, t0);
+        let dst = f.gc_begin_move(src).unwrap();
+        assert!(f.gc_finish_move(src, dst));
+        assert_eq!(f.lookup(t0), Some(dst));
+        assert_eq!(f.token(dst), 103);
+        assert!(f.erasable(victim));
+        f.erase_done(victim);
+        assert_eq!(
+            f.counters().host_pages_written,
+            1,
+            "translation pages are not host pages"
+        );
         f.check_invariants();
     }
 

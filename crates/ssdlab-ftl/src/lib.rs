@@ -39,6 +39,8 @@
 mod aging;
 mod block;
 mod bloom;
+mod cmt;
+mod cmt_config;
 mod collect;
 mod config;
 mod content;
@@ -63,9 +65,11 @@ mod testutil;
 
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
+pub use cmt::{Cmt, CmtStats, DirtyBatch, Lookup};
 pub use config::{
-    AddressFold, Aging, Allocation, DynamicPolicy, FtlConfig, GcConfig, GcTrigger, HipaConfig,
-    HipaLevel, HipaLoad, HipaTrigger, PreconditionConfig, VictimPolicy, Warmup, WearLevelingConfig,
+    AddressFold, Aging, Allocation, CmtConfig, DynamicPolicy, FtlConfig, GcConfig, GcTrigger,
+    HipaConfig, HipaLevel, HipaLoad, HipaTrigger, MapMode, PreconditionConfig, VictimPolicy,
+    Warmup, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use error::FtlConfigError;

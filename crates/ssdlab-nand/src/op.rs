@@ -56,11 +56,17 @@ pub enum TxnReason {
     /// A read of the flash copy of a page that a write covers only in part, merged with
     /// the write before its program (`timing.transfer = "sectors"`).
     MergeRead,
+    /// A read of a translation page of the cached map (`ftl.mapping = "cached"`): for a
+    /// host read whose entry missed in the CMT, or before a rewrite of a page not wholly
+    /// cached.
+    MapRead,
+    /// A translation-page program of the cached map (dirty entries written back).
+    MapWrite,
 }
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 16] = [
+    pub const ALL: [TxnReason; 18] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -77,6 +83,8 @@ impl TxnReason {
         TxnReason::ReclaimRead,
         TxnReason::ReclaimWrite,
         TxnReason::MergeRead,
+        TxnReason::MapRead,
+        TxnReason::MapWrite,
     ];
 
     /// Position in [`TxnReason::ALL`], for flat counters.
@@ -101,6 +109,8 @@ impl TxnReason {
             TxnReason::ReclaimRead => "reclaim-read",
             TxnReason::ReclaimWrite => "reclaim-write",
             TxnReason::MergeRead => "merge-read",
+            TxnReason::MapRead => "map-read",
+            TxnReason::MapWrite => "map-write",
             TxnReason::FoldRead => "fold-read",
             TxnReason::FoldWrite => "fold-write",
             TxnReason::FoldErase => "fold-erase",

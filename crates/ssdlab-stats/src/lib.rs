@@ -47,6 +47,7 @@ mod csv;
 mod dram;
 mod dsftl;
 mod latency;
+mod mapping;
 mod mirror;
 mod nand;
 mod record;
@@ -61,6 +62,7 @@ pub use csv::CSV_HEADER;
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ClassStats, Latency};
+pub use mapping::{HitMissLatency, MappingReport};
 pub use mirror::{MirrorEnd, MirrorReport};
 pub use nand::{
     CacheReport, LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport,

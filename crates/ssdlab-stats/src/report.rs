@@ -8,9 +8,9 @@ use ssdlab_nand::TxnReason;
 use crate::counter::Counter;
 use crate::dsftl::DsftlReport;
 use crate::latency::{ClassStats, Latency};
-use crate::mirror::MirrorReport;
 use crate::record::{EndState, Shape};
 use crate::recorder::{ReasonAcc, Recorder, WorkAcc};
+use crate::{mapping::MappingReport as Map, mirror::MirrorReport};
 
 const NS_PER_S: f64 = 1e9;
 const BYTES_PER_MIB: f64 = 1_048_576.0;
@@ -281,6 +281,9 @@ pub struct Report {
     /// CR5M's measurements; present only when the device has mirror chips.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror: Option<MirrorReport>,
+    /// The cached map's measurements (only with `ftl.mapping = "cached"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<Map>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -422,6 +425,7 @@ impl Report {
                 .as_ref()
                 .map(|m| MirrorReport::build(rec, m, response.write.count)),
             dram: rec.dram.clone(),
+            mapping: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -468,6 +472,7 @@ impl Report {
             && self.dsftl.as_ref().is_none_or(DsftlReport::all_finite)
             && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
             && self.dram.as_ref().is_none_or(crate::DramReport::all_finite)
+            && self.mapping.as_ref().is_none_or(Map::all_finite)
             && self.nand.as_ref().is_none_or(crate::NandReport::all_finite)
     }
 

@@ -378,6 +378,48 @@ impl Report {
                 format!("{:.3}", m.pre_reads_per_write_with_reclaim),
             )?;
         }
+        if let Some(m) = &self.mapping {
+            kv(
+                w,
+                "CMT entries, per tpage",
+                format!(
+                    "{} / {}",
+                    fmt_count(m.cmt_entries),
+                    fmt_count(m.entries_per_tpage)
+                ),
+            )?;
+            kv(
+                w,
+                "CMT hits / lookups",
+                format!("{} / {}", fmt_count(m.hits), fmt_count(m.lookups)),
+            )?;
+            kv(w, "CMT hit ratio (%)", fmt_pct(m.hit_ratio))?;
+            kv(w, "translation reads (miss)", fmt_count(m.miss_reads))?;
+            kv(w, "translation reads (RMW)", fmt_count(m.writeback_reads))?;
+            kv(w, "translation writes", fmt_count(m.translation_writes))?;
+            kv(
+                w,
+                "translation pages moved",
+                fmt_count(m.translation_pages_moved),
+            )?;
+            kv(
+                w,
+                "mapping write amp.",
+                format!("{:.3}", m.mapping_write_amplification),
+            )?;
+            for (name, l) in [("read hit", &m.read_hit), ("read miss", &m.read_miss)] {
+                kv(
+                    w,
+                    &format!("{name} mean/p99 (us)"),
+                    format!(
+                        "{} / {} ({} reads)",
+                        fmt_us(l.mean_ns),
+                        fmt_us(l.p99_ns as f64),
+                        fmt_count(l.count)
+                    ),
+                )?;
+            }
+        }
         Ok(())
     }
 

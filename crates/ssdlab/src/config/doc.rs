@@ -410,6 +410,8 @@ mod tests {
         cfg.nand.cache_mode = ssdlab_nand::CacheMode::Both;
         cfg.nand.t_cache_read_ns = 1;
         cfg.nand.t_cache_prog_ns = 1;
+        cfg.ftl.mapping = ssdlab_ftl::MapMode::Cached;
+        cfg.ftl.cmt.entries = 1;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

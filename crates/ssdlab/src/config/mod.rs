@@ -68,6 +68,11 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("nand.cache_mode", "\"off\""),
     ("nand.t_cache_read_ns", "0"),
     ("nand.t_cache_prog_ns", "0"),
+    ("ftl.mapping", "\"ideal\""),
+    ("ftl.cmt.entries", "0"),
+    ("ftl.cmt.bytes", "0"),
+    ("ftl.cmt.entry_bytes", "4"),
+    ("ftl.cmt.entries_per_tpage", "0"),
 ];
 
 /// Everything a run needs besides its trace.
@@ -197,6 +202,7 @@ impl SimConfig {
         self.validate_dsftl(&mut errs);
         self.validate_nand(&mut errs);
         self.validate_sampled_aging(&mut errs);
+        self.validate_cached_mapping(&mut errs);
         // The device's size bounds the DRAM's; a geometry that is refused gives none.
         let device_bytes = if geometry_errs.is_empty() {
             self.geometry.capacity_bytes()
@@ -368,6 +374,48 @@ impl SimConfig {
                      use aging = \"replay\""
                 ),
             });
+        }
+    }
+
+    /// The cached map (`ftl.mapping = "cached"`) follows host data pages through the
+    /// host write, read and GC paths only: the features that move or map pages by
+    /// other paths are refused with it rather than run with a map that does not see
+    /// their changes (docs/FTL.md §12).
+    fn validate_cached_mapping(&self, errs: &mut Vec<ConfigError>) {
+        if self.ftl.mapping != ssdlab_ftl::MapMode::Cached {
+            return;
+        }
+        let mut refuse = |what: String| {
+            errs.push(ConfigError::Invalid {
+                key: "ftl.mapping".into(),
+                message: format!(
+                    "\"cached\" is not supported with {what} yet; use ftl.mapping = \"ideal\""
+                ),
+            })
+        };
+        if self.raid.level != RaidLevel::None {
+            refuse(format!("raid.level = {} (RAID, CR5M and failure injection: parity and mirror pages are mapped outside the host path)", self.raid.level));
+        }
+        if self.content_index() {
+            refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
+        }
+        if self.dgc.enabled {
+            refuse("dgc.enabled (DGC redirects writes through RAID)".into());
+        }
+        if self.nand.slc_cache.mode != ssdlab_nand::SlcMode::Off {
+            refuse("nand.slc_cache (folding remaps pages outside the GC path)".into());
+        }
+        if self.placement.bind == Bind::Dispatch {
+            refuse(
+                "placement.bind = \"dispatch\" (pages are mapped when their die starts them)"
+                    .into(),
+            );
+        }
+        if self.cache.mode != ssdlab_dram::CacheMode::Off {
+            refuse("a DRAM stage (cache.mode; the CMT does not yet share its DRAM budget)".into());
+        }
+        if self.timing.transfer != ssdlab_nand::Transfer::Page {
+            refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());
         }
     }
 

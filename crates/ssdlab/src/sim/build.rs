@@ -50,7 +50,13 @@ impl Simulation {
             }
             None => {
                 let n = cfg.ftl.logical_pages(&geom);
-                (None, n, 0, n)
+                // The cached map's translation pages are slots after the host's pages.
+                let tpages = if cfg.ftl.mapping == ssdlab_ftl::MapMode::Cached {
+                    n.div_ceil(cfg.ftl.cmt.per_tpage(geom.page_size_bytes))
+                } else {
+                    0
+                };
+                (None, n, tpages, n)
             }
         };
         let mut ftl = Ftl::with_slots(&cfg.ftl, &geom, map_entries, slots, rng.fork("ftl"))
@@ -193,6 +199,14 @@ impl Simulation {
                 Box::new(super::partial::PartialWrites::new(
                     geom.page_size_bytes,
                     u64::from(logical_pages),
+                ))
+            }),
+            cmt: (cfg.ftl.mapping == ssdlab_ftl::MapMode::Cached).then(|| {
+                Box::new(super::cmt::CmtState::new(
+                    cfg.ftl.cmt.capacity() as u32,
+                    cfg.ftl.cmt.per_tpage(geom.page_size_bytes),
+                    logical_pages,
+                    cfg.verify,
                 ))
             }),
             geom,

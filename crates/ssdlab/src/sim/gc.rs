@@ -173,11 +173,17 @@ impl Simulation {
                 self.gc_read_done(&txn, plane);
             }
             TxnReason::GcWrite => {
-                self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                let moved = self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                if moved && self.cmt.is_some() {
+                    self.cmt_after_move(txn.lpn);
+                }
                 self.move_finished(plane);
             }
             TxnReason::FoldWrite => {
-                self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                let moved = self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
+                if moved && self.cmt.is_some() {
+                    self.cmt_after_move(txn.lpn);
+                }
                 if let Some(pace) = self.fold_pace.as_deref_mut() {
                     pace.move_done(plane);
                 }
@@ -190,6 +196,9 @@ impl Simulation {
                 self.gc_jobs[plane.idx()] = GcJob::none();
                 self.gc_blocking[plane.idx()] = false;
                 self.note_gc_erased(plane);
+                if self.cmt.is_some() {
+                    self.cmt_unpark();
+                }
                 self.unpark(plane);
                 self.maybe_start_gc(plane, false);
                 self.revive_starved();

@@ -56,6 +56,7 @@ macro_rules! sched {
 mod backend;
 mod bind;
 mod build;
+mod cmt;
 mod counters;
 mod cr5m;
 mod dgc;
@@ -246,6 +247,8 @@ pub struct Simulation {
     pub(crate) nand: Option<Box<nand::NandState>>,
     /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
     pub(crate) partial: Option<Box<partial::PartialWrites>>,
+    /// The cached map, when `ftl.mapping = "cached"` (sim/cmt.rs).
+    pub(crate) cmt: Option<Box<cmt::CmtState>>,
 }
 
 impl Simulation {
@@ -485,6 +488,7 @@ impl Simulation {
             TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
             TxnReason::Rebuild => self.rebuild_txn_done(t),
             TxnReason::MergeRead => self.merge_read_done(t),
+            TxnReason::MapRead | TxnReason::MapWrite => self.cmt_txn_done(t),
             r if r.is_gc() => self.gc_txn_done(t),
             _ => self.raid_txn_done(t),
         }

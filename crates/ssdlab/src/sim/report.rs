@@ -34,6 +34,7 @@ impl Simulation {
         }
         self.audit_trimmed()?;
         self.raid_audit()?;
+        self.cmt_audit()?;
         Ok(checked)
     }
 
@@ -102,6 +103,7 @@ impl Simulation {
         }
         self.audit_trimmed()?;
         self.raid_audit_of(&lpns)?;
+        self.cmt_audit()?;
         Ok(checked)
     }
 
@@ -286,11 +288,13 @@ impl Simulation {
         let end_state = self.end_state(end);
         let dsftl = self.dsftl_report(end);
         let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
+        let mapping = self.mapping_report();
         let mut report = self
             .rec
             .finish(end_state)
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
+        report.mapping = mapping;
         report.nand = self.nand.as_ref().map(|n| n.report());
         if let Some(r) = report.nand.as_mut() {
             r.slc_cache = slc;

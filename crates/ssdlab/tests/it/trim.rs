@@ -245,17 +245,19 @@ mod random {
 
         /// Writes, trims and reads in any order, on a plain device, with a DRAM write
         /// buffer (write-back or write-through), DS-FTL's content index, the SLC cache
-        /// and binding at dispatch: every read of a page not trimmed returns its last write, every read
+        /// binding at dispatch and the cached map (a CMT of 64 entries, so dirty entries
+        /// of trimmed pages are evicted and written back): every read of a page not trimmed returns its last write, every read
         /// of a trimmed one returns nothing, and the audit finds every page right.
         #[test]
-        fn trims_never_lose_data(ops in ops(), setup in 0usize..6) {
+        fn trims_never_lose_data(ops in ops(), setup in 0usize..7) {
             let extra: &[&str] = match setup {
                 0 => &[],
                 1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
                 2 => &["cache.mode=\"read-write\"", "cache.capacity_mib=1", "cache.write_policy=\"write-through\""],
                 3 => &["dsftl.index=true"],
                 4 => &["nand.cell=\"tlc\"", "geometry.pages_per_block=48", "nand.slc_cache.mode=\"static\"", "nand.slc_cache.blocks_per_plane=2", "ftl.over_provisioning=0.3"],
-                _ => &["placement.bind=\"dispatch\""],
+                5 => &["placement.bind=\"dispatch\""],
+                _ => &["ftl.mapping=\"cached\"", "ftl.cmt.entries=64", "ftl.cmt.entries_per_tpage=64"],
             };
             let reqs: Vec<IoRequest> = ops
                 .iter()

@@ -116,6 +116,9 @@ impl Simulation {
                 return;
             }
         };
+        if self.cmt.is_some() {
+            self.cmt_request_done(id, op == OpClass::Read, now - r.arrival_ns);
+        }
         self.rec.gc_wait(op, r.gc_wait_ns);
         if self.dram.is_some() {
             self.rec.buffer_wait(op, buffer_wait_ns);

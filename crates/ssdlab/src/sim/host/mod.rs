@@ -67,6 +67,9 @@ impl Simulation {
     /// Puts the first requests in motion (called when the event queue is empty).
     pub(in crate::sim) fn prime(&mut self) -> Result<(), SimError> {
         self.check_fail_fractions()?;
+        if self.cmt.is_some() {
+            self.cmt_write_directory()?;
+        }
         match self.cfg.host.mode {
             HostMode::Open => self.schedule_next_arrival(),
             HostMode::Closed => {

@@ -19,6 +19,23 @@ impl Simulation {
     /// answer from the write buffer, or a reconstruction.
     /// `token` is the read's content as the trace gives it, if it does.
     pub(super) fn admit_read(&mut self, id: ReqId, lpn: Lpn, token: Option<u64>) -> ReadOutcome {
+        if self.cmt.is_some() {
+            if let Some(o) = self.cmt_read(id, lpn, token) {
+                return o;
+            }
+        }
+        self.admit_read_mapped(id, lpn, token)
+    }
+
+    /// [`Simulation::admit_read`] once the page's map entry is at hand (always with the
+    /// ideal map; after its translation page with the cached one).
+    #[inline(always)]
+    pub(in crate::sim) fn admit_read_mapped(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        token: Option<u64>,
+    ) -> ReadOutcome {
         match self.enumerate_read(lpn, token) {
             Enumerated::One(plan) => self.serve_read(id, lpn, plan, &ReadPlans::new()),
             Enumerated::Plans => {
@@ -146,6 +163,9 @@ impl Simulation {
         match self.ftl.host_write(lpn, plane, token) {
             Ok(ppn) => {
                 self.ftl.program_done(ppn);
+                if self.cmt.is_some() {
+                    self.cmt_mapped(lpn, false);
+                }
                 self.gc_check_after(plane, GcCause::Other);
                 if self.nand.is_some() {
                     self.nand_phantom(ppn);

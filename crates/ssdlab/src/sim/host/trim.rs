@@ -5,6 +5,8 @@
 //!      each page: DRAM's version dropped (clean, dirty, or being programmed)
 //!                 a version waiting for space or for its die (parked, unbound) dropped
 //!                 FTL: unmapped, its flash page invalid (GC no longer copies it)
+//!                 cached map: a mapped page's entry turns dirty (its translation page
+//!                 is rewritten on eviction, like after a write)
 //!                 verify: holds nothing; a read returns what a never-written page does
 //!  ─► done at its admission (no flash work, no controller time)
 //! ```
@@ -93,7 +95,10 @@ impl Simulation {
             self.held.remove(&lpn.0);
         }
         self.forget_losses(lpn);
-        self.ftl.trim(lpn);
+        if self.ftl.trim(lpn) && self.cmt.is_some() {
+            // The entry changed (to unmapped): its translation page must be rewritten.
+            self.cmt_mapped(lpn, false);
+        }
         if let Some(v) = self.verify.as_mut() {
             v.trim(lpn);
         }

@@ -93,6 +93,9 @@ impl Simulation {
         if reason == TxnReason::HostWrite {
             self.counters.host_pages_programmed += 1;
             self.note_written(lpn, token);
+            if self.cmt.is_some() {
+                self.cmt_mapped(lpn, true);
+            }
         } else if let Some(x) = self.raid.as_mut() {
             x.counters.mirror_writes += 1;
         }

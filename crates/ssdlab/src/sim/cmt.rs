@@ -1,0 +1,750 @@
+//! The cached map (`ftl.mapping = "cached"`, docs/FTL.md §12): DFTL-style translation
+//! traffic as real flash work.
+//!
+//! ```text
+//!  host read of lpn ─► CMT hit ─────────────────────────────► the read as with the ideal map
+//!                  └─► miss ─► translation page on flash? ─ no (never written) ─► insert, read
+//!                                  │ being rewritten (in the controller) ──────► insert, read
+//!                                  └ yes ─► map read (TxnReason::MapRead), the page waits;
+//!                                           when done: insert its entries, then the reads
+//!  host write / GC move / materialized page of lpn ─► entry inserted dirty
+//!  insert into a full CMT evicts the LRU entry; a dirty one takes every dirty entry of its
+//!  translation page (one batch) ─► map read of the page first unless wholly cached
+//!  (read-modify-write) ─► program of the page's new version (TxnReason::MapWrite) in the
+//!  plane's translation-page frontier
+//! ```
+//!
+//! The FTL's forward map stays the truth of where data lives; the CMT decides what
+//! flash traffic an access costs. Translation page `t` is the FTL slot LPN
+//! `logical_pages + t`, so the slots' forward map is the global translation directory
+//! and GC moves translation pages like any page. Each program of a translation page
+//! stores the token of its version (`token_for(slot, version)`); verify mode checks map
+//! reads against it and the audit checks every translation page, and (with a shadow of
+//! what each translation page last recorded per LPN) that every LPN not dirty in the
+//! CMT maps where its translation page says.
+
+use super::host::ReadOutcome;
+use super::txn::{ReqId, Txn, TxnId, NONE};
+use super::Simulation;
+use crate::error::SimError;
+use rustc_hash::{FxHashMap, FxHashSet};
+use ssdlab_ftl::{token_for, Cmt, DirtyBatch, Lookup};
+use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
+use ssdlab_stats::{HitMissLatency, MappingReport};
+
+/// `Txn::aux` bit of a map read made before a rewrite (read-modify-write).
+const RMW: u32 = 1 << 31;
+
+/// A host read page waiting for its translation page.
+#[derive(Clone, Copy, Debug)]
+struct Waiter {
+    req: ReqId,
+    lpn: Lpn,
+    token: Option<u64>,
+}
+
+/// The cached map's state in the controller.
+pub(crate) struct CmtState {
+    pub cmt: Cmt,
+    /// The slot LPN of translation page 0 (= the host's logical pages).
+    slot0: u32,
+    /// Per translation page: its version (programs so far).
+    version: Vec<u32>,
+    /// Translation pages being read for read misses: the reads waiting.
+    reading: FxHashMap<u32, Vec<Waiter>>,
+    /// Translation pages whose rewrite waits for its read-modify-write read.
+    rmw: FxHashSet<u32>,
+    /// Translation pages whose program found no free page: written after the next erase.
+    parked: Vec<u32>,
+    /// Host reads that missed for at least one page.
+    missed: FxHashSet<ReqId>,
+    next_plane: u32,
+    latency: HitMissLatency,
+    /// Verify mode: per LPN, what its translation page's flash copy records (`ppn + 1`,
+    /// 0 = unmapped), as of the last batch that carried it.
+    shadow: Option<Vec<u32>>,
+    lookups: u64,
+    hits: u64,
+    miss_reads: u64,
+    writeback_reads: u64,
+    writes: u64,
+    written_entries: u64,
+    tpages_moved: u64,
+}
+
+impl CmtState {
+    pub fn new(capacity: u32, per_tpage: u32, logical_pages: u32, verify: bool) -> Self {
+        let cmt = Cmt::new(capacity, per_tpage, logical_pages);
+        let tpages = cmt.tpages();
+        CmtState {
+            cmt,
+            slot0: logical_pages,
+            version: vec![0; tpages as usize],
+            reading: FxHashMap::default(),
+            rmw: FxHashSet::default(),
+            parked: Vec::new(),
+            missed: FxHashSet::default(),
+            next_plane: 0,
+            latency: HitMissLatency::default(),
+            shadow: verify.then(|| vec![0; logical_pages as usize]),
+            lookups: 0,
+            hits: 0,
+            miss_reads: 0,
+            writeback_reads: 0,
+            writes: 0,
+            written_entries: 0,
+            tpages_moved: 0,
+        }
+    }
+
+    fn slot(&self, tpage: u32) -> Lpn {
+        Lpn(self.slot0 + tpage)
+    }
+}
+
+impl Simulation {
+    /// The CMT part of a host read of `lpn`: `None` when the read goes on now (a hit, or
+    /// a miss whose entry needs no flash read), `Some(Deferred)` when it waits for its
+    /// translation page.
+    pub(in crate::sim) fn cmt_read(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        token: Option<u64>,
+    ) -> Option<ReadOutcome> {
+        if self.held_get(lpn).is_some() {
+            // Served from the controller's copy: no map access.
+            return None;
+        }
+        let c = self.cmt.as_mut().expect("cached map");
+        c.lookups += 1;
+        let tpage = match c.cmt.lookup(lpn.0) {
+            Lookup::Hit => {
+                c.hits += 1;
+                return None;
+            }
+            Lookup::Miss { tpage } => tpage,
+        };
+        c.missed.insert(id);
+        if let Some(w) = c.reading.get_mut(&tpage) {
+            w.push(Waiter {
+                req: id,
+                lpn,
+                token,
+            });
+            return Some(ReadOutcome::Deferred);
+        }
+        let slot = c.slot(tpage);
+        let in_controller = c.rmw.contains(&tpage);
+        let on_flash = self.ftl.lookup(slot).filter(|&p| !self.ftl.is_pending(p));
+        match on_flash {
+            Some(ppn) if !in_controller => {
+                let c = self.cmt.as_mut().expect("cached map");
+                c.miss_reads += 1;
+                c.reading.insert(
+                    tpage,
+                    vec![Waiter {
+                        req: id,
+                        lpn,
+                        token,
+                    }],
+                );
+                self.map_read(ppn, tpage);
+                Some(ReadOutcome::Deferred)
+            }
+            _ => {
+                // Never written (the entry is known unmapped), or its newest version is
+                // in the controller (being rewritten): no flash read.
+                self.cmt_insert(lpn, false);
+                None
+            }
+        }
+    }
+
+    /// Issues a map read of translation page `tpage` at `ppn` (`aux`: the page, with
+    /// [`RMW`] for a read before a rewrite).
+    fn map_read(&mut self, ppn: Ppn, aux: u32) {
+        let c = self.cmt.as_ref().expect("cached map");
+        let tpage = aux & !RMW;
+        let slot = c.slot(tpage);
+        let expect = token_for(slot, c.version[tpage as usize]);
+        self.ftl.pin(ppn);
+        let die = self.geom.die_of_page(ppn);
+        let mut t = Txn::new(FlashOp::Read, TxnReason::MapRead, ppn, die, slot, NONE);
+        t.aux = aux;
+        t.expect = expect;
+        self.submit_map_txn(t);
+    }
+
+    /// Hands a translation transaction to the scheduler (no request waits on it
+    /// directly).
+    fn submit_map_txn(&mut self, mut t: Txn) {
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.dies[t.die.idx()].gc_ns;
+        let chip = self.geom.chip_of_die(t.die);
+        let id = self.txns.insert(t);
+        self.queues.load[chip.idx()] += 1;
+        sched!(self, |s, ctx| s.submit_background(id, ctx));
+    }
+
+    /// `lpn`'s forward-map entry changed (a host write, a GC move, a materialized page):
+    /// its CMT entry is now dirty.
+    #[inline]
+    pub(in crate::sim) fn cmt_mapped(&mut self, lpn: Lpn, counted: bool) {
+        let c = self.cmt.as_mut().expect("cached map");
+        if counted {
+            c.lookups += 1;
+            c.hits += u64::from(c.cmt.contains(lpn.0));
+        }
+        self.cmt_insert(lpn, true);
+    }
+
+    /// Caches `lpn`'s entry; a dirty entry evicted starts its translation page's rewrite.
+    fn cmt_insert(&mut self, lpn: Lpn, dirty: bool) {
+        let c = self.cmt.as_mut().expect("cached map");
+        if let Some(batch) = c.cmt.insert(lpn.0, dirty) {
+            self.writeback(batch);
+        }
+    }
+
+    /// Rewrites the translation page of `batch`: the batch's entries are recorded (in
+    /// the controller from now on), then the old version is read unless every entry is
+    /// cached or a rewrite already waits for its read, then the page is programmed.
+    fn writeback(&mut self, batch: DirtyBatch) {
+        let tpage = batch.tpage;
+        let c = self.cmt.as_mut().expect("cached map");
+        c.written_entries += u64::from(batch.entries);
+        if let Some(shadow) = c.shadow.as_mut() {
+            // The batch's entries take their current values in the page.
+            for &l in c.cmt.last_batch() {
+                shadow[l as usize] = self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1);
+            }
+        }
+        let c = self.cmt.as_mut().expect("cached map");
+        if c.rmw.contains(&tpage) {
+            // Joins the rewrite waiting for its read.
+            return;
+        }
+        let slot = c.slot(tpage);
+        let old = self.ftl.lookup(slot).filter(|&p| !self.ftl.is_pending(p));
+        match old {
+            Some(ppn) if !batch.all_cached => {
+                let c = self.cmt.as_mut().expect("cached map");
+                c.rmw.insert(tpage);
+                c.writeback_reads += 1;
+                self.map_read(ppn, tpage | RMW);
+            }
+            _ => self.map_program(tpage),
+        }
+    }
+
+    /// Programs the next version of translation page `tpage` in the next plane with
+    /// room; parked until an erase when none has.
+    fn map_program(&mut self, tpage: u32) {
+        let planes = self.geom.planes();
+        let c = self.cmt.as_mut().expect("cached map");
+        let slot = c.slot(tpage);
+        let version = c.version[tpage as usize] + 1;
+        let token = token_for(slot, version);
+        let start = c.next_plane;
+        for k in 0..planes {
+            let plane = PlaneId((start + k) % planes);
+            if self.plane_dead(plane) {
+                continue;
+            }
+            if let Ok(ppn) = self.ftl.map_write(slot, plane, token) {
+                let c = self.cmt.as_mut().expect("cached map");
+                c.next_plane = (plane.0 + 1) % planes;
+                c.version[tpage as usize] = version;
+                c.writes += 1;
+                let die = self.geom.die_of_page(ppn);
+                let mut t = Txn::new(FlashOp::Program, TxnReason::MapWrite, ppn, die, slot, NONE);
+                t.aux = tpage;
+                self.submit_map_txn(t);
+                self.gc_check_after(plane, super::gc_trigger::GcCause::Other);
+                return;
+            }
+        }
+        self.cmt.as_mut().expect("cached map").parked.push(tpage);
+    }
+
+    /// A GC or fold move of `lpn`'s page finished. A data page's entry changed, so its
+    /// CMT entry turns dirty; a translation page's move already updated the directory
+    /// (the slot's forward map) and is only counted.
+    #[inline(never)]
+    pub(in crate::sim) fn cmt_after_move(&mut self, lpn: Lpn) {
+        if u64::from(lpn.0) < self.logical_pages {
+            self.cmt_mapped(lpn, false);
+        } else {
+            self.cmt_tpage_moved();
+        }
+    }
+
+    /// GC moved a translation page (the directory followed it).
+    pub(in crate::sim) fn cmt_tpage_moved(&mut self) {
+        self.cmt.as_mut().expect("cached map").tpages_moved += 1;
+    }
+
+    /// An erase freed space: parked translation-page programs try again.
+    pub(in crate::sim) fn cmt_unpark(&mut self) {
+        let c = self.cmt.as_mut().expect("cached map");
+        if c.parked.is_empty() {
+            return;
+        }
+        let parked = std::mem::take(&mut c.parked);
+        for tpage in parked {
+            self.map_program(tpage);
+        }
+    }
+
+    /// A map read or program finished.
+    pub(in crate::sim) fn cmt_txn_done(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        match txn.op {
+            FlashOp::Program => {
+                self.ftl.program_done(txn.ppn);
+                self.gc_page_released(txn.ppn);
+            }
+            _ => {
+                let found = self.ftl.token(txn.ppn);
+                if self.verify.is_some() && found != txn.expect && self.error.is_none() {
+                    self.error = Some(SimError::VerifyMismatch {
+                        lpn: txn.lpn.0,
+                        expected: txn.expect,
+                        found,
+                        at_ns: self.now().as_ns(),
+                    });
+                }
+                self.ftl.unpin(txn.ppn);
+                self.gc_page_released(txn.ppn);
+                let tpage = txn.aux & !RMW;
+                if txn.aux & RMW != 0 {
+                    self.cmt.as_mut().expect("cached map").rmw.remove(&tpage);
+                    self.map_program(tpage);
+                } else {
+                    self.map_read_done(tpage);
+                }
+            }
+        }
+        self.settle_placement();
+        self.run_gc_checks();
+    }
+
+    /// The translation page of waiting reads arrived: their entries are cached and the
+    /// reads go on.
+    fn map_read_done(&mut self, tpage: u32) {
+        let waiters = self
+            .cmt
+            .as_mut()
+            .expect("cached map")
+            .reading
+            .remove(&tpage)
+            .unwrap_or_default();
+        for w in &waiters {
+            self.cmt_insert(w.lpn, false);
+        }
+        for w in waiters {
+            match self.admit_read_mapped(w.req, w.lpn, w.token) {
+                ReadOutcome::Txn(t) => {
+                    self.reqs[w.req].flash_txns += 1;
+                    self.submit_txns(w.req, &[t]);
+                }
+                ReadOutcome::Done => self.sub_done(w.req, 0, 0),
+                ReadOutcome::Deferred => {}
+            }
+        }
+    }
+
+    /// A request finished: a read's response time joins the hit or the miss
+    /// distribution.
+    pub(in crate::sim) fn cmt_request_done(&mut self, id: ReqId, read: bool, ns: u64) {
+        let c = self.cmt.as_mut().expect("cached map");
+        let missed = c.missed.remove(&id);
+        if read {
+            c.latency.record(missed, ns);
+        }
+    }
+
+    /// Before the run: every translation page covering a mapped LPN (preconditioning,
+    /// warm-up) is written in zero time, so that the map is on flash as it would be.
+    pub(in crate::sim) fn cmt_write_directory(&mut self) -> Result<(), SimError> {
+        let tpages = self.cmt.as_ref().expect("cached map").cmt.tpages();
+        for tpage in 0..tpages {
+            let c = self.cmt.as_ref().expect("cached map");
+            let lpns = c.cmt.lpns_of(tpage);
+            if !lpns.clone().any(|l| self.ftl.lookup(Lpn(l)).is_some()) {
+                continue;
+            }
+            if self.cmt.as_ref().expect("cached map").shadow.is_some() {
+                let vals: Vec<u32> = lpns
+                    .clone()
+                    .map(|l| self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1))
+                    .collect();
+                let c = self.cmt.as_mut().expect("cached map");
+                let shadow = c.shadow.as_mut().expect("verify");
+                for (l, v) in lpns.zip(vals) {
+                    shadow[l as usize] = v;
+                }
+            }
+            let planes = self.geom.planes();
+            let c = self.cmt.as_mut().expect("cached map");
+            let slot = c.slot(tpage);
+            c.version[tpage as usize] = 1;
+            let token = token_for(slot, 1);
+            let start = c.next_plane;
+            let mut done = false;
+            for k in 0..planes {
+                let plane = PlaneId((start + k) % planes);
+                if let Ok(ppn) = self.ftl.map_write(slot, plane, token) {
+                    self.ftl.program_done(ppn);
+                    if self.nand.is_some() {
+                        self.nand_phantom(ppn);
+                    }
+                    self.cmt.as_mut().expect("cached map").next_plane = (plane.0 + 1) % planes;
+                    self.gc_check_after(plane, super::gc_trigger::GcCause::Other);
+                    done = true;
+                    break;
+                }
+            }
+            if !done {
+                return Err(SimError::config(
+                    "ftl.mapping",
+                    "no room for the translation pages of the preconditioned map: raise ftl.over_provisioning".into(),
+                ));
+            }
+        }
+        self.run_gc_checks();
+        Ok(())
+    }
+
+    /// Verify mode's audit of the cached map: every translation page holds the token of
+    /// its newest version, and every LPN whose entry is not dirty in the CMT maps where
+    /// its translation page records.
+    pub(in crate::sim) fn cmt_audit(&self) -> Result<(), SimError> {
+        let Some(c) = self.cmt.as_ref() else {
+            return Ok(());
+        };
+        for tpage in 0..c.cmt.tpages() {
+            let slot = c.slot(tpage);
+            let v = c.version[tpage as usize];
+            match self.ftl.lookup(slot) {
+                Some(p) => {
+                    let found = self.ftl.token(p);
+                    let expected = token_for(slot, v);
+                    if found != expected {
+                        return Err(SimError::VerifyMismatch {
+                            lpn: slot.0,
+                            expected,
+                            found,
+                            at_ns: self.now().as_ns(),
+                        });
+                    }
+                }
+                None if v > 0 => {
+                    return Err(SimError::VerifyMismatch {
+                        lpn: slot.0,
+                        expected: token_for(slot, v),
+                        found: 0,
+                        at_ns: self.now().as_ns(),
+                    });
+                }
+                None => {}
+            }
+        }
+        let Some(shadow) = c.shadow.as_ref() else {
+            return Ok(());
+        };
+        for (l, &recorded) in shadow.iter().enumerate() {
+            let l = l as u32;
+            if c.cmt.is_dirty(l) {
+                continue;
+            }
+            let now = self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1);
+            if now != recorded {
+                return Err(SimError::VerifyMismatch {
+                    lpn: l,
+                    expected: u64::from(now),
+                    found: u64::from(recorded),
+                    at_ns: self.now().as_ns(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The report's `mapping` section.
+    pub(in crate::sim) fn mapping_report(&self) -> Option<MappingReport> {
+        let c = self.cmt.as_ref()?;
+        let (read_hit, read_miss) = c.latency.summaries();
+        let host = self.counters.host_pages_programmed;
+        Some(MappingReport {
+            cmt_entries: u64::from(c.cmt.capacity()),
+            entries_per_tpage: u64::from(c.cmt.per_tpage()),
+            lookups: c.lookups,
+            hits: c.hits,
+            hit_ratio: if c.lookups == 0 {
+                0.0
+            } else {
+                c.hits as f64 / c.lookups as f64
+            },
+            miss_reads: c.miss_reads,
+            writeback_reads: c.writeback_reads,
+            translation_writes: c.writes,
+            written_entries: c.written_entries,
+            translation_pages_moved: c.tpages_moved,
+            mapping_write_amplification: if host == 0 {
+                0.0
+            } else {
+                c.writes as f64 / host as f64
+            },
+            read_miss,
+            read_hit,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::ConfigBuilder;
+    use crate::{SimConfig, Simulation, VecStream};
+    use proptest::prelude::*;
+    use ssdlab_nand::TxnReason;
+    use ssdlab_stats::{MappingReport, Report};
+    use ssdlab_trace::{IoRequest, Op};
+
+    /// A verified small device (8 planes × 32 blocks × 16 pages), preconditioned full
+    /// when `pre`, with a cached map of `entries` entries and 16 entries per
+    /// translation page.
+    fn config(entries: u32, pre: bool, sets: &[&str]) -> SimConfig {
+        let text = format!(
+            "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
+             dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
+             pages_per_block = 16\n[ftl]\nover_provisioning = 0.25\nmapping = \"cached\"\n\
+             [ftl.cmt]\nentries = {entries}\nentries_per_tpage = 16\n\
+             [ftl.precondition]\nenabled = {pre}\noverwrite_ratio = 0.0\n"
+        );
+        let mut b = ConfigBuilder::new().text(&text, "small").unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    fn one_page(ops: &[(Op, u32)], gap_ns: u64) -> Vec<IoRequest> {
+        ops.iter()
+            .enumerate()
+            .map(|(i, &(op, l))| IoRequest {
+                arrival_ns: i as u64 * gap_ns,
+                op,
+                fua: false,
+                offset_bytes: u64::from(l) * 4096,
+                size_bytes: 4096,
+                content: None,
+            })
+            .collect()
+    }
+
+    /// Runs to the end, audits (host data, translation pages, the map against them) and
+    /// returns the report.
+    fn run(cfg: SimConfig, reqs: Vec<IoRequest>) -> Report {
+        let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
+        sim.run_to_end().unwrap();
+        sim.audit().unwrap();
+        sim.cmt.as_ref().unwrap().cmt.check();
+        sim.into_report().unwrap()
+    }
+
+    fn count(r: &Report, reason: TxnReason) -> u64 {
+        r.reason(reason).map_or(0, |s| s.count)
+    }
+
+    fn mapping(r: &Report) -> MappingReport {
+        r.mapping.expect("a mapping section with the cached map")
+    }
+
+    #[test]
+    fn a_miss_reads_its_translation_page_before_the_data() {
+        // LPN 5 misses (its page read first), then hits; LPN 6 of the same page misses
+        // again (a miss loads its own entry only).
+        let ops = [(Op::Read, 5), (Op::Read, 5), (Op::Read, 6)];
+        let r = run(config(64, true, &[]), one_page(&ops, 1_000_000));
+        let m = mapping(&r);
+        assert_eq!((m.lookups, m.hits), (3, 1));
+        assert_eq!(m.miss_reads, 2);
+        assert_eq!(count(&r, TxnReason::MapRead), 2);
+        assert_eq!(count(&r, TxnReason::HostRead), 3);
+        assert_eq!(count(&r, TxnReason::MapWrite), 0, "nothing dirty");
+        assert_eq!((m.read_miss.count, m.read_hit.count), (2, 1));
+        // A miss waits for two reads in a row, a hit for one.
+        assert!(
+            m.read_miss.min_ns > m.read_hit.max_ns * 3 / 2,
+            "miss {:?} hit {:?}",
+            m.read_miss,
+            m.read_hit
+        );
+        assert_eq!(r.counter(ssdlab_stats::Counter::VerifiedReads), 3);
+    }
+
+    #[test]
+    fn the_ideal_map_has_no_mapping_section_and_no_translation_traffic() {
+        let mut cfg = config(64, true, &[]);
+        cfg.ftl.mapping = ssdlab_ftl::MapMode::Ideal;
+        cfg.ftl.cmt = ssdlab_ftl::CmtConfig::default();
+        let r = run_ideal(cfg);
+        assert!(r.mapping.is_none());
+        assert_eq!(count(&r, TxnReason::MapRead), 0);
+    }
+
+    fn run_ideal(cfg: SimConfig) -> Report {
+        let ops = [(Op::Read, 5), (Op::Write, 5)];
+        let sim = Simulation::new(
+            cfg,
+            Box::new(VecStream::new(one_page(&ops, 1_000_000))),
+            "-",
+        )
+        .unwrap();
+        assert!(sim.cmt.is_none());
+        sim.run().unwrap()
+    }
+
+    #[test]
+    fn a_dirty_eviction_rewrites_its_page_once_for_all_its_dirty_entries() {
+        // Four writes to translation page 0 (LPNs 0..4), then reads of eight other pages
+        // push them out of an 8-entry CMT: one read-modify-write of page 0 carries all
+        // four; the other evictions are clean.
+        let mut ops: Vec<(Op, u32)> = (0..4).map(|l| (Op::Write, l)).collect();
+        ops.extend((1..=8).map(|k| (Op::Read, 16 * k + 3)));
+        let r = run(config(8, true, &[]), one_page(&ops, 1_000_000));
+        let m = mapping(&r);
+        assert_eq!(m.translation_writes, 1);
+        assert_eq!(m.written_entries, 4);
+        assert_eq!(m.writeback_reads, 1, "page 0 was not wholly cached");
+        assert_eq!(count(&r, TxnReason::MapWrite), 1);
+        assert_eq!(count(&r, TxnReason::MapRead), 8 + 1);
+        assert!(m.mapping_write_amplification > 0.24 && m.mapping_write_amplification < 0.26);
+    }
+
+    #[test]
+    fn a_page_never_written_is_written_without_a_read() {
+        // No preconditioning: nothing on flash yet, so no page is read at all; the four
+        // dirty entries of page 0 leave in one batch, the clean evictions write nothing.
+        let mut ops: Vec<(Op, u32)> = (0..4).map(|l| (Op::Write, l)).collect();
+        ops.extend((1..=8).map(|k| (Op::Write, 16 * k)));
+        let r = run(config(8, false, &[]), one_page(&ops, 1_000_000));
+        let m = mapping(&r);
+        assert_eq!(m.writeback_reads, 0);
+        assert_eq!(m.miss_reads, 0);
+        assert_eq!(m.translation_writes, 1);
+        assert_eq!(m.written_entries, 4);
+    }
+
+    /// Random one-page writes (and a quarter reads) over the whole small device.
+    fn churn(n: u32, seed: u64) -> Vec<IoRequest> {
+        let mut x = seed | 1;
+        let ops: Vec<(Op, u32)> = (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let op = if x.is_multiple_of(4) {
+                    Op::Read
+                } else {
+                    Op::Write
+                };
+                (op, ((x >> 8) % 3000) as u32)
+            })
+            .collect();
+        one_page(&ops, 20_000)
+    }
+
+    #[test]
+    fn gc_of_translation_blocks_keeps_the_map_consistent() {
+        // An 8-entry CMT under random writes on a full device: nearly every write
+        // evicts a dirty entry, so translation pages are rewritten all the time, their
+        // blocks fill with stale versions and GC collects them.
+        let r = run(config(8, true, &[]), churn(12_000, 7));
+        let m = mapping(&r);
+        assert!(m.translation_writes > 5_000, "{m:?}");
+        assert!(m.translation_pages_moved > 0, "{m:?}");
+        assert!(r.erases > 0);
+        assert!(r.counter(ssdlab_stats::Counter::VerifiedReads) > 1_000);
+    }
+
+    #[test]
+    fn bad_configurations_are_refused_naming_the_key() {
+        let key = |sets: &[&str]| {
+            let mut b = ConfigBuilder::new().preset("default").unwrap();
+            for s in sets {
+                b = b.set(s).unwrap();
+            }
+            let e = b.build().unwrap_err();
+            e.0.iter()
+                .map(|e| match e {
+                    crate::config::ConfigError::Invalid { key, .. } => key.clone(),
+                    other => format!("{other}"),
+                })
+                .collect::<Vec<_>>()
+        };
+        let cached = "ftl.mapping=\"cached\"";
+        assert_eq!(key(&[cached]), ["ftl.cmt.entries"]);
+        assert_eq!(key(&[cached, "ftl.cmt.entries=0"]), ["ftl.cmt.entries"]);
+        assert_eq!(
+            key(&[cached, "ftl.cmt.entries=4000000000"]),
+            ["ftl.cmt.entries"]
+        );
+        assert_eq!(key(&[cached, "ftl.cmt.bytes=2"]), ["ftl.cmt.bytes"]);
+        assert_eq!(
+            key(&[
+                cached,
+                "ftl.cmt.entries=100",
+                "ftl.cmt.entries_per_tpage=100000"
+            ]),
+            ["ftl.cmt.entries_per_tpage"]
+        );
+        assert_eq!(key(&["ftl.cmt.entries=100"]), ["ftl.cmt"]);
+        for other in [
+            "raid.level=5",
+            "dsftl.index=true",
+            "nand.slc_cache.mode=\"dynamic\"",
+            "placement.bind=\"dispatch\"",
+            "timing.transfer=\"sectors\"",
+        ] {
+            assert!(
+                key(&[cached, "ftl.cmt.entries=100", other]).contains(&"ftl.mapping".to_string()),
+                "{other}"
+            );
+        }
+        let ok = ConfigBuilder::new()
+            .preset("default")
+            .unwrap()
+            .set(cached)
+            .unwrap()
+            .set("ftl.cmt.bytes=4096")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(ok.ftl.cmt.capacity(), 1024);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        /// Whatever the cache size and the traffic, a verified run with the cached map
+        /// reads back what was written, and its translation pages and map agree.
+        #[test]
+        fn the_cached_map_never_loses_data(
+            seed in 1u64..u64::MAX,
+            entries in 1u32..300,
+            pre in any::<bool>(),
+            n in 200u32..2_500,
+            gap in prop::sample::select(vec![2_000u64, 20_000, 200_000]),
+        ) {
+            let mut reqs = churn(n, seed);
+            for (i, r) in reqs.iter_mut().enumerate() {
+                r.arrival_ns = i as u64 * gap;
+            }
+            let r = run(config(entries, pre, &[]), reqs);
+            prop_assert!(r.mapping.is_some());
+        }
+    }
+}
