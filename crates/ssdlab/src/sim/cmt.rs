@@ -106,6 +106,7 @@ impl Simulation {
     /// The CMT part of a host read of `lpn`: `None` when the read goes on now (a hit, or
     /// a miss whose entry needs no flash read), `Some(Deferred)` when it waits for its
     /// translation page.
+    #[inline(never)]
     pub(in crate::sim) fn cmt_read(
         &mut self,
         id: ReqId,
@@ -189,7 +190,7 @@ impl Simulation {
 
     /// `lpn`'s forward-map entry changed (a host write, a GC move, a materialized page):
     /// its CMT entry is now dirty.
-    #[inline]
+    #[inline(never)]
     pub(in crate::sim) fn cmt_mapped(&mut self, lpn: Lpn, counted: bool) {
         let c = self.cmt.as_mut().expect("cached map");
         if counted {
@@ -286,6 +287,7 @@ impl Simulation {
     }
 
     /// An erase freed space: parked translation-page programs try again.
+    #[inline(never)]
     pub(in crate::sim) fn cmt_unpark(&mut self) {
         let c = self.cmt.as_mut().expect("cached map");
         if c.parked.is_empty() {
@@ -298,6 +300,7 @@ impl Simulation {
     }
 
     /// A map read or program finished.
+    #[inline(never)]
     pub(in crate::sim) fn cmt_txn_done(&mut self, t: TxnId) {
         let txn = self.txns[t];
         match txn.op {
@@ -357,6 +360,7 @@ impl Simulation {
 
     /// A request finished: a read's response time joins the hit or the miss
     /// distribution.
+    #[inline(never)]
     pub(in crate::sim) fn cmt_request_done(&mut self, id: ReqId, read: bool, ns: u64) {
         let c = self.cmt.as_mut().expect("cached map");
         let missed = c.missed.remove(&id);

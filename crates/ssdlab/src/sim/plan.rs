@@ -51,6 +51,7 @@ impl Simulation {
     /// copy, and with `raid.force_reconstruct_reads` a forced reconstruction.
     /// `token` is the read's content as the trace gives it: a never-written page that
     /// the read materializes takes it.
+    #[inline(always)]
     pub(in crate::sim) fn enumerate_read(&mut self, lpn: Lpn, token: Option<u64>) -> Enumerated {
         if self.held_get(lpn).is_some() {
             // The page's newest content waits for space in the controller.
