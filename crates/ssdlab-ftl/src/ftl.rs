@@ -418,8 +418,7 @@ impl Ftl {
         }
     }
 
-    /// Unmaps `lpn`; its page, if any, becomes invalid. Returns whether `lpn` was mapped
-    /// (whether its map entry changed).
+    /// Unmaps `lpn`; its page, if any, becomes invalid. True when `lpn` was mapped.
     pub fn trim(&mut self, lpn: Lpn) -> bool {
         self.counters.trims += 1;
         if let Some(old) = self.map.lookup(lpn) {

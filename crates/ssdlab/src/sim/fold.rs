@@ -182,6 +182,16 @@ impl FoldPace {
 }
 
 impl Simulation {
+    /// A fold's program on `plane` finished (its page already remapped): the pace and
+    /// the job learn of it, and the fold releases what it may start next.
+    pub(super) fn fold_write_done(&mut self, plane: PlaneId) {
+        if let Some(pace) = self.fold_pace.as_deref_mut() {
+            pace.move_done(plane);
+        }
+        self.move_finished(plane);
+        self.fold_release(plane);
+    }
+
     /// Hands the scheduler the moves `plane`'s fold may start now
     /// ([`FoldPace::release`]): an idle fold is held while the host is busy, unless the
     /// plane needs the space.

@@ -172,23 +172,14 @@ impl Simulation {
                 );
                 self.gc_read_done(&txn, plane);
             }
-            TxnReason::GcWrite => {
-                let moved = self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
-                if moved && self.cmt.is_some() {
+            TxnReason::GcWrite | TxnReason::FoldWrite => {
+                if self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn) && self.cmt.is_some() {
                     self.cmt_after_move(txn.lpn);
                 }
-                self.move_finished(plane);
-            }
-            TxnReason::FoldWrite => {
-                let moved = self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn);
-                if moved && self.cmt.is_some() {
-                    self.cmt_after_move(txn.lpn);
+                match txn.reason {
+                    TxnReason::FoldWrite => self.fold_write_done(plane),
+                    _ => self.move_finished(plane),
                 }
-                if let Some(pace) = self.fold_pace.as_deref_mut() {
-                    pace.move_done(plane);
-                }
-                self.move_finished(plane);
-                self.fold_release(plane);
             }
             TxnReason::GcErase | TxnReason::FoldErase => {
                 let block = self.geom.block_of_page(txn.ppn);
@@ -241,7 +232,7 @@ impl Simulation {
         }
     }
 
-    fn move_finished(&mut self, plane: PlaneId) {
+    pub(super) fn move_finished(&mut self, plane: PlaneId) {
         let job = &mut self.gc_jobs[plane.idx()];
         debug_assert!(job.moves_left > 0);
         job.moves_left -= 1;

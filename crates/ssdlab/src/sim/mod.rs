@@ -247,7 +247,7 @@ pub struct Simulation {
     pub(crate) nand: Option<Box<nand::NandState>>,
     /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
     pub(crate) partial: Option<Box<partial::PartialWrites>>,
-    /// The cached map, when `ftl.mapping = "cached"` (sim/cmt.rs).
+    /// The cached map, when `ftl.mapping = "cached"` (sim/cmt/).
     pub(crate) cmt: Option<Box<cmt::CmtState>>,
 }
 

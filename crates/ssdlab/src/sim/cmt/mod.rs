@@ -23,6 +23,8 @@
 //! what each translation page last recorded per LPN) that every LPN not dirty in the
 //! CMT maps where its translation page says.
 
+mod report;
+
 use super::host::ReadOutcome;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
@@ -30,7 +32,7 @@ use crate::error::SimError;
 use rustc_hash::{FxHashMap, FxHashSet};
 use ssdlab_ftl::{token_for, Cmt, DirtyBatch, Lookup};
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
-use ssdlab_stats::{HitMissLatency, MappingReport};
+use ssdlab_stats::HitMissLatency;
 
 /// `Txn::aux` bit of a map read made before a rewrite (read-modify-write).
 const RMW: u32 = 1 << 31;
@@ -474,36 +476,6 @@ impl Simulation {
             }
         }
         Ok(())
-    }
-
-    /// The report's `mapping` section.
-    pub(in crate::sim) fn mapping_report(&self) -> Option<MappingReport> {
-        let c = self.cmt.as_ref()?;
-        let (read_hit, read_miss) = c.latency.summaries();
-        let host = self.counters.host_pages_programmed;
-        Some(MappingReport {
-            cmt_entries: u64::from(c.cmt.capacity()),
-            entries_per_tpage: u64::from(c.cmt.per_tpage()),
-            lookups: c.lookups,
-            hits: c.hits,
-            hit_ratio: if c.lookups == 0 {
-                0.0
-            } else {
-                c.hits as f64 / c.lookups as f64
-            },
-            miss_reads: c.miss_reads,
-            writeback_reads: c.writeback_reads,
-            translation_writes: c.writes,
-            written_entries: c.written_entries,
-            translation_pages_moved: c.tpages_moved,
-            mapping_write_amplification: if host == 0 {
-                0.0
-            } else {
-                c.writes as f64 / host as f64
-            },
-            read_miss,
-            read_hit,
-        })
     }
 }
 
