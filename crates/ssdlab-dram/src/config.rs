@@ -66,8 +66,9 @@ pub enum Destage {
 pub struct CacheConfig {
     /// What DRAM holds: `"off"`, `"write-buffer"` or `"read-write"`.
     pub mode: CacheMode,
-    /// Capacity for host data, MiB (> 0 when the stage is on; at most the device's raw
-    /// capacity).
+    /// The controller's DRAM, MiB (> 0 when the stage is on; at most the device's raw
+    /// capacity): room for host data, less the cached map's table when
+    /// `ftl.mapping = "cached"`.
     #[schemars(extend("x-unit" = "MiB", "x-constraint" = ">= 1 when mode is not off; at most the raw capacity"))]
     pub capacity_mib: u64,
     /// `"write-back"` (acknowledge from DRAM) or `"write-through"` (acknowledge when
@@ -243,9 +244,10 @@ impl CacheConfig {
         errs
     }
 
-    /// The capacity in pages of `page_bytes`.
-    pub fn capacity_pages(&self, page_bytes: u32) -> u64 {
-        (self.capacity_mib << 20) / u64::from(page_bytes.max(1))
+    /// The capacity in whole pages of `page_bytes`, when `reserved_bytes` of the DRAM
+    /// hold something else (the cached map's table).
+    pub fn capacity_pages(&self, page_bytes: u32, reserved_bytes: u64) -> u64 {
+        (self.capacity_mib << 20).saturating_sub(reserved_bytes) / u64::from(page_bytes.max(1))
     }
 
     /// Time to move `bytes` between the host (or flash) and DRAM, ns.
@@ -352,7 +354,10 @@ mod tests {
         // 4096 B at 3,200 MB/s = 1,280 ns, plus 26 ns.
         assert_eq!(c.transfer_ns(4096), 1_306);
         assert_eq!(c.transfer_ns(0), 26);
-        assert_eq!(c.capacity_pages(4096), 64 * 256);
+        assert_eq!(c.capacity_pages(4096, 0), 64 * 256);
+        assert_eq!(c.capacity_pages(4096, 4000), 64 * 256 - 1);
+        assert_eq!(c.capacity_pages(4096, 4096), 64 * 256 - 1);
+        assert_eq!(c.capacity_pages(4096, 4097), 64 * 256 - 2);
     }
 
     #[test]

@@ -150,13 +150,21 @@ pub struct DramStage {
 impl DramStage {
     /// A stage of `cfg` for pages of `page_bytes`, destaging groups of `group_pages`
     /// consecutive pages together (a RAID stripe's data pages, 1 without RAID), with at
-    /// most `in_flight` destage programs at once when the configuration says 0 (auto).
+    /// most `in_flight` destage programs at once when the configuration says 0 (auto);
+    /// `reserved_bytes` of the DRAM hold something else (the cached map's table).
     ///
     /// # Panics
     /// If `cfg` is off or fails [`CacheConfig::validate`] (the caller validates).
-    pub fn new(cfg: &CacheConfig, page_bytes: u32, group_pages: u32, in_flight: u32) -> Self {
+    pub fn new(
+        cfg: &CacheConfig,
+        page_bytes: u32,
+        group_pages: u32,
+        in_flight: u32,
+        reserved_bytes: u64,
+    ) -> Self {
         assert!(cfg.is_on(), "a DRAM stage of a configuration without one");
-        let capacity = u32::try_from(cfg.capacity_pages(page_bytes).max(1)).unwrap_or(u32::MAX);
+        let pages = cfg.capacity_pages(page_bytes, reserved_bytes).max(1);
+        let capacity = u32::try_from(pages).unwrap_or(u32::MAX);
         let share = |x: f64| ((f64::from(capacity) * x).floor() as u32).min(capacity);
         let limit = if cfg.max_destage_in_flight > 0 {
             cfg.max_destage_in_flight

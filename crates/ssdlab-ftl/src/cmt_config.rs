@@ -81,6 +81,16 @@ impl CmtConfig {
 }
 
 impl FtlConfig {
+    /// Bytes of controller DRAM the map takes out of the DRAM stage's budget: the
+    /// cached map's table (`entries × entry_bytes`); 0 with the ideal map, whose DRAM is
+    /// not modelled (it is not part of `cache.capacity_mib`).
+    pub fn dram_bytes(&self) -> u64 {
+        match self.mapping {
+            MapMode::Ideal => 0,
+            MapMode::Cached => self.cmt.capacity() * u64::from(self.cmt.entry_bytes),
+        }
+    }
+
     /// The `[ftl.cmt]` checks: a capacity that is positive and smaller than the map,
     /// translation pages whose entries fit a flash page; keys set without
     /// `mapping = "cached"` are refused (configured but never used).

@@ -12,7 +12,7 @@ fn stage(mode: CacheMode, pages: u64, f: impl FnOnce(&mut CacheConfig)) -> DramS
         ..CacheConfig::default()
     };
     f(&mut cfg);
-    let s = DramStage::new(&cfg, (1 << 20) / pages as u32, 1, 64);
+    let s = DramStage::new(&cfg, (1 << 20) / pages as u32, 1, 64, 0);
     s.check_invariants();
     s
 }
@@ -284,7 +284,7 @@ fn a_destage_group_takes_the_other_dirty_pages_of_a_stripe() {
         destage: Destage::OnDemand,
         ..CacheConfig::default()
     };
-    let mut s = DramStage::new(&cfg, 4096, 4, 64);
+    let mut s = DramStage::new(&cfg, 4096, 4, 64, 0);
     for l in [4, 5, 7, 9] {
         absorbed(s.write(0, Lpn(l), u64::from(l)));
     }
@@ -394,7 +394,7 @@ mod random {
             pages in prop_oneof![Just(6u32), Just(40)],
             ops in proptest::collection::vec(op(), 1..400)
         ) {
-            let mut s = DramStage::new(&cfg, (1 << 20) / pages, 2, 64);
+            let mut s = DramStage::new(&cfg, (1 << 20) / pages, 2, 64, 0);
             let lpns = 4 * pages;
             let mut newest: HashMap<u32, u64> = HashMap::new(); // acknowledged
             let mut durable: HashMap<u32, u64> = HashMap::new(); // on flash

@@ -411,11 +411,26 @@ impl SimConfig {
                     .into(),
             );
         }
-        if self.cache.mode != ssdlab_dram::CacheMode::Off {
-            refuse("a DRAM stage (cache.mode; the CMT does not yet share its DRAM budget)".into());
-        }
         if self.timing.transfer != ssdlab_nand::Transfer::Page {
             refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());
+        }
+        // The CMT lives in the controller's DRAM: with a DRAM stage it takes its bytes
+        // from the stage's budget, which must keep room for at least one page.
+        let dram = self.cache.capacity_mib << 20;
+        let table = self.ftl.dram_bytes();
+        if self.cache.is_on() && table + u64::from(self.geometry.page_size_bytes) > dram {
+            let key = if self.ftl.cmt.entries > 0 {
+                "ftl.cmt.entries"
+            } else {
+                "ftl.cmt.bytes"
+            };
+            errs.push(ConfigError::Invalid {
+                key: key.into(),
+                message: format!(
+                    "the cached mapping table takes {table} bytes of the controller's DRAM, which leaves the DRAM stage less than one page of cache.capacity_mib = {} MiB: shrink the table or enlarge the DRAM",
+                    self.cache.capacity_mib
+                ),
+            });
         }
     }
 

@@ -231,6 +231,7 @@ impl Simulation {
                 group,
                 sim.geom.planes() * per_plane,
                 plp,
+                sim.cfg.ftl.dram_bytes(),
             );
             sim.dram = Some(Box::new(hook));
         }

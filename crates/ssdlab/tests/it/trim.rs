@@ -244,12 +244,15 @@ mod random {
         #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
         /// Writes, trims and reads in any order, on a plain device, with a DRAM write
-        /// buffer (write-back or write-through), DS-FTL's content index, the SLC cache
-        /// binding at dispatch and the cached map (a CMT of 64 entries, so dirty entries
-        /// of trimmed pages are evicted and written back): every read of a page not trimmed returns its last write, every read
-        /// of a trimmed one returns nothing, and the audit finds every page right.
+        /// buffer (write-back or write-through), DS-FTL's content index, the SLC cache,
+        /// binding at dispatch, and the cached map (a CMT of 64 entries, so dirty entries
+        /// of trimmed pages are evicted and written back) alone and beside a DRAM cache
+        /// (with 30 % spare: its translation pages and each plane's open translation
+        /// block take room): every read of a page not trimmed returns its last write,
+        /// every read of a trimmed one returns nothing, and the audit finds every page
+        /// right.
         #[test]
-        fn trims_never_lose_data(ops in ops(), setup in 0usize..7) {
+        fn trims_never_lose_data(ops in ops(), setup in 0usize..8) {
             let extra: &[&str] = match setup {
                 0 => &[],
                 1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
@@ -257,7 +260,8 @@ mod random {
                 3 => &["dsftl.index=true"],
                 4 => &["nand.cell=\"tlc\"", "geometry.pages_per_block=48", "nand.slc_cache.mode=\"static\"", "nand.slc_cache.blocks_per_plane=2", "ftl.over_provisioning=0.3"],
                 5 => &["placement.bind=\"dispatch\""],
-                _ => &["ftl.mapping=\"cached\"", "ftl.cmt.entries=64", "ftl.cmt.entries_per_tpage=64"],
+                6 => &["ftl.mapping=\"cached\"", "ftl.cmt.entries=64", "ftl.cmt.entries_per_tpage=64", "ftl.over_provisioning=0.3"],
+                _ => &["ftl.mapping=\"cached\"", "ftl.cmt.entries=64", "ftl.cmt.entries_per_tpage=64", "ftl.over_provisioning=0.3", "cache.mode=\"read-write\"", "cache.capacity_mib=1"],
             };
             let reqs: Vec<IoRequest> = ops
                 .iter()

@@ -349,6 +349,12 @@ impl Simulation {
             self.cmt_insert(w.lpn, false);
         }
         for w in waiters {
+            // A write may have put a newer version in DRAM while the read waited: the
+            // read goes on as if admitted now, DRAM first.
+            if self.dram.is_some() && self.dram_read(w.req, w.lpn) {
+                self.sub_done(w.req, 0, 0);
+                continue;
+            }
             match self.admit_read_mapped(w.req, w.lpn, w.token) {
                 ReadOutcome::Txn(t) => {
                     self.reqs[w.req].flash_txns += 1;
@@ -700,6 +706,29 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(ok.ftl.cmt.capacity(), 1024);
+        // In the controller's DRAM beside the stage: a table that leaves the stage
+        // less than a page is refused by its capacity key.
+        let dram = ["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"];
+        assert_eq!(
+            key(&[cached, "ftl.cmt.entries=262144", dram[0], dram[1]]),
+            ["ftl.cmt.entries"]
+        );
+        assert_eq!(
+            key(&[cached, "ftl.cmt.bytes=1048576", dram[0], dram[1]]),
+            ["ftl.cmt.bytes"]
+        );
+    }
+
+    /// With a DRAM stage the table's bytes come out of the stage's budget: 1 MiB of
+    /// DRAM less 1 000 entries of 4 bytes leaves 255 pages of 4 KiB (not 256), and the
+    /// run still reads back everything it wrote.
+    #[test]
+    fn the_table_takes_its_bytes_from_the_dram_stage() {
+        let dram = ["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"];
+        let r = run(config(1000, true, &dram), churn(1_500, 7));
+        assert_eq!(r.dram.as_ref().unwrap().capacity_pages, 255);
+        let m = mapping(&r);
+        assert!(m.translation_writes > 0 && m.lookups > 0, "{m:?}");
     }
 
     proptest! {
@@ -714,12 +743,20 @@ mod tests {
             pre in any::<bool>(),
             n in 200u32..2_500,
             gap in prop::sample::select(vec![2_000u64, 20_000, 200_000]),
+            dram in 0usize..3,
         ) {
             let mut reqs = churn(n, seed);
             for (i, r) in reqs.iter_mut().enumerate() {
                 r.arrival_ns = i as u64 * gap;
             }
-            let r = run(config(entries, pre, &[]), reqs);
+            // Plain, a write buffer or a read-write cache of 1 MiB less what the table
+            // takes of it.
+            let sets: &[&str] = match dram {
+                0 => &[],
+                1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
+                _ => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
+            };
+            let r = run(config(entries, pre, sets), reqs);
             prop_assert!(r.mapping.is_some());
         }
     }

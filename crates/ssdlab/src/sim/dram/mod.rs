@@ -78,17 +78,19 @@ pub(crate) struct DramHook {
 impl DramHook {
     /// The hook of `cfg`'s stage for pages of `page_bytes`, destaging `group_pages`
     /// consecutive pages together, with `planes` programs in flight by default.
-    /// `plp_pages`: dirty pages a power loss still programs.
+    /// `plp_pages`: dirty pages a power loss still programs. `reserved_bytes` of the
+    /// DRAM hold the cached map's table, not pages.
     pub fn new(
         cfg: &CacheConfig,
         page_bytes: u32,
         group_pages: u32,
         planes: u32,
         plp_pages: u64,
+        reserved_bytes: u64,
     ) -> Self {
         DramHook {
             dur: Durability::new(plp_pages),
-            stage: DramStage::new(cfg, page_bytes, group_pages, planes),
+            stage: DramStage::new(cfg, page_bytes, group_pages, planes, reserved_bytes),
             cfg: cfg.clone(),
             page_bytes,
             waiting: VecDeque::new(),
