@@ -402,9 +402,6 @@ impl SimConfig {
         if self.dgc.enabled {
             refuse("dgc.enabled (DGC redirects writes through RAID)".into());
         }
-        if self.nand.slc_cache.mode != ssdlab_nand::SlcMode::Off {
-            refuse("nand.slc_cache (folding remaps pages outside the GC path)".into());
-        }
         if self.placement.bind == Bind::Dispatch {
             refuse(
                 "placement.bind = \"dispatch\" (pages are mapped when their die starts them)"

@@ -687,7 +687,6 @@ mod tests {
         for other in [
             "raid.level=5",
             "dsftl.index=true",
-            "nand.slc_cache.mode=\"dynamic\"",
             "placement.bind=\"dispatch\"",
             "timing.transfer=\"sectors\"",
         ] {
@@ -719,6 +718,22 @@ mod tests {
         );
     }
 
+    /// With an SLC cache, folds move data pages into TLC blocks: each move dirties its
+    /// entry like a GC move, and the run reads back everything it wrote.
+    #[test]
+    fn folds_keep_the_cached_map_consistent() {
+        let slc = [
+            "nand.cell=\"tlc\"",
+            "geometry.pages_per_block=48",
+            "nand.slc_cache.mode=\"static\"",
+            "nand.slc_cache.blocks_per_plane=4",
+            "ftl.over_provisioning=0.4",
+        ];
+        let r = run(config(100, true, &slc), churn(2_500, 3));
+        assert!(count(&r, TxnReason::FoldWrite) > 0, "no fold ran");
+        assert!(mapping(&r).translation_writes > 0);
+    }
+
     /// With a DRAM stage the table's bytes come out of the stage's budget: 1 MiB of
     /// DRAM less 1 000 entries of 4 bytes leaves 255 pages of 4 KiB (not 256), and the
     /// run still reads back everything it wrote.
@@ -743,7 +758,7 @@ mod tests {
             pre in any::<bool>(),
             n in 200u32..2_500,
             gap in prop::sample::select(vec![2_000u64, 20_000, 200_000]),
-            dram in 0usize..3,
+            dram in 0usize..4,
         ) {
             let mut reqs = churn(n, seed);
             for (i, r) in reqs.iter_mut().enumerate() {
@@ -754,7 +769,9 @@ mod tests {
             let sets: &[&str] = match dram {
                 0 => &[],
                 1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
-                _ => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
+                2 => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
+                // TLC with an SLC cache: folds move pages (and translation pages).
+                _ => &["nand.cell=\"tlc\"", "geometry.pages_per_block=48", "nand.slc_cache.mode=\"static\"", "nand.slc_cache.blocks_per_plane=4", "ftl.over_provisioning=0.4"],
             };
             let r = run(config(entries, pre, sets), reqs);
             prop_assert!(r.mapping.is_some());
