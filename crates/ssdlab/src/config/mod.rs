@@ -402,12 +402,6 @@ impl SimConfig {
         if self.dgc.enabled {
             refuse("dgc.enabled (DGC redirects writes through RAID)".into());
         }
-        if self.placement.bind == Bind::Dispatch {
-            refuse(
-                "placement.bind = \"dispatch\" (pages are mapped when their die starts them)"
-                    .into(),
-            );
-        }
         if self.timing.transfer != ssdlab_nand::Transfer::Page {
             refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());
         }

@@ -216,6 +216,9 @@ impl Simulation {
         }
         self.txns[t].ppn = ppn;
         self.counters.host_pages_programmed += 1;
+        if self.cmt.is_some() {
+            self.cmt_mapped(txn.lpn, true);
+        }
         self.binder().bound += 1;
         self.gc_check_after(plane, GcCause::Data);
     }

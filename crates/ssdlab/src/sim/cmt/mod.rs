@@ -687,7 +687,6 @@ mod tests {
         for other in [
             "raid.level=5",
             "dsftl.index=true",
-            "placement.bind=\"dispatch\"",
             "timing.transfer=\"sectors\"",
         ] {
             assert!(
@@ -734,6 +733,19 @@ mod tests {
         assert!(mapping(&r).translation_writes > 0);
     }
 
+    /// Binding at dispatch maps a write's page when its die starts the program: the
+    /// entry turns dirty then, and verify finds every read right.
+    #[test]
+    fn binding_at_dispatch_dirties_the_entry_when_the_page_is_bound() {
+        let r = run(
+            config(100, true, &["placement.bind=\"dispatch\""]),
+            churn(2_000, 5),
+        );
+        assert!(r.counter(ssdlab_stats::Counter::DispatchBoundWrites) > 0);
+        let m = mapping(&r);
+        assert!(m.translation_writes > 0 && m.lookups > m.hits, "{m:?}");
+    }
+
     /// With a DRAM stage the table's bytes come out of the stage's budget: 1 MiB of
     /// DRAM less 1 000 entries of 4 bytes leaves 255 pages of 4 KiB (not 256), and the
     /// run still reads back everything it wrote.
@@ -758,7 +770,7 @@ mod tests {
             pre in any::<bool>(),
             n in 200u32..2_500,
             gap in prop::sample::select(vec![2_000u64, 20_000, 200_000]),
-            dram in 0usize..4,
+            dram in 0usize..5,
         ) {
             let mut reqs = churn(n, seed);
             for (i, r) in reqs.iter_mut().enumerate() {
@@ -770,6 +782,7 @@ mod tests {
                 0 => &[],
                 1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
                 2 => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
+                3 => &["placement.bind=\"dispatch\"", "scheduler.multi_plane=true"],
                 // TLC with an SLC cache: folds move pages (and translation pages).
                 _ => &["nand.cell=\"tlc\"", "geometry.pages_per_block=48", "nand.slc_cache.mode=\"static\"", "nand.slc_cache.blocks_per_plane=4", "ftl.over_provisioning=0.4"],
             };
