@@ -71,7 +71,8 @@ impl Ftl {
             && self.is_fresh();
         applies.then(|| {
             let ranks = ImplicitFill::new(pattern, fill, &self.geom);
-            self.age_sampled(overwrites, cfg.sample_planes, ranks, rng)
+            let hot = self.hot_count(cfg, fill);
+            self.age_sampled(overwrites, hot, cfg.sample_planes, ranks, rng)
         })
     }
 
@@ -83,6 +84,7 @@ impl Ftl {
     fn age_sampled(
         &mut self,
         overwrites: u64,
+        hot: u32,
         sample_planes: u32,
         layout: ImplicitFill,
         rng: &mut SimRng,
@@ -118,7 +120,7 @@ impl Ftl {
         // is kept as (rank, version).
         let mut draws: Vec<Vec<(u32, u32)>> = vec![Vec::new(); sampled.len()];
         for i in 0..overwrites {
-            let l = rng.below(u64::from(fill)) as u32;
+            let l = rng.below(u64::from(hot)) as u32;
             let (plane, rank) = layout.plane_rank(Lpn(l));
             if let Some(d) = draws.get_mut(sample_of[plane as usize]) {
                 d.push((rank, overwrite_version(fill, i)));

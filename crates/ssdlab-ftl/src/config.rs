@@ -206,8 +206,8 @@ impl Default for WearLevelingConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct PreconditionConfig {
     /// Whether to precondition: fill (and age) the device in zero time before the run.
-    /// `fill_ratio`, `overwrite_ratio`, `aging` and `sample_planes` are read only when it
-    /// is true, and refused when set without it.
+    /// `fill_ratio`, `overwrite_ratio`, `hot_set_ratio`, `aging` and `sample_planes` are
+    /// read only when it is true, and refused when set without it.
     pub enabled: bool,
     /// Fraction of the logical pages written sequentially first.
     #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the logical pages"))]
@@ -215,6 +215,13 @@ pub struct PreconditionConfig {
     /// Random overwrites of filled pages, × the logical pages (default 0.5; 0: fill only).
     #[schemars(range(min = 0.0, max = 100.0), extend("x-unit" = "× the logical pages"))]
     pub overwrite_ratio: f64,
+    /// The hot set the random overwrites draw from: the first `hot_set_ratio` of the
+    /// filled pages (1: all of them, uniform aging). With a small hot set the same
+    /// `overwrite_ratio` rewrites it many times, so its blocks end mostly stale and the
+    /// rest of the device stays wholly valid, as a volume that rewrites a small working
+    /// set leaves it.
+    #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the filled pages", "x-constraint" = "> 0"))]
+    pub hot_set_ratio: f64,
     /// Age the device with the workload itself: the controller replays the trace's writes
     /// in zero time before the run, after the fill and overwrites when `enabled`, and on
     /// its own when not.
@@ -257,8 +264,13 @@ impl PreconditionConfig {
     /// The keys read only when `enabled` is true (every key but `enabled` and `warmup`,
     /// which runs with or without preconditioning). Set while preconditioning is off, they
     /// would be ignored, so the configuration builder refuses them.
-    pub const KEYS_READ_WHEN_ENABLED: &'static [&'static str] =
-        &["fill_ratio", "overwrite_ratio", "aging", "sample_planes"];
+    pub const KEYS_READ_WHEN_ENABLED: &'static [&'static str] = &[
+        "fill_ratio",
+        "overwrite_ratio",
+        "hot_set_ratio",
+        "aging",
+        "sample_planes",
+    ];
 }
 
 impl Default for PreconditionConfig {
@@ -267,6 +279,7 @@ impl Default for PreconditionConfig {
             enabled: false,
             fill_ratio: 1.0,
             overwrite_ratio: 0.5,
+            hot_set_ratio: 1.0,
             warmup: Warmup::None,
             aging: Aging::Replay,
             sample_planes: 8,
@@ -386,6 +399,21 @@ impl FtlConfig {
             (0.0, 100.0, true),
             "[0, 100]",
         );
+        let key = "ftl.precondition.hot_set_ratio";
+        check_range(
+            &mut errs,
+            key,
+            pre.hot_set_ratio,
+            (0.0, 1.0, true),
+            "(0, 1]",
+        );
+        if pre.hot_set_ratio == 0.0 {
+            errs.push(FtlConfigError::OutOfRange {
+                key,
+                value: 0.0,
+                range: "(0, 1]",
+            });
+        }
         let key = "ftl.precondition.sample_planes";
         let n = f64::from(pre.sample_planes);
         check_range(&mut errs, key, n, (1.0, 65536.0, true), "[1, 65536]");
@@ -489,6 +517,7 @@ mod tests {
         c.gc.reserve_blocks = 0;
         c.precondition.fill_ratio = f64::NAN;
         c.precondition.overwrite_ratio = -1.0;
+        c.precondition.hot_set_ratio = 0.0;
         let keys: Vec<_> = c.validate().iter().map(|e| e.key()).collect();
         assert_eq!(
             keys,
@@ -498,10 +527,16 @@ mod tests {
                 "ftl.gc.background_free_ratio",
                 "ftl.precondition.fill_ratio",
                 "ftl.precondition.overwrite_ratio",
+                "ftl.precondition.hot_set_ratio",
             ]
         );
         for e in c.validate() {
             assert!(e.to_string().contains(e.key()), "{e}");
+        }
+        for bad in [1.5, f64::NAN, -0.1] {
+            c.precondition.hot_set_ratio = bad;
+            let keys: Vec<_> = c.validate().iter().map(|e| e.key()).collect();
+            assert!(keys.contains(&"ftl.precondition.hot_set_ratio"), "{bad}");
         }
     }
 

@@ -39,9 +39,14 @@ const PLANE_BATCH_BYTES: u64 = 256 << 20;
 
 /// The `overwrites` random overwrites after a fill of `fill` LPNs, drawn from `rng`:
 /// `(LPN, version)`.
-fn draws(rng: &mut SimRng, fill: u32, overwrites: u64) -> impl Iterator<Item = (Lpn, u32)> + '_ {
+fn draws(
+    rng: &mut SimRng,
+    fill: u32,
+    hot: u32,
+    overwrites: u64,
+) -> impl Iterator<Item = (Lpn, u32)> + '_ {
     (0..overwrites).map(move |i| {
-        let l = Lpn(rng.below(u64::from(fill)) as u32);
+        let l = Lpn(rng.below(u64::from(hot)) as u32);
         (l, overwrite_version(fill, i))
     })
 }
@@ -151,6 +156,7 @@ impl Ftl {
             return PreconditionReport::default();
         }
         let (fill, overwrites) = self.precondition_amounts(cfg);
+        let hot = self.hot_count(cfg, fill);
         if let Some(p) = pattern {
             assert!(p.end() >= fill, "the fill pattern ends before the fill");
         }
@@ -171,7 +177,7 @@ impl Ftl {
                 // Each group of planes draws the whole stream again and keeps its own.
                 *rng = start.clone();
                 let mut mine: Vec<Vec<(Lpn, u32)>> = vec![Vec::new(); planes.len()];
-                for (l, v) in draws(rng, fill, overwrites) {
+                for (l, v) in draws(rng, fill, hot, overwrites) {
                     let p = at(l, false).0;
                     if planes.contains(&p) {
                         mine[(p - planes.start) as usize].push((l, v));
@@ -183,7 +189,7 @@ impl Ftl {
             self.close_aging(&mut report);
             report
         } else {
-            self.age_by_replay(fills, draws(rng, fill, overwrites), &mut at, token_for)
+            self.age_by_replay(fills, draws(rng, fill, hot, overwrites), &mut at, token_for)
         };
         if implicit {
             report.implicit = true;
@@ -211,6 +217,12 @@ impl Ftl {
         (0..planes)
             .step_by(per as usize)
             .map(move |p| p..(p + per).min(planes))
+    }
+
+    /// The LPNs the random overwrites draw from, `0 .. hot`: the first `hot_set_ratio`
+    /// of a fill of `fill` LPNs (at least one).
+    pub(crate) fn hot_count(&self, cfg: &PreconditionConfig, fill: u32) -> u32 {
+        ((cfg.hot_set_ratio * f64::from(fill)).round() as u32).clamp(1, fill.max(1))
     }
 
     /// LPNs the sequential fill writes (`0 .. fill`) and the random overwrites after it.
@@ -469,6 +481,53 @@ mod tests {
             };
             assert_eq!(groups, want, "batch {batch}");
         }
+    }
+
+    /// With a hot set, the overwrites rewrite only its LPNs: every other LPN keeps the
+    /// fill's version, and GC, collecting blocks of the hot set, moves fewer pages per
+    /// run than after the same number of uniform overwrites.
+    #[test]
+    fn overwrites_stay_in_the_hot_set_and_leave_cheap_victims() {
+        let age = |hot: f64| {
+            let g = tiny();
+            let cfg = small_cfg();
+            let mut f = Ftl::new(&cfg, &g, cfg.logical_pages(&g), SimRng::new(3)).unwrap();
+            let m = AllocOrder::CWDP.stripe_map(&g);
+            let pre = PreconditionConfig {
+                enabled: true,
+                overwrite_ratio: 2.0,
+                hot_set_ratio: hot,
+                ..PreconditionConfig::default()
+            };
+            let r = f.precondition(&pre, None, &mut |l| m.plane_of(l), &mut SimRng::new(4));
+            f.check_invariants();
+            (f, r)
+        };
+        let (f, hot) = age(0.25);
+        assert_eq!(
+            f.hot_count(
+                &PreconditionConfig {
+                    hot_set_ratio: 0.25,
+                    ..PreconditionConfig::default()
+                },
+                140
+            ),
+            35
+        );
+        let rewritten = |l: u32| f.token(f.lookup(Lpn(l)).unwrap()) != token_for(Lpn(l), l + 1);
+        assert!(
+            (35..140).all(|l| !rewritten(l)),
+            "a cold LPN was overwritten"
+        );
+        assert!((0..35).filter(|&l| rewritten(l)).count() > 30);
+        let (_, uniform) = age(1.0);
+        assert_eq!(hot.overwrites, uniform.overwrites);
+        assert!(hot.gc_runs > 0 && uniform.gc_runs > 0);
+        let per_run = |r: &PreconditionReport| r.gc_pages_moved as f64 / r.gc_runs as f64;
+        assert!(
+            per_run(&hot) < per_run(&uniform),
+            "hot {hot:?} uniform {uniform:?}"
+        );
     }
 
     #[test]
