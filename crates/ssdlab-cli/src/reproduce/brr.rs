@@ -19,7 +19,9 @@
 //! read-waiting averages and figures when its Async-FIFO mean read waiting is at least
 //! [`CONTENDED_NS`] (the CSVs keep every trace, with a `contended` column).
 
-use super::common::{cell, create_out_dir, find_traces, mean, ratio, trace_name, write_out};
+use super::common::{
+    cell, create_out_dir, find_traces, mean, median, ratio, trace_name, write_out,
+};
 use super::runner::{self, Job, Run};
 use super::{BrrArgs, BusModel};
 use crate::Failure;

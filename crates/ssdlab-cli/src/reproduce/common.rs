@@ -96,6 +96,17 @@ pub(super) fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// The median of `v` (the mean of the middle two for an even count); NaN when empty.
+pub(super) fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
 /// A figure's values: `v` with 0 where undefined, then the mean of the defined ones.
 pub(super) fn with_average(v: &[Option<f64>]) -> Vec<f64> {
     let avg = mean(&v.iter().flatten().copied().collect::<Vec<_>>());

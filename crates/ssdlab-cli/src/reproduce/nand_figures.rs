@@ -3,6 +3,7 @@
 
 use super::summary::mb;
 use super::{Bin, Experiment, Outcome, BIN_BYTES, SETUPS, SUSPEND};
+use crate::reproduce::common::median;
 use crate::reproduce::plot::{self, Curve, Curves};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,17 +26,6 @@ pub(super) struct Level {
     /// Its slowest and fastest bin, MB/s.
     pub min: f64,
     pub max: f64,
-}
-
-/// The median of `v` (the mean of the middle two for an even count); NaN when empty.
-pub(super) fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2],
-        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
-    }
 }
 
 /// The levels of the curve `bins`. The first level's reference is the median of the
