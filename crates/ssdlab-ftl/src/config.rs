@@ -221,6 +221,8 @@ pub struct PreconditionConfig {
     /// rest of the device stays wholly valid, as a volume that rewrites a small working
     /// set leaves it.
     #[schemars(range(min = 0.0, max = 1.0), extend("x-unit" = "fraction of the filled pages", "x-constraint" = "> 0"))]
+    #[serde(skip_serializing_if = "is_whole_fill")]
+    #[schemars(extend("default" = 1.0))]
     pub hot_set_ratio: f64,
     /// Age the device with the workload itself: the controller replays the trace's writes
     /// in zero time before the run, after the fill and overwrites when `enabled`, and on
@@ -258,6 +260,11 @@ pub enum Warmup {
     /// Every write of the trace once, in order, in zero time (with instant GC), so the
     /// device starts with the valid-page distribution the workload itself leaves.
     Trace,
+}
+
+/// True for `hot_set_ratio = 1` (the whole fill: uniform aging), which is not written.
+fn is_whole_fill(ratio: &f64) -> bool {
+    *ratio == 1.0
 }
 
 impl PreconditionConfig {

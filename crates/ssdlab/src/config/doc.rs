@@ -412,6 +412,7 @@ mod tests {
         cfg.nand.t_cache_prog_ns = 1;
         cfg.ftl.mapping = ssdlab_ftl::MapMode::Cached;
         cfg.ftl.cmt.entries = 1;
+        cfg.ftl.precondition.hot_set_ratio = 0.5;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();
