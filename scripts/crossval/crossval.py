@@ -269,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
             cols["SSDsim"] = ssdsim_metrics(run, read_pages(lines, geometry["page_size_bytes"] // 512))
             notes.append("SSDsim drops the trace's last line; its programs exclude the untimed pre-fill of read pages")
         except (AttributeError, OSError):
-            notes.append("SSDsim wrote no statistics (its summary divides by the read and the write request"
-                         " count: a read-only or write-only trace stops it there)")
+            notes.append("SSDsim wrote no complete statistics (a read-only or write-only trace stops it there:"
+                         " its summary divides by both request counts; otherwise see its run directory)")
         notes += [f"SSDsim cannot express {r}" for r in refused]
     text = table(a.name, cols, notes)
     if a.out:
