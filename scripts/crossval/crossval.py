@@ -11,7 +11,7 @@ and latency side by side, differences in % of the anchor) to --out.
 The anchors' binaries come from --mqsim/--ssdsim or $MQSIM/$SSDSIM. When neither is
 given or found, the harness prints a message and exits 0 (CI runs without them).
 
-Python 3.10+ standard library only.
+Python 3.11+ (tomllib) standard library only.
 """
 from __future__ import annotations
 
