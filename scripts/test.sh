@@ -61,7 +61,7 @@ cp target/debug/deps/lib_native.so "$PKG/ssdlab/_native.abi3.so"
 
 step "Python: pytest"
 PYTHONPATH="$PKG" SSDLAB_CLI="$PWD/target/debug/ssdlab" MPLBACKEND=Agg \
-  "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/ssdlab-py/tests || failed=1
+  "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/ssdlab-py/tests scripts/crossval || failed=1
 
 if [ "$failed" -ne 0 ]; then
   step "FAILED: see the failing tests above"

@@ -117,6 +117,9 @@ pub enum ConfigCmd {
     /// Convert an MQSim device file (ssdconfig.xml) or an SSDsim page.parameters into
     /// an ssdlab configuration; every parameter left out is listed in it.
     Import(crate::import::ImportArgs),
+    /// Write an ssdlab configuration as an MQSim device file (ssdconfig.xml) or an
+    /// SSDsim page.parameters, through the same table as `config import`.
+    Export(crate::import::ExportArgs),
 }
 
 /// Which device configuration.

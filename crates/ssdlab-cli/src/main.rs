@@ -383,6 +383,7 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
             print(&format!("# preset {preset}\n{}", cfg.to_toml()))
         }
         ConfigCmd::Import(a) => import::cmd_import(a),
+        ConfigCmd::Export(a) => import::cmd_export(a),
         ConfigCmd::Doc { key, markdown } => print(&config_doc::doc(key.as_deref(), *markdown)?),
         ConfigCmd::List => {
             let mut s = String::new();

@@ -17,6 +17,7 @@
 mod conv;
 mod emit;
 mod error;
+mod export;
 mod mqsim;
 mod params;
 mod ssdsim;
@@ -25,6 +26,7 @@ mod value;
 
 pub use conv::Conv;
 pub use error::{ImportError, Loc};
+pub use export::{export_file, export_params};
 pub use params::{Param, Params, Read};
 pub use table::{Row, Side, TABLE};
 pub use value::{Exported, Outcome, Val};

@@ -1,0 +1,145 @@
+"""The cross-validation harness without the anchors: it skips cleanly, converts the
+trace, reads the anchors' output formats, and the configuration conversion is the
+identity both ways (ssdlab → MQSim XML → ssdlab, ssdlab → SSDsim → ssdlab) on a tiny
+case. Needs the ssdlab binary ($SSDLAB_CLI, as scripts/test.sh sets it)."""
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import crossval  # noqa: E402
+
+CLI = os.environ.get("SSDLAB_CLI", str(Path(__file__).resolve().parents[2] / "target/debug/ssdlab"))
+
+TINY = """seed = 3
+[geometry]
+channels = 2
+chips_per_channel = 2
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 64
+pages_per_block = 32
+page_size_bytes = 4096
+[timing]
+t_read_ns = 40000
+t_prog_ns = 400000
+t_erase_ns = 2000000
+bus_ps_per_byte = 5000
+t_cmd_ns = 35
+[ftl]
+over_provisioning = 0.2
+allocation = "static"
+static_order = "cwdp"
+[ftl.gc]
+victim = "greedy"
+threshold_free_ratio = 0.1
+copyback = false
+[host]
+device_queue_depth = 32
+[scheduler]
+multi_plane = true
+"""
+
+# What each simulator needs on top of TINY to represent all of it: SSDsim acknowledges a
+# write at transfer and has no dynamic wear leveling; MQSim's GC threshold is a fraction
+# of free blocks above its mapping frontier, never below 11 blocks of 64 here.
+FOR = {
+    "mqsim": TINY.replace("threshold_free_ratio = 0.1", "threshold_free_ratio = 0.2\nbackground_free_ratio = 0.2"),
+    "ssdsim": TINY + "[ftl.wear_leveling]\ndynamic = false\n",
+}
+FOR["ssdsim"] = FOR["ssdsim"].replace("t_cmd_ns = 35", "t_cmd_ns = 35\nwrite_ack = \"transfer\"")
+
+# Keys of TINY each simulator has a parameter for (the others are fixed or absent there).
+SHARED = {
+    "mqsim": ["seed", "geometry.*", "timing.t_read_ns", "timing.t_prog_ns", "timing.t_erase_ns",
+              "timing.bus_ps_per_byte", "ftl.over_provisioning", "ftl.static_order",
+              "ftl.gc.victim", "ftl.gc.copyback", "host.device_queue_depth"],
+    "ssdsim": ["geometry.*", "timing.*", "ftl.over_provisioning", "ftl.allocation",
+               "ftl.static_order", "ftl.gc.threshold_free_ratio", "ftl.gc.copyback",
+               "host.device_queue_depth", "scheduler.multi_plane"],
+}
+
+
+def flat(t: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in t.items():
+        if isinstance(v, dict):
+            out.update(flat(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def wanted(key: str, patterns: list[str]) -> bool:
+    return any(key == p or (p.endswith("*") and key.startswith(p[:-1])) for p in patterns)
+
+
+@pytest.mark.parametrize("to", ["mqsim", "ssdsim"])
+def test_config_round_trip_is_the_identity_on_shared_keys(tmp_path, to):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(FOR[to])
+    dev = tmp_path / "device"
+    refused = crossval.export(CLI, ["--config", str(cfg)], to, None, dev)
+    back = subprocess.run([CLI, "config", "import", str(dev)], capture_output=True, text=True, check=True)
+    got = flat(tomllib.loads(back.stdout))
+    want = flat(tomllib.loads(FOR[to]))
+    keys = [k for k in want if wanted(k, SHARED[to])]
+    assert len(keys) >= 9
+    for k in keys:
+        assert got.get(k) == want[k], (to, k, got.get(k), back.stdout)
+    assert refused == [], refused
+
+
+def test_export_lists_what_a_simulator_cannot_express(tmp_path):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY.replace("multi_plane = true", "multi_plane = false"))
+    refused = crossval.export(CLI, ["--config", str(cfg)], "mqsim", None, tmp_path / "d.xml")
+    assert any(r.startswith("scheduler.multi_plane:") for r in refused), refused
+    strict = subprocess.run([CLI, "config", "export", "--to", "mqsim", "--config", str(cfg)],
+                            capture_output=True, text=True)
+    assert strict.returncode == 2 and "scheduler.multi_plane" in strict.stderr, strict.stderr
+
+
+def test_skips_without_anchors(monkeypatch, capsys, tmp_path):
+    monkeypatch.delenv("MQSIM", raising=False)
+    monkeypatch.delenv("SSDSIM", raising=False)
+    rc = crossval.main(["--name", "x", "--config", str(tmp_path / "none.toml"), "--trace", str(tmp_path / "t")])
+    assert rc == 0 and "skipped" in capsys.readouterr().out
+
+
+def test_trace_conversion_and_read_pages():
+    lines = crossval.read_trace(Path(__file__).parent / "tiny.mqsim", None)
+    assert lines == ["0 0 0 8 1", "1000 0 4 8 0", "2000 0 12 16 1"]
+    text = crossval.to_ssdsim(lines)
+    assert text == "0 0 0 8 1\n1000 0 4 8 0\n2000 0 12 16 1", "no newline after the last line"
+    assert crossval.read_pages(lines, 8) == 1 + 3
+    with pytest.raises(ValueError, match="line 1"):
+        crossval.to_ssdsim(["0 0 0 8 2"])
+
+
+def test_reads_the_anchors_outputs(tmp_path):
+    res = tmp_path / "r.xml"
+    res.write_text('<MQSim_Results><Host><Host.IO_Flow Device_Response_Time="234" '
+                   'Max_Device_Response_Time="900"/></Host><SSDDevice><SSDDevice.FTL '
+                   'Issued_Flash_Read_CMD="10" Issued_Flash_Multiplane_Read_CMD="3" '
+                   'Issued_Flash_Program_CMD="5" Issued_Flash_Multiplane_Program_CMD="2" '
+                   'Issued_Flash_Erase_CMD="1" Total_GC_Executions="1" '
+                   'Average_Page_Movement_For_GC="4.0"/></SSDDevice></MQSim_Results>')
+    m = crossval.mqsim_metrics(res)
+    assert (m["page reads"], m["page programs"], m["erases"], m["GC page moves"]) == (16, 9, 1, 4)
+    assert m["all mean (µs)"] == 234.0
+    (tmp_path / "statistic10.dat").write_text(
+        "read count: 99\n---------------------------statistic data---------------------------\n"
+        "read count:            12\nprogram count:            20  include\nerase count:             2\n")
+    (tmp_path / "ex.out").write_text(
+        "      arrive           lsn     size ope     begin time    response time    process time\n"
+        "               0          0      8  1                0            30000      30000\n"
+        "            1000          4      8  0             1000            16000      15000\n")
+    m = crossval.ssdsim_metrics(tmp_path, 5)
+    assert (m["page reads"], m["page programs"], m["erases"]) == (12, 15, 2)
+    assert m["read mean (µs)"] == 30.0 and m["write max (µs)"] == 15.0 and m["all mean (µs)"] == 22.5
+    assert "+10.0 %" == crossval.pct(110, 100)
