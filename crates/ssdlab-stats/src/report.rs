@@ -284,6 +284,9 @@ pub struct Report {
     /// The cached map's measurements (only with `ftl.mapping = "cached"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping: Option<Map>,
+    /// Per-tenant results (only with `host.tenant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenants: Option<crate::TenantsReport>,
 }
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
@@ -426,6 +429,7 @@ impl Report {
                 .map(|m| MirrorReport::build(rec, m, response.write.count)),
             dram: rec.dram.clone(),
             mapping: None,
+            tenants: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
