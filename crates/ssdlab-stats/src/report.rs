@@ -289,15 +289,7 @@ pub struct Report {
     pub tenants: Option<crate::TenantsReport>,
 }
 
-/// `num / den`, or 0 when `den` is 0: reports never hold NaN.
-#[inline]
-pub(crate) fn ratio(num: f64, den: f64) -> f64 {
-    if den == 0.0 {
-        0.0
-    } else {
-        num / den
-    }
-}
+pub(crate) use crate::latency::ratio;
 
 fn mean(sum: u128, count: u64) -> f64 {
     ratio(sum as f64, count as f64)
