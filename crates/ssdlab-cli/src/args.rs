@@ -156,9 +156,10 @@ pub struct DeviceArgs {
 /// Which workload.
 #[derive(Args, Debug, Clone)]
 pub struct TraceArgs {
-    /// Trace file (.gz or plain); its format is detected from its content.
+    /// Trace file (.gz or plain); its format is detected from its content. Repeated
+    /// (`ssdlab run` only), each is a tenant of its own (docs/HOST.md).
     #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
+    pub trace: Vec<PathBuf>,
     /// Force the trace format.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<TraceFormat>,
@@ -213,6 +214,10 @@ pub struct RunArgs {
     /// Write one CSV line per completed request.
     #[arg(long, value_name = "FILE")]
     pub per_request_csv: Option<PathBuf>,
+    /// With tenants: run each alone on the same device and set-up as well, and report
+    /// its slowdown and the fairness index (docs/HOST.md).
+    #[arg(long)]
+    pub alone: bool,
 }
 
 /// `bench` arguments.
@@ -316,7 +321,7 @@ impl InfoArgs {
     /// The same workload as `--trace FILE` (or `--synthetic-config FILE`) would name.
     pub fn to_trace_args(&self) -> TraceArgs {
         TraceArgs {
-            trace: self.file.clone(),
+            trace: self.file.clone().into_iter().collect(),
             format: self.format,
             skip_bad_lines: self.skip_bad_lines,
             repeat: self.repeat,

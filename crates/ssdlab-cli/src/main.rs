@@ -13,6 +13,7 @@ mod progress;
 mod reproduce;
 mod sweep;
 mod table;
+mod tenants;
 mod traces;
 mod verify;
 mod workload;
@@ -254,6 +255,9 @@ fn print(text: &str) -> Result<(), Failure> {
 
 fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
     let cfg = build_config(&a.replay.device, &[])?;
+    if tenants::has_tenants(a, &cfg) {
+        return tenants::cmd_run_tenants(a, cfg);
+    }
     let src = trace_source(&a.replay.trace)?;
     let json = a
         .replay

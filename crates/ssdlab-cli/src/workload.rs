@@ -10,7 +10,12 @@ use std::path::Path;
 
 /// The trace (or synthetic workload) the arguments name.
 pub fn trace_source(t: &TraceArgs) -> Result<TraceSource, Failure> {
-    if let Some(path) = &t.trace {
+    if t.trace.len() > 1 {
+        return Err(Failure::input(anyhow!(
+            "several --trace flags make tenants, which only `ssdlab run` takes"
+        )));
+    }
+    if let Some(path) = t.trace.first() {
         let max_gap_ns = t
             .max_gap
             .as_deref()

@@ -91,6 +91,16 @@ pub struct Latency {
     pub max_ns: u64,
 }
 
+/// `num / den`, or 0 when `den` is 0: reports never hold NaN.
+#[inline]
+pub(crate) fn ratio(num: f64, den: f64) -> f64 {
+    if den == 0.0 {
+        0.0
+    } else {
+        num / den
+    }
+}
+
 /// Accumulates one latency distribution.
 #[derive(Clone, Debug)]
 pub(crate) struct LatencyAcc {

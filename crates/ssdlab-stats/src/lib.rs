@@ -55,6 +55,7 @@ mod recorder;
 mod report;
 mod request_log;
 mod table;
+mod tenant;
 
 pub use compare::compare_table;
 pub use counter::Counter;
@@ -74,3 +75,4 @@ pub use report::{
 };
 pub use request_log::RequestLog;
 pub use table::fmt_count;
+pub use tenant::{TenantAcc, TenantReport, TenantsReport};

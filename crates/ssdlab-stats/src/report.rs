@@ -284,17 +284,12 @@ pub struct Report {
     /// The cached map's measurements (only with `ftl.mapping = "cached"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping: Option<Map>,
+    /// Per-tenant results (only with `host.tenant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenants: Option<crate::TenantsReport>,
 }
 
-/// `num / den`, or 0 when `den` is 0: reports never hold NaN.
-#[inline]
-pub(crate) fn ratio(num: f64, den: f64) -> f64 {
-    if den == 0.0 {
-        0.0
-    } else {
-        num / den
-    }
-}
+pub(crate) use crate::latency::ratio;
 
 fn mean(sum: u128, count: u64) -> f64 {
     ratio(sum as f64, count as f64)
@@ -426,6 +421,7 @@ impl Report {
                 .map(|m| MirrorReport::build(rec, m, response.write.count)),
             dram: rec.dram.clone(),
             mapping: None,
+            tenants: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),

@@ -112,6 +112,9 @@ impl Report {
             n.table_nand(w)?;
         }
         self.table_dsftl(w)?;
+        if let Some(t) = &self.tenants {
+            t.write_table(w)?;
+        }
         self.table_counters(w)
     }
 

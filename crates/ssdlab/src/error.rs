@@ -121,6 +121,16 @@ pub enum SimError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A tenant's request is larger than its namespace (`host.tenant`).
+    #[error("host.tenant[{tenant}]: a request of {size_bytes} bytes is larger than the tenant's namespace ({namespace_bytes} bytes); give it a larger namespace_bytes")]
+    TenantNamespace {
+        /// The tenant (0-based, in configuration order).
+        tenant: usize,
+        /// The request's size.
+        size_bytes: u64,
+        /// The namespace's size.
+        namespace_bytes: u64,
+    },
     /// A request is larger than the whole logical capacity of the device.
     #[error(
         "request {request} of the trace (counting from 0) is {size_bytes} bytes, larger \
@@ -166,6 +176,7 @@ impl SimError {
                 | SimError::AddressOutOfRange { .. }
                 | SimError::TrimPastEnd { .. }
                 | SimError::BadRequest { .. }
+                | SimError::TenantNamespace { .. }
                 | SimError::LargerThanDevice { .. }
                 | SimError::TimeOverflow { .. }
         )

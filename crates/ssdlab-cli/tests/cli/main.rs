@@ -18,6 +18,7 @@ mod reproduce_nand;
 mod reproduce_paq;
 mod runs;
 mod sweep;
+mod tenants;
 mod traces;
 mod verify;
 

@@ -413,6 +413,10 @@ mod tests {
         cfg.ftl.mapping = ssdlab_ftl::MapMode::Cached;
         cfg.ftl.cmt.entries = 1;
         cfg.ftl.precondition.hot_set_ratio = 0.5;
+        cfg.host.arbitration = crate::config::Arbitration::WeightedRoundRobin;
+        cfg.host.arbitration_burst = 2;
+        cfg.host.weights = [2, 1, 1];
+        cfg.host.tenant = vec![crate::config::TenantConfig::default()];
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

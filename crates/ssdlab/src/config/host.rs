@@ -1,5 +1,6 @@
 //! `[host]`: the arrival model and queue depths.
 
+use super::tenants::{default_burst, default_weights, Arbitration, TenantConfig, DEFAULT_WEIGHTS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,25 @@ pub struct HostConfig {
     pub device_queue_depth: u32,
     /// What a read of a never-written page does.
     pub unwritten_reads: UnwrittenReads,
+    /// How the device picks the tenant's submission queue it fetches from next (with
+    /// tenants only).
+    #[serde(skip_serializing_if = "Arbitration::is_default")]
+    #[schemars(extend("default" = "round-robin"))]
+    pub arbitration: Arbitration,
+    /// Arbitration Burst: the most commands fetched from one submission queue at one
+    /// arbitration (NVMe Base 2.0 §3.4.4).
+    #[serde(skip_serializing_if = "default_burst")]
+    #[schemars(range(min = 1), extend("x-unit" = "commands", "default" = 1))]
+    pub arbitration_burst: u32,
+    /// Weights of the High, Medium and Low classes under weighted round robin (1 to 256).
+    #[serde(skip_serializing_if = "default_weights")]
+    #[schemars(extend("default" = [1, 1, 1]))]
+    pub weights: [u32; 3],
+    /// Tenants: several workloads at once, each with its own submission queue and
+    /// namespace (none: the one trace of the run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("default" = []))]
+    pub tenant: Vec<TenantConfig>,
 }
 
 impl Default for HostConfig {
@@ -51,6 +71,10 @@ impl Default for HostConfig {
             queue_depth: 32,
             device_queue_depth: 64,
             unwritten_reads: UnwrittenReads::Materialize,
+            arbitration: Arbitration::RoundRobin,
+            arbitration_burst: 1,
+            weights: DEFAULT_WEIGHTS,
+            tenant: Vec::new(),
         }
     }
 }

@@ -23,6 +23,7 @@ mod host;
 mod layers;
 mod nand;
 mod placement;
+pub mod tenants;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
 pub use builder::ConfigBuilder;
@@ -32,6 +33,7 @@ pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
+pub use tenants::{Arbitration, PriorityClass, TenantConfig};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,10 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("ftl.cmt.entry_bytes", "4"),
     ("ftl.cmt.entries_per_tpage", "0"),
     ("ftl.precondition.hot_set_ratio", "1.0"),
+    ("host.arbitration", "\"round-robin\""),
+    ("host.arbitration_burst", "1"),
+    ("host.weights", "[1, 1, 1]"),
+    ("host.tenant", "[]"),
 ];
 
 /// Everything a run needs besides its trace.
@@ -186,6 +192,27 @@ impl SimConfig {
         }
         if h.device_queue_depth == 0 {
             invalid("host.device_queue_depth", "must be at least 1".into());
+        }
+        if geometry_errs.is_empty() {
+            let page = u64::from(self.geometry.page_size_bytes);
+            let bytes = u64::from(self.ftl.logical_pages(&self.geometry)) * page;
+            if !h.tenant.is_empty() && h.mode == HostMode::Closed {
+                invalid(
+                    "host.mode",
+                    "tenants run open loop (their trace times)".into(),
+                );
+            }
+            if !h.tenant.is_empty() && self.raid.level.number().is_some() {
+                invalid(
+                    "host.tenant",
+                    "tenants are not modelled on a RAID device".into(),
+                );
+            }
+            for (key, message) in
+                tenants::validate(&h.tenant, &h.weights, h.arbitration_burst, page, bytes)
+            {
+                invalid(&key, message);
+            }
         }
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());

@@ -189,6 +189,7 @@ impl Simulation {
             dsftl_counters: Default::default(),
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
+            tenants: None,
             nand: super::nand::NandState::build(
                 &cfg.nand,
                 &cfg.timing,

@@ -1,13 +1,8 @@
 //! The simulation: one value that owns the clock, the event queue, every component and
-//! the statistics of one run.
-//!
-//! ```text
-//!  RequestStream ─► host (arrival, device queue) ─► controller (FTL translate/allocate,
-//!                   transactions) ─► scheduler ─► chip queues ─► dies / buses ─► completions
-//! ```
-//!
-//! Events carry indices only. Ties in time pop in insertion order, so a run is a pure
-//! function of configuration, trace and seed.
+//! the statistics of one run: RequestStream (or the tenants' submission queues and their
+//! arbiter, sim/tenants) ─► host (arrival, device queue) ─► controller (FTL, transactions)
+//! ─► scheduler ─► chip queues ─► dies / buses ─► completions. Events carry indices only.
+//! Ties in time pop in insertion order: a run is a pure function of config, trace and seed.
 
 /// A scheduler context borrowing only the fields the policy may see, so that the
 /// policy (another field) can be called at the same time; `plans` replaces the read
@@ -77,6 +72,7 @@ pub(crate) mod raid;
 mod report;
 mod sectors;
 mod stream;
+pub mod tenants;
 pub(crate) mod txn;
 mod verify;
 mod warmup;
@@ -243,6 +239,8 @@ pub struct Simulation {
     pub(crate) merge: Option<merge::MergeState>,
     /// The DRAM stage, when `cache.mode` is not `"off"`.
     pub(crate) dram: Option<Box<dram::DramHook>>,
+    /// Several tenants' queues and their arbiter, when `host.tenant` names any.
+    pub(crate) tenants: Option<Box<tenants::Tenants>>,
     /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend` asks.
     pub(crate) nand: Option<Box<nand::NandState>>,
     /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
@@ -323,6 +321,7 @@ impl Simulation {
             && self.lookahead.is_none()
             && self.outstanding == 0
             && self.host_queue.is_empty()
+            && self.tenants.as_ref().is_none_or(|t| t.waiting() == 0)
     }
 
     /// Starts idle dies of chips whose queue received work.

@@ -295,6 +295,14 @@ impl Simulation {
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
         report.mapping = mapping;
+        if let Some(t) = &self.tenants {
+            let arb = serde_json::to_value(self.cfg.host.arbitration).ok();
+            let arb = arb
+                .as_ref()
+                .and_then(|v| v.as_str())
+                .unwrap_or("round-robin");
+            report.tenants = Some(t.results.report(arb));
+        }
         report.nand = self.nand.as_ref().map(|n| n.report());
         if let Some(r) = report.nand.as_mut() {
             r.slc_cache = slc;

@@ -23,6 +23,7 @@ mod sectors;
 mod send;
 mod slc;
 mod structure;
+mod tenants;
 mod timing;
 mod trace_flush;
 mod trim;

@@ -143,6 +143,9 @@ impl Simulation {
 
     /// Host request `id` completed at `now`: its device-queue slot takes the next one.
     fn request_left(&mut self, id: ReqId, now: u64) {
+        if self.tenants.is_some() {
+            self.tenant_left(id, now);
+        }
         self.reqs.remove(id);
         self.outstanding -= 1;
         self.completed += 1;
@@ -162,6 +165,9 @@ impl Simulation {
                 break;
             };
             self.admit(next);
+        }
+        if self.tenants.is_some() {
+            self.tenant_fetch();
         }
         if self.outstanding == 0 && self.ftl.slc_on() {
             self.slc_host_idle();

@@ -4,6 +4,7 @@
 mod done;
 mod read;
 mod req;
+mod tenants;
 mod trim;
 mod write;
 
@@ -46,6 +47,9 @@ impl Simulation {
     fn pull(&mut self) -> Option<IoRequest> {
         if self.source_done {
             return None;
+        }
+        if self.tenants.is_some() {
+            return self.pull_tenant();
         }
         match self.source.next() {
             Some(Ok(io)) => {
@@ -195,7 +199,9 @@ impl Simulation {
         };
         self.next_id += 1;
         let id = self.reqs.insert(req);
-        if self.outstanding < self.cfg.host.device_queue_depth {
+        if self.tenants.is_some() {
+            self.tenant_arrived(id, now);
+        } else if self.outstanding < self.cfg.host.device_queue_depth {
             self.admit(id);
         } else {
             self.host_queue.push_back(id);

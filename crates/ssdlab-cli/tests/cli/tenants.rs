@@ -1,0 +1,55 @@
+//! `ssdlab run` with tenants (docs/HOST.md): repeated `--trace` flags, `--alone`, and
+//! refusals by key.
+
+use crate::{out_path, read_report, ssdlab, tmp_file, trace};
+
+/// Two sample traces as two tenants, each run alone too: the report has each tenant's
+/// counts (adding up to the run's), its slowdown and the fairness index.
+#[test]
+fn two_traces_make_two_tenants_with_slowdowns_and_fairness() {
+    let (a, b) = (
+        trace("msr/hm_0-head200.csv.gz"),
+        trace("mqsim/tpcc-small.mqsim.gz"),
+    );
+    let json = out_path("tenants-two.json");
+    ssdlab([
+        "run", "--trace", &a, "--trace", &b, "--alone", "--json", &json,
+    ])
+    .assert_ok()
+    .assert_stdout_has(&[
+        "Tenants (round-robin)",
+        "fairness (min slowdown / max slowdown)",
+    ]);
+    let r = read_report(&json);
+    let t = r.tenants.expect("a tenants section");
+    assert_eq!(t.tenants.len(), 2);
+    let reads: u64 = t.tenants.iter().map(|x| x.reads).sum();
+    let writes: u64 = t.tenants.iter().map(|x| x.writes).sum();
+    assert_eq!((reads, writes), (r.requests.read, r.requests.write));
+    let s: Vec<f64> = t.tenants.iter().map(|x| x.slowdown.unwrap()).collect();
+    let f = t.fairness.unwrap();
+    assert_eq!(f, s[0].min(s[1]) / s[0].max(s[1]));
+    assert!(f > 0.0 && f <= 1.0, "{f}");
+}
+
+#[test]
+fn bad_tenant_keys_exit_2_naming_the_key() {
+    let cfg = tmp_file(
+        "tenants-bad.toml",
+        "[host]\nweights = [1, 0, 1]\n[[host.tenant]]\ntrace = \"x\"\ntime_scale = -1.0\n",
+    );
+    ssdlab(["run", "--config", &cfg])
+        .assert_input_error(&["host.weights[1]", "host.tenant[0].time_scale"]);
+    let t = trace("msr/hm_0-head200.csv.gz");
+    ssdlab([
+        "run",
+        "--trace",
+        &t,
+        "--trace",
+        &t,
+        "--set",
+        "host.mode=\"closed\"",
+    ])
+    .assert_input_error(&["host.mode"]);
+    ssdlab(["verify", "--trace", &t, "--trace", &t]).assert_input_error(&["several --trace"]);
+}

@@ -1,0 +1,216 @@
+//! Per-tenant results of a run with several tenants (`host.tenant`), and their
+//! slowdowns and fairness against runs alone (FLIN, Tavakkol et al., ISCA 2018, §3).
+
+use crate::{Latency, LatencyRecorder};
+use serde::{Deserialize, Serialize};
+use std::fmt::{self, Write};
+
+/// One tenant's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TenantReport {
+    /// Its name (`host.tenant[i].name`, or `t<i>`).
+    pub name: String,
+    /// Completed reads.
+    pub reads: u64,
+    /// Completed writes.
+    pub writes: u64,
+    /// Completed flushes and trims.
+    pub other: u64,
+    /// Bytes read and written.
+    pub bytes: u64,
+    /// Response time (completion − arrival) of its reads and writes.
+    pub response: Latency,
+    /// Of its reads.
+    pub read_response: Latency,
+    /// Of its writes.
+    pub write_response: Latency,
+    /// Completed requests per simulated second, from its first arrival to its last
+    /// completion.
+    pub iops: f64,
+    /// Its bytes per simulated second over the same span, MiB/s.
+    pub bandwidth_mib_s: f64,
+    /// Mean response time of the same tenant run alone on the same device and set-up
+    /// (`--alone`), ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alone_response_ns_mean: Option<f64>,
+    /// Mean response time shared / alone (FLIN's slowdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
+}
+
+/// The tenants' results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TenantsReport {
+    /// The submission-queue arbitration of the run.
+    pub arbitration: String,
+    /// One per tenant, in configuration order.
+    pub tenants: Vec<TenantReport>,
+    /// Smallest slowdown / largest slowdown (FLIN's fairness; 1 = every tenant slowed
+    /// down alike), with `--alone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
+}
+
+impl TenantsReport {
+    /// Adds each tenant's mean response time alone, its slowdown and the fairness index.
+    pub fn set_alone(&mut self, alone_ns_mean: &[f64]) {
+        for (t, &a) in self.tenants.iter_mut().zip(alone_ns_mean) {
+            t.alone_response_ns_mean = Some(a);
+            t.slowdown = (a > 0.0).then(|| t.response.mean_ns / a);
+        }
+        let s: Vec<f64> = self.tenants.iter().filter_map(|t| t.slowdown).collect();
+        if s.len() == self.tenants.len() && !s.is_empty() {
+            let min = s.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = s.iter().copied().fold(0.0, f64::max);
+            self.fairness = (max > 0.0).then(|| min / max);
+        }
+    }
+
+    /// The per-tenant section of the text report.
+    pub fn write_table(&self, w: &mut dyn Write) -> fmt::Result {
+        writeln!(w, "\nTenants ({})", self.arbitration)?;
+        writeln!(
+            w,
+            "  {:<12} {:>8} {:>8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}",
+            "tenant",
+            "reads",
+            "writes",
+            "mean µs",
+            "rd p99 µs",
+            "wr p99 µs",
+            "MiB/s",
+            "IOPS",
+            "alone µs",
+            "slowdown"
+        )?;
+        for t in &self.tenants {
+            let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
+            writeln!(
+                w,
+                "  {:<12} {:>8} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>10.2} {:>9.0} {:>9} {:>9}",
+                t.name,
+                t.reads,
+                t.writes,
+                t.response.mean_ns / 1e3,
+                t.read_response.p99_ns as f64 / 1e3,
+                t.write_response.p99_ns as f64 / 1e3,
+                t.bandwidth_mib_s,
+                t.iops,
+                opt(t.alone_response_ns_mean, &|a| format!("{:.1}", a / 1e3)),
+                opt(t.slowdown, &|s| format!("{s:.3}")),
+            )?;
+        }
+        if let Some(f) = self.fairness {
+            writeln!(w, "  fairness (min slowdown / max slowdown): {f:.3}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Accumulates one tenant's results.
+#[derive(Default)]
+pub struct TenantAcc {
+    reads: u64,
+    writes: u64,
+    other: u64,
+    bytes: u64,
+    all: LatencyRecorder,
+    read: LatencyRecorder,
+    write: LatencyRecorder,
+    first_arrival_ns: Option<u64>,
+    last_completion_ns: u64,
+}
+
+impl TenantAcc {
+    /// A request of the tenant arrived at `now`.
+    pub fn arrived(&mut self, now: u64) {
+        self.first_arrival_ns.get_or_insert(now);
+    }
+
+    /// A request completed: `read`/`write` (`None` for a flush or a trim), `bytes`, its
+    /// response time and its completion.
+    pub fn done(&mut self, read: Option<bool>, bytes: u64, response_ns: u64, now: u64) {
+        self.last_completion_ns = self.last_completion_ns.max(now);
+        match read {
+            None => self.other += 1,
+            Some(r) => {
+                self.bytes += bytes;
+                self.all.record(response_ns);
+                if r {
+                    self.reads += 1;
+                    self.read.record(response_ns);
+                } else {
+                    self.writes += 1;
+                    self.write.record(response_ns);
+                }
+            }
+        }
+    }
+
+    /// The tenant's report under `name`.
+    pub fn report(&self, name: &str) -> TenantReport {
+        let span = self
+            .last_completion_ns
+            .saturating_sub(self.first_arrival_ns.unwrap_or(0)) as f64
+            / 1e9;
+        let per_s = |x: f64| if span > 0.0 { x / span } else { 0.0 };
+        TenantReport {
+            name: name.to_string(),
+            reads: self.reads,
+            writes: self.writes,
+            other: self.other,
+            bytes: self.bytes,
+            response: self.all.summary(),
+            read_response: self.read.summary(),
+            write_response: self.write.summary(),
+            iops: per_s((self.reads + self.writes + self.other) as f64),
+            bandwidth_mib_s: per_s(self.bytes as f64 / (1024.0 * 1024.0)),
+            alone_response_ns_mean: None,
+            slowdown: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tenant(name: &str, mean_ns: u64) -> TenantReport {
+        let mut a = TenantAcc::default();
+        a.arrived(0);
+        a.done(Some(true), 4096, mean_ns, mean_ns);
+        a.report(name)
+    }
+
+    #[test]
+    fn slowdown_and_fairness_as_flin_defines_them() {
+        let mut r = TenantsReport {
+            arbitration: "round-robin".into(),
+            tenants: vec![tenant("a", 300), tenant("b", 200)],
+            fairness: None,
+        };
+        r.set_alone(&[100.0, 100.0]);
+        assert_eq!(r.tenants[0].slowdown, Some(3.0));
+        assert_eq!(r.tenants[1].slowdown, Some(2.0));
+        assert_eq!(r.fairness, Some(2.0 / 3.0));
+        let mut s = String::new();
+        r.write_table(&mut s).unwrap();
+        assert!(
+            s.contains("fairness (min slowdown / max slowdown): 0.667"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn counts_split_by_class() {
+        let mut a = TenantAcc::default();
+        a.arrived(0);
+        a.done(Some(true), 4096, 10, 1_000_000_000);
+        a.done(Some(false), 8192, 30, 1_000_000_000);
+        a.done(None, 0, 5, 1_000_000_000);
+        let r = a.report("x");
+        assert_eq!((r.reads, r.writes, r.other, r.bytes), (1, 1, 1, 12288));
+        assert_eq!(r.response.count, 2);
+        assert_eq!(r.iops, 3.0);
+    }
+}
