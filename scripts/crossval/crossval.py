@@ -16,6 +16,7 @@ Python 3.11+ (tomllib) standard library only.
 from __future__ import annotations
 
 import argparse
+import tempfile
 import gzip
 import json
 import os
@@ -222,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ssdsim", default=None, help="SSDsim binary (or $SSDSIM)")
     ap.add_argument("--mqsim-base", type=Path, default=None, help="MQSim device file to export over")
     ap.add_argument("--ssdsim-base", type=Path, default=None, help="SSDsim page.parameters to export over")
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/ssdlab-crossval"))
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "ssdlab-crossval",
+                    help="where the converted files and the anchors' outputs go (default: the system's temporary directory)")
     ap.add_argument("--out", type=Path, default=None, help="append the markdown table here (else stdout)")
     a = ap.parse_args(argv)
 

@@ -1,0 +1,41 @@
+//! The keys added after the reproduced papers' presets were written.
+
+/// Keys the resolved configuration ([`super::SimConfig::to_toml`]) leaves out while they hold
+/// their default, with that default as TOML: keys added after the reproduced papers'
+/// presets were written, so that adding them changed no configuration's text or hash.
+pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
+    ("timing.transfer", "\"page\""),
+    ("scheduler.suspend", "\"off\""),
+    ("nand.cell", "\"slc\""),
+    ("nand.page_order", "\"wordline\""),
+    ("nand.program", "\"per-page\""),
+    ("nand.t_read_ns_by_type", "[]"),
+    ("nand.t_prog_ns_by_type", "[]"),
+    ("nand.t_erase_ns", "0"),
+    ("nand.suspend.t_suspend_ns", "20000"),
+    ("nand.suspend.t_resume_ns", "5000"),
+    ("nand.suspend.max_per_op", "4"),
+    ("nand.suspend.ops", "\"both\""),
+    ("nand.slc_cache.mode", "\"off\""),
+    ("nand.slc_cache.blocks_per_plane", "0"),
+    ("nand.slc_cache.free_share", "0.5"),
+    ("nand.slc_cache.t_read_ns", "0"),
+    ("nand.slc_cache.t_prog_ns", "0"),
+    ("nand.slc_cache.when_full", "\"direct\""),
+    ("nand.slc_cache.idle_fold", "true"),
+    ("nand.slc_cache.idle_after_ns", "0"),
+    ("nand.slc_cache.fold_wordlines_in_flight", "2"),
+    ("nand.cache_mode", "\"off\""),
+    ("nand.t_cache_read_ns", "0"),
+    ("nand.t_cache_prog_ns", "0"),
+    ("ftl.mapping", "\"ideal\""),
+    ("ftl.cmt.entries", "0"),
+    ("ftl.cmt.bytes", "0"),
+    ("ftl.cmt.entry_bytes", "4"),
+    ("ftl.cmt.entries_per_tpage", "0"),
+    ("ftl.precondition.hot_set_ratio", "1.0"),
+    ("host.arbitration", "\"round-robin\""),
+    ("host.arbitration_burst", "1"),
+    ("host.weights", "[1, 1, 1]"),
+    ("host.tenant", "[]"),
+];
