@@ -93,7 +93,7 @@ pub struct Latency {
 
 /// `num / den`, or 0 when `den` is 0: reports never hold NaN.
 #[inline]
-pub(crate) fn ratio(num: f64, den: f64) -> f64 {
+pub fn ratio(num: f64, den: f64) -> f64 {
     if den == 0.0 {
         0.0
     } else {

@@ -62,7 +62,7 @@ pub use counter::Counter;
 pub use csv::CSV_HEADER;
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
-pub use latency::{ClassStats, Latency};
+pub use latency::{ratio, ClassStats, Latency};
 pub use mapping::{HitMissLatency, MappingReport};
 pub use mirror::{MirrorEnd, MirrorReport};
 pub use nand::{

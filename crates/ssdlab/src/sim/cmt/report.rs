@@ -1,7 +1,7 @@
 //! The cached map's section of the report (`mapping`).
 
 use crate::sim::Simulation;
-use ssdlab_stats::MappingReport;
+use ssdlab_stats::{ratio, MappingReport};
 
 impl Simulation {
     /// The report's `mapping` section.
@@ -14,21 +14,13 @@ impl Simulation {
             entries_per_tpage: u64::from(c.cmt.per_tpage()),
             lookups: c.lookups,
             hits: c.hits,
-            hit_ratio: if c.lookups == 0 {
-                0.0
-            } else {
-                c.hits as f64 / c.lookups as f64
-            },
+            hit_ratio: ratio(c.hits as f64, c.lookups as f64),
             miss_reads: c.miss_reads,
             writeback_reads: c.writeback_reads,
             translation_writes: c.writes,
             written_entries: c.written_entries,
             translation_pages_moved: c.tpages_moved,
-            mapping_write_amplification: if host == 0 {
-                0.0
-            } else {
-                c.writes as f64 / host as f64
-            },
+            mapping_write_amplification: ratio(c.writes as f64, host as f64),
             read_miss,
             read_hit,
         })
