@@ -259,12 +259,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
         return tenants::cmd_run_tenants(a, cfg);
     }
     let src = trace_source(&a.replay.trace)?;
-    let json = a
-        .replay
-        .json
-        .as_ref()
-        .map(|p| create_output("--json", p).map(|f| (f, p)))
-        .transpose()?;
+    let json = open_json(a.replay.json.as_ref())?;
     let report = simulate(
         cfg,
         &src,
@@ -272,11 +267,27 @@ fn cmd_run(a: &RunArgs) -> Result<(), Failure> {
         a.per_request_csv.as_deref(),
         Shown::Bar,
     )?;
+    show_report(&report, json)
+}
+
+/// `--json`'s file, created before the run so that a bad path fails at once.
+pub fn open_json(
+    path: Option<&std::path::PathBuf>,
+) -> Result<Option<(std::fs::File, &std::path::PathBuf)>, Failure> {
+    path.map(|p| create_output("--json", p).map(|f| (f, p)))
+        .transpose()
+}
+
+/// The report as a table on standard output, and as JSON into `json` when given.
+pub fn show_report(
+    report: &Report,
+    json: Option<(std::fs::File, &std::path::PathBuf)>,
+) -> Result<(), Failure> {
     let mut table = String::new();
     report.write_table(&mut table).map_err(Failure::internal)?;
     print(&table)?;
     if let Some((file, path)) = json {
-        write_json(file, path, &report)?;
+        write_json(file, path, report)?;
     }
     Ok(())
 }

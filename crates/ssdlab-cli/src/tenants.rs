@@ -3,7 +3,7 @@
 
 use crate::args::{RunArgs, TraceArgs};
 use crate::workload::trace_source;
-use crate::{create_output, print, write_json, Failure};
+use crate::{create_output, open_json, show_report, Failure};
 use anyhow::anyhow;
 use ssdlab::config::TenantConfig;
 use ssdlab::{SimConfig, Simulation, VecStream};
@@ -37,12 +37,7 @@ pub fn cmd_run_tenants(a: &RunArgs, mut cfg: SimConfig) -> Result<(), Failure> {
             "--trace: the configuration names its tenants (host.tenant); give no --trace, or several"
         )));
     }
-    let json = a
-        .replay
-        .json
-        .as_ref()
-        .map(|p| create_output("--json", p).map(|f| (f, p)))
-        .transpose()?;
+    let json = open_json(a.replay.json.as_ref())?;
     let mut report = run(&cfg, None, a)?;
     if a.alone {
         let alone = (0..cfg.host.tenant.len())
@@ -56,13 +51,7 @@ pub fn cmd_run_tenants(a: &RunArgs, mut cfg: SimConfig) -> Result<(), Failure> {
             t.set_alone(&alone);
         }
     }
-    let mut table = String::new();
-    report.write_table(&mut table).map_err(Failure::internal)?;
-    print(&table)?;
-    if let Some((file, path)) = json {
-        write_json(file, path, &report)?;
-    }
-    Ok(())
+    show_report(&report, json)
 }
 
 /// The stream of tenant `t`: its trace read with the run's trace options, or its
