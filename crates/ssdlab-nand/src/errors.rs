@@ -7,9 +7,9 @@
 //!   `rber = (base + pe_coeff · PE^pe_exp) · (1 + ret_coeff · age_s^ret_exp)
 //!           · (1 + rd_coeff · reads) · page_type_scale[type]`
 //!
-//!   The P/E term is the power law of Cai et al., DATE 2012; age and read-disturb enter
-//!   as the power-law terms of Hetzler's fitted MLC error surface (2012/2014) and the
-//!   read-count growth of Cai et al., DSN 2015.
+//!   The P/E term models the wear-out measured by Cai et al., DATE 2012, as a power law;
+//!   age and read disturb enter as the power-law terms of Hetzler's fitted MLC error
+//!   surface (2012/2014) and the read-count growth of Cai et al., DSN 2015.
 //! * [`EccConfig`]: `t` correctable bits per codeword of `codeword_bits`, a read-retry
 //!   ladder (each step a fresh sense with shifted references, lowering the effective RBER
 //!   by its factor) and soft-decode tiers (each corrects more bits, at a longer decode).
@@ -54,7 +54,7 @@ pub struct RberModel {
 
 impl Default for RberModel {
     /// A TLC-like preset of illustrative magnitude (see docs/ERRORS.md): about 1e-5 at 0
-    /// P/E, 1e-3 at 3000 P/E read at once, several 1e-3 after a year of retention.
+    /// P/E, about 2e-3 at 3000 P/E read at once, 2.5 times that after a year of retention.
     fn default() -> Self {
         RberModel {
             base: 1.0e-5,
