@@ -331,6 +331,70 @@ fn normal_quantile(q: f64) -> f64 {
     }
 }
 
+/// The error model of one run: its parameters and its own RNG stream.
+#[derive(Clone, Debug)]
+pub struct ErrorModel {
+    rber: RberModel,
+    ecc: EccConfig,
+    rng: ssdlab_engine::SimRng,
+}
+
+/// What one page read costs and whether its data came back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadCharge {
+    /// Steps the decode took.
+    pub outcome: ReadOutcome,
+    /// Die, bus and decode time beyond the first sense (the `T_retry` share).
+    pub extra_ns: u64,
+}
+
+impl ErrorModel {
+    /// Validates both parts; the RNG stream is forked from the run's seed stream.
+    pub fn new(
+        rber: RberModel,
+        ecc: EccConfig,
+        run_rng: &ssdlab_engine::SimRng,
+    ) -> Result<Self, Vec<ErrorsError>> {
+        let mut errs = rber.validate();
+        errs.extend(ecc.validate());
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        Ok(ErrorModel {
+            rber,
+            ecc,
+            rng: run_rng.fork("errors"),
+        })
+    }
+
+    /// One page read of `codewords` codewords: its RBER from the block's wear, the
+    /// page's age and the block's read count, then the decode and its time.
+    pub fn read(
+        &mut self,
+        pe_cycles: u32,
+        age_s: f64,
+        reads: u64,
+        page_type: u32,
+        codewords: u32,
+        times: StepTimes,
+    ) -> ReadCharge {
+        let rber = self.rber.rber(pe_cycles, age_s, reads, page_type);
+        let rng = &mut self.rng;
+        let outcome = self
+            .ecc
+            .decode(rber, codewords, &mut || unit(rng.next_u64()));
+        ReadCharge {
+            outcome,
+            extra_ns: outcome.extra_ns(&self.ecc, times),
+        }
+    }
+}
+
+/// A uniform in `[0, 1)` from the top 53 bits.
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
 fn bad(key: &'static str, message: String) -> ErrorsError {
     ErrorsError { key, message }
 }
@@ -492,6 +556,34 @@ mod tests {
             e.validate()[0].to_string(),
             "errors.ecc.t: 10000 exceeds codeword_bits 9216"
         );
+    }
+
+    #[test]
+    fn error_model_charges_retry_time_deterministically() {
+        let seed = SimRng::new(42);
+        let t = StepTimes {
+            sense_ns: 60_000,
+            xfer_ns: 10_000,
+        };
+        let run = |rng: &SimRng| {
+            let mut m = ErrorModel::new(RberModel::default(), EccConfig::default(), rng).unwrap();
+            (0..500u32)
+                .map(|i| m.read(3000 + i * 10, 3.15e7, 0, i % 3, 16, t))
+                .collect::<Vec<_>>()
+        };
+        let a = run(&seed);
+        assert_eq!(a, run(&SimRng::new(42)));
+        let ecc = EccConfig::default();
+        for c in &a {
+            assert_eq!(c.extra_ns, c.outcome.extra_ns(&ecc, t));
+        }
+        assert!(a.iter().any(|c| c.extra_ns > 0));
+        let bad = RberModel {
+            rd_coeff: f64::INFINITY,
+            ..RberModel::default()
+        };
+        let errs = ErrorModel::new(bad, EccConfig::default(), &seed).unwrap_err();
+        assert_eq!(errs[0].key, "rber.rd_coeff");
     }
 
     proptest::proptest! {
