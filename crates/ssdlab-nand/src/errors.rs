@@ -193,6 +193,30 @@ impl ReadOutcome {
         }
         ns
     }
+
+    /// Senses beyond the first: the retry steps' and the soft tiers'. Each also moves
+    /// the page over the bus again.
+    pub fn extra_senses(&self, ecc: &EccConfig) -> u32 {
+        let soft: u32 = ecc
+            .soft_tiers
+            .iter()
+            .take(self.soft_tiers as usize)
+            .map(|t| t.senses)
+            .sum();
+        self.retries + soft
+    }
+
+    /// Decode time beyond the first hard decode: a hard decode per retry step and each
+    /// soft tier's decode.
+    pub fn extra_decode_ns(&self, ecc: &EccConfig) -> u64 {
+        let soft: u64 = ecc
+            .soft_tiers
+            .iter()
+            .take(self.soft_tiers as usize)
+            .map(|t| t.decode_ns)
+            .sum();
+        u64::from(self.retries) * ecc.decode_ns + soft
+    }
 }
 
 impl EccConfig {
@@ -367,6 +391,16 @@ impl ErrorModel {
         })
     }
 
+    /// The RBER model.
+    pub fn rber(&self) -> &RberModel {
+        &self.rber
+    }
+
+    /// The ECC settings the model decodes with.
+    pub fn ecc(&self) -> &EccConfig {
+        &self.ecc
+    }
+
     /// One page read of `codewords` codewords: its RBER from the block's wear, the
     /// page's age and the block's read count, then the decode and its time.
     pub fn read(
@@ -501,6 +535,15 @@ mod tests {
         };
         let soft = 2 * 70_000 + 8_000 + 4 * 70_000 + 20_000;
         assert_eq!(s.extra_ns(&ecc, t), 4 * 72_000 + soft);
+        // The split the back end charges: senses (each with a transfer) and decodes.
+        assert_eq!(r.extra_senses(&ecc), 3);
+        assert_eq!(r.extra_decode_ns(&ecc), 3 * 2_000);
+        assert_eq!(s.extra_senses(&ecc), 4 + 2 + 4);
+        assert_eq!(s.extra_decode_ns(&ecc), 4 * 2_000 + 8_000 + 20_000);
+        for o in [r, s] {
+            let split = u64::from(o.extra_senses(&ecc)) * 70_000 + o.extra_decode_ns(&ecc);
+            assert_eq!(split, o.extra_ns(&ecc, t));
+        }
     }
 
     #[test]

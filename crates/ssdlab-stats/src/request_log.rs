@@ -110,6 +110,7 @@ mod tests {
                 flash_ops: 2,
                 buffer_hits: 0,
                 pre_read_ns: 0,
+                media_error: false,
             });
         }
         assert_eq!(log.len(), 2);

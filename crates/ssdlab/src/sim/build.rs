@@ -210,6 +210,10 @@ impl Simulation {
                     cfg.verify,
                 ))
             }),
+            errors: cfg
+                .errors
+                .is_on()
+                .then(|| Box::new(super::errors::ErrorsState::new(&cfg.errors, &geom, &rng))),
             geom,
             cfg,
         };
