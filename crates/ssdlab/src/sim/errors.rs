@@ -66,9 +66,10 @@ pub(crate) struct ErrorsState {
     base_pe: Vec<u32>,
     /// Per block: page reads since its last erase (read disturb).
     reads: Vec<u32>,
-    /// Per page: when it was programmed, in ms since the run's start plus 1; 0 for data
-    /// already on the device at the start.
-    programmed_ms: Vec<u32>,
+    /// Pages programmed during the run: when, in ms since its start. A page not in it
+    /// holds data that was on the device at the start. (A map, not a per-page table: a
+    /// run touches few of a large drive's pages.)
+    programmed_ms: FxHashMap<u32, u32>,
     initial_age_s: f64,
     /// Per die: the array time its current read group adds.
     die_extra: Vec<u64>,
@@ -112,7 +113,7 @@ impl ErrorsState {
             initial_pe: cfg.initial_pe,
             base_pe,
             reads: vec![0; blocks],
-            programmed_ms: vec![0; geom.pages() as usize],
+            programmed_ms: FxHashMap::default(),
             initial_age_s: cfg.initial_age_s,
             die_extra: vec![0; geom.dies() as usize],
             charged: FxHashMap::default(),
@@ -137,9 +138,9 @@ impl ErrorsState {
     /// Retention age of the data of `ppn` at `now_ns`, in seconds.
     pub(crate) fn age_s(&self, ppn: Ppn, now_ns: u64) -> f64 {
         let now_s = now_ns as f64 * 1e-9;
-        match self.programmed_ms[ppn.idx()] {
-            0 => self.initial_age_s + now_s,
-            ms => (now_s - f64::from(ms - 1) * 1e-3).max(0.0),
+        match self.programmed_ms.get(&ppn.0) {
+            None => self.initial_age_s + now_s,
+            Some(&ms) => (now_s - f64::from(ms) * 1e-3).max(0.0),
         }
     }
 
@@ -205,8 +206,8 @@ impl ErrorsState {
 
     /// Page `ppn` was programmed at `now_ns`.
     pub(crate) fn programmed(&mut self, ppn: Ppn, now_ns: u64) {
-        let ms = (now_ns / 1_000_000).min(u64::from(u32::MAX - 1)) as u32;
-        self.programmed_ms[ppn.idx()] = ms + 1;
+        let ms = (now_ns / 1_000_000).min(u64::from(u32::MAX)) as u32;
+        self.programmed_ms.insert(ppn.0, ms);
     }
 
     /// `block` was erased: its read-disturb count starts again.
