@@ -313,8 +313,9 @@ impl Recorder {
         self.sink = Some(CsvSink::new(w, self.status_column));
     }
 
-    /// Gives the per-request CSV a status column (`ok` or `media-error`), for devices
-    /// whose requests can fail; call before [`Recorder::set_per_request_sink`].
+    /// Gives the per-request CSV and log a status column (`ok` or `media-error`), for
+    /// devices whose requests can fail; call before [`Recorder::set_per_request_sink`]
+    /// and [`Recorder::keep_request_log`].
     pub fn add_status_column(&mut self) {
         self.status_column = true;
     }
@@ -333,6 +334,7 @@ impl Recorder {
             admitted_ns: v(),
             completion_ns: v(),
             service_ns: v(),
+            status: self.status_column.then(|| Vec::with_capacity(expected)),
         });
     }
 

@@ -201,11 +201,12 @@ impl Simulation {
                 if self.nand.is_some() {
                     self.nand_array(die);
                 } else if self.errors.is_some() {
+                    // Not the read lane: its delay varies (a lane would send it to the
+                    // heap anyway), and one call site keeps the lane's code inline.
                     let t_read = self.t_read.as_ns();
                     let extra = self.errors_read_group(die, t_read, u32::MAX);
                     let delay = SimDuration(t_read + extra);
-                    self.events
-                        .schedule_in_lane(READ_LANE, delay, Event::ArrayDone(die));
+                    self.events.schedule_in(delay, Event::ArrayDone(die));
                 } else {
                     self.events
                         .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));

@@ -260,9 +260,6 @@ impl Simulation {
 
     /// Streams one CSV line per completed request to `w`.
     pub fn set_per_request_csv(&mut self, w: Box<dyn std::io::Write + Send>) {
-        if self.errors.is_some() {
-            self.rec.add_status_column();
-        }
         self.rec.set_per_request_sink(w);
     }
 
