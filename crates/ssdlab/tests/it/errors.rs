@@ -245,3 +245,82 @@ fn bad_settings_are_refused_by_key() {
         .to_string();
     assert!(err.contains("errors.mode"), "{err}");
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+    use ssdlab::SimConfig;
+    use ssdlab_trace::IoRequest;
+
+    /// The small device with fewer blocks (GC runs), preconditioned, verified, worn
+    /// enough that some reads fail, with or without redundancy.
+    fn device(raid: u8, pe: u32) -> SimConfig {
+        let pe = format!("errors.initial_pe={pe}");
+        let mut sets = vec![
+            "verify=true",
+            "geometry.blocks_per_plane=24",
+            "ftl.precondition.enabled=true",
+            "errors.mode=\"on\"",
+            "errors.pe_spread=0.3",
+            "errors.initial_age_s=3.15e7",
+            pe.as_str(),
+        ];
+        match raid {
+            0 => {}
+            1 => sets.push("raid.level=5"),
+            2 => sets.extend([
+                "raid.level=5",
+                "raid.domain=\"channel\"",
+                "raid.group_size=4",
+            ]),
+            _ => sets.extend(["raid.level=1", "raid.group_size=2"]),
+        }
+        small_config(&sets)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        /// Writes, reads and (without RAID) trims in any order on a worn device: verify finds no read
+        /// wrong (a rebuilt read returns the last write; a lost one returns a status,
+        /// not data), the audit finds every page right, and the counts add up: every
+        /// uncorrectable host read is rebuilt or lost, every failed rebuild is a lost
+        /// read, and without redundancy nothing is rebuilt.
+        #[test]
+        fn uncorrectable_reads_never_return_wrong_data(
+            ops in proptest::collection::vec((0u8..10, 0u64..2_000, 1u64..24), 50..300),
+            raid in 0u8..4,
+            pe in 7500u32..10000,
+        ) {
+            let reqs: Vec<IoRequest> = ops
+                .iter()
+                .enumerate()
+                .map(|(i, &(kind, lpn, pages))| {
+                    // RAID devices take no trims.
+                    let op = match kind {
+                        0..=3 => Op::Write,
+                        4 if raid == 0 => Op::Trim,
+                        _ => Op::Read,
+                    };
+                    io(i as u64 * 40, op, lpn, pages)
+                })
+                .collect();
+            let mut sim = vec_sim(device(raid, pe), reqs);
+            sim.run_to_end().map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            sim.audit().map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let r = sim.into_report().unwrap();
+            let e = r.errors.unwrap();
+            prop_assert_eq!(e.steps_histogram.iter().sum::<u64>(), e.reads_decoded);
+            prop_assert_eq!(*e.steps_histogram.last().unwrap(), e.uncorrectable_reads);
+            prop_assert!(e.host_uncorrectable <= e.rebuilt_reads + e.lost_reads);
+            prop_assert!(e.failed_rebuilds <= e.lost_reads);
+            prop_assert!(e.media_error_requests <= e.lost_reads);
+            if raid == 0 {
+                prop_assert_eq!(e.rebuilt_reads, 0);
+                prop_assert_eq!(e.lost_reads, e.host_uncorrectable);
+            } else {
+                prop_assert_eq!(e.rebuilt_reads + e.lost_reads - e.failed_rebuilds, e.host_uncorrectable);
+            }
+        }
+    }
+}
