@@ -355,12 +355,18 @@ fn normal_quantile(q: f64) -> f64 {
     }
 }
 
-/// The error model of one run: its parameters and its own RNG stream.
+/// The error model of one run: its parameters and the seed of its draws.
+///
+/// A page's draws are a function of the run's seed and the page's *version* (its
+/// address and when it was programmed), not of the order of reads: a codeword that is
+/// bad stays bad at every read of the same data, as its errors sit in its cells, while
+/// the RBER it is drawn at grows with wear, age and read disturb. Data programmed again
+/// (moved, rewritten) draws afresh.
 #[derive(Clone, Debug)]
 pub struct ErrorModel {
     rber: RberModel,
     ecc: EccConfig,
-    rng: ssdlab_engine::SimRng,
+    seed: u64,
 }
 
 /// What one page read costs and whether its data came back.
@@ -373,7 +379,8 @@ pub struct ReadCharge {
 }
 
 impl ErrorModel {
-    /// Validates both parts; the RNG stream is forked from the run's seed stream.
+    /// Validates both parts; the seed of the draws is the first of the stream
+    /// `"errors"` forked from the run's seed stream.
     pub fn new(
         rber: RberModel,
         ecc: EccConfig,
@@ -387,7 +394,7 @@ impl ErrorModel {
         Ok(ErrorModel {
             rber,
             ecc,
-            rng: run_rng.fork("errors"),
+            seed: run_rng.fork("errors").next_u64(),
         })
     }
 
@@ -401,10 +408,13 @@ impl ErrorModel {
         &self.ecc
     }
 
-    /// One page read of `codewords` codewords: its RBER from the block's wear, the
+    /// One read of page version `page` (any key naming the page and its program, see
+    /// the type's note) of `codewords` codewords: its RBER from the block's wear, the
     /// page's age and the block's read count, then the decode and its time.
+    #[allow(clippy::too_many_arguments)]
     pub fn read(
-        &mut self,
+        &self,
+        page: u64,
         pe_cycles: u32,
         age_s: f64,
         reads: u64,
@@ -413,10 +423,17 @@ impl ErrorModel {
         times: StepTimes,
     ) -> ReadCharge {
         let rber = self.rber.rber(pe_cycles, age_s, reads, page_type);
-        let rng = &mut self.rng;
-        let outcome = self
-            .ecc
-            .decode(rber, codewords, &mut || unit(rng.next_u64()));
+        // SplitMix64 over the page's key: one uniform per codeword, the same at every
+        // read of the version.
+        let mut x = self.seed ^ page.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut draw = || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            unit(z ^ (z >> 31))
+        };
+        let outcome = self.ecc.decode(rber, codewords, &mut draw);
         ReadCharge {
             outcome,
             extra_ns: outcome.extra_ns(&self.ecc, times),
@@ -602,6 +619,32 @@ mod tests {
     }
 
     #[test]
+    fn a_page_versions_draws_do_not_depend_on_the_read_order() {
+        let m =
+            ErrorModel::new(RberModel::default(), EccConfig::default(), &SimRng::new(7)).unwrap();
+        let t = StepTimes {
+            sense_ns: 60_000,
+            xfer_ns: 10_000,
+        };
+        // Near the hard limit, where the draw decides.
+        let at = |page: u64| m.read(page, 6000, 0.0, 0, 1, 16, t).outcome;
+        let first: Vec<_> = (0..200).map(at).collect();
+        let again: Vec<_> = (0..200).rev().map(at).collect();
+        assert!(
+            first.iter().eq(again.iter().rev()),
+            "the same page reads the same"
+        );
+        assert!(first.iter().any(|o| o.retries > 0) && first.iter().any(|o| o.retries == 0));
+        // Another seed, other draws.
+        let other =
+            ErrorModel::new(RberModel::default(), EccConfig::default(), &SimRng::new(8)).unwrap();
+        let second: Vec<_> = (0..200)
+            .map(|p| other.read(p, 6000, 0.0, 0, 1, 16, t).outcome)
+            .collect();
+        assert_ne!(first, second);
+    }
+
+    #[test]
     fn error_model_charges_retry_time_deterministically() {
         let seed = SimRng::new(42);
         let t = StepTimes {
@@ -609,9 +652,9 @@ mod tests {
             xfer_ns: 10_000,
         };
         let run = |rng: &SimRng| {
-            let mut m = ErrorModel::new(RberModel::default(), EccConfig::default(), rng).unwrap();
+            let m = ErrorModel::new(RberModel::default(), EccConfig::default(), rng).unwrap();
             (0..500u32)
-                .map(|i| m.read(3000 + i * 10, 3.15e7, 0, i % 3, 16, t))
+                .map(|i| m.read(u64::from(i), 3000 + i * 10, 3.15e7, 0, i % 3, 16, t))
                 .collect::<Vec<_>>()
         };
         let a = run(&seed);

@@ -54,6 +54,17 @@ pub struct ErrorsReport {
     /// Of those, pages without redundancy whose logical page now holds bad data until
     /// the host writes it again.
     pub background_lost: u64,
+    /// Blocks relocated for their reads' bit errors (read reclaim,
+    /// `errors.reclaim_steps`); their moves are the `refresh-*` transactions.
+    #[serde(default)]
+    pub reclaimed_blocks: u64,
+    /// Valid pages those relocations moved.
+    #[serde(default)]
+    pub reclaimed_pages: u64,
+    /// Relocations dropped: the block was no longer full (erased meanwhile, or still
+    /// open).
+    #[serde(default)]
+    pub reclaim_skipped: u64,
 }
 
 impl ErrorsReport {

@@ -254,6 +254,14 @@ fn toml_literal(v: &Value) -> String {
             let f = n.as_f64().unwrap_or(f64::NAN);
             toml::Value::Float(f).to_string()
         }
+        // An inline table (an entry of an array of tables): `{ key = value, … }`.
+        Value::Object(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", toml_literal(v)))
+                .collect();
+            format!("{{ {} }}", inner.join(", "))
+        }
         other => other.to_string(),
     }
 }

@@ -32,6 +32,11 @@ pub struct ErrorsConfig {
     /// Retention age, in seconds, at the start of the run of the data already on the
     /// device (the preconditioned pages).
     pub initial_age_s: f64,
+    /// Read reclaim: a page read that needed at least this many read-retry steps and
+    /// soft-decode tiers, or could not be corrected, has its block relocated (its
+    /// valid pages moved to fresh blocks, then erased) as soon as its plane runs no
+    /// GC. 0 (default) relocates nothing.
+    pub reclaim_steps: u32,
     /// Data bytes per ECC codeword: a page read decodes
     /// `ceil(page_size_bytes / codeword_data_bytes)` codewords.
     pub codeword_data_bytes: u32,
@@ -48,6 +53,7 @@ impl Default for ErrorsConfig {
             initial_pe: 0,
             pe_spread: 0.0,
             initial_age_s: 0.0,
+            reclaim_steps: 0,
             codeword_data_bytes: 1024,
             rber: RberModel::default(),
             ecc: EccConfig::default(),

@@ -54,6 +54,9 @@ struct Counts {
     background: u64,
     background_recovered: u64,
     background_lost: u64,
+    reclaimed_blocks: u64,
+    reclaimed_pages: u64,
+    reclaim_skipped: u64,
 }
 
 /// The device's wear, age and read-disturb state and the run's error draws.
@@ -81,6 +84,12 @@ pub(crate) struct ErrorsState {
     failed: FxHashSet<ReqId>,
     /// Reconstructions (by job) a source of which could not be decoded.
     failed_jobs: FxHashSet<u32>,
+    /// `errors.reclaim_steps` (0: no read reclaim).
+    reclaim_steps: u32,
+    /// Blocks to relocate for their reads' bit errors, in the order they asked.
+    reclaim: Vec<BlockId>,
+    /// The same blocks, for a quick test.
+    reclaim_set: FxHashSet<u32>,
     /// Host page reads waiting for their stripe to settle before a rebuild.
     waiting: Vec<(ReqId, Lpn)>,
     /// Per host request: T_retry of its last-completing page read.
@@ -122,6 +131,9 @@ impl ErrorsState {
             failed_jobs: FxHashSet::default(),
             req_retry: FxHashMap::default(),
             waiting: Vec::new(),
+            reclaim_steps: cfg.reclaim_steps,
+            reclaim: Vec::new(),
+            reclaim_set: FxHashSet::default(),
             c: Counts::default(),
             rber_sum: 0.0,
             histogram: vec![0; steps + 2],
@@ -165,9 +177,16 @@ impl ErrorsState {
         let disturb = u64::from(*reads);
         *reads = reads.saturating_add(1);
         let rber = self.model.rber().rber(pe, age, disturb, page_type);
+        // The page's version: its address and its program time (none for data that
+        // was on the drive at the start).
+        let stamp = self
+            .programmed_ms
+            .get(&ppn.0)
+            .map_or(0, |&ms| u64::from(ms) + 1);
+        let version = (u64::from(ppn.0) << 32) | stamp;
         let r = self
             .model
-            .read(pe, age, disturb, page_type, self.codewords, times);
+            .read(version, pe, age, disturb, page_type, self.codewords, times);
         let o = r.outcome;
         self.c.reads += 1;
         self.rber_sum += rber;
@@ -183,6 +202,13 @@ impl ErrorsState {
         self.histogram[bucket] += 1;
         if o.uncorrectable {
             self.c.uncorrectable += 1;
+        }
+        let steps = o.retries + o.soft_tiers;
+        if self.reclaim_steps > 0
+            && (o.uncorrectable || steps >= self.reclaim_steps)
+            && self.reclaim_set.insert(block.0)
+        {
+            self.reclaim.push(block);
         }
         if r.extra_ns == 0 && !o.uncorrectable {
             return None;
@@ -210,9 +236,18 @@ impl ErrorsState {
         self.programmed_ms.insert(ppn.0, ms);
     }
 
-    /// `block` was erased: its read-disturb count starts again.
+    /// `block` was erased: its read-disturb count starts again, and a relocation it
+    /// still waited for is moot.
     pub(crate) fn erased(&mut self, block: BlockId) {
         self.reads[block.idx()] = 0;
+        if self.reclaim_set.remove(&block.0) {
+            self.reclaim.retain(|&b| b != block);
+        }
+    }
+
+    /// True when rebuilds or relocations wait for a completion.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.waiting.is_empty() || !self.reclaim.is_empty()
     }
 
     /// The report section; `erases` gives each block's erases in the run.
@@ -251,6 +286,9 @@ impl ErrorsState {
             background_uncorrectable: c.background,
             background_recovered: c.background_recovered,
             background_lost: c.background_lost,
+            reclaimed_blocks: c.reclaimed_blocks,
+            reclaimed_pages: c.reclaimed_pages,
+            reclaim_skipped: c.reclaim_skipped,
         }
     }
 }
@@ -348,7 +386,8 @@ impl Simulation {
                 }
                 e.c.host_uncorrectable += 1;
                 if self.raid.is_some() {
-                    let rebuilt = self.reconstruct_read(txn.req, txn.lpn, txn.expect);
+                    let expect = self.errors_rebuild_expect(txn.lpn, txn.ppn, txn.expect);
+                    let rebuilt = self.reconstruct_read(txn.req, txn.lpn, expect);
                     if rebuilt {
                         self.errs().c.rebuilt += 1;
                     } else if self.raid_stripe_busy(txn.lpn) || self.raid_recoverable_later(txn.lpn)
@@ -408,20 +447,73 @@ impl Simulation {
         }
     }
 
-    /// True when host reads wait for their stripes before a rebuild.
+    /// True when rebuilds or relocations wait for a completion.
     #[inline]
     pub(super) fn errors_waiting(&self) -> bool {
-        self.errors.as_ref().is_some_and(|e| !e.waiting.is_empty())
+        self.errors.as_ref().is_some_and(|e| e.has_pending())
+    }
+
+    /// After a completion: the rebuilds that waited try again, then the relocations.
+    #[inline(never)]
+    pub(super) fn errors_after_txn(&mut self) {
+        if !self.errs().waiting.is_empty() {
+            self.errors_retry_waiting();
+        }
+        if !self.errs().reclaim.is_empty() {
+            self.errors_start_reclaims();
+        }
+    }
+
+    /// Starts the relocation of each queued block whose plane runs no GC (read
+    /// reclaim); a block that is no longer full (erased, or still open) is dropped.
+    fn errors_start_reclaims(&mut self) {
+        let queue = std::mem::take(&mut self.errs().reclaim);
+        let mut still = Vec::new();
+        for block in queue {
+            let plane = self.geom.plane_of_block(block);
+            if self.gc_jobs[plane.idx()].active() {
+                still.push(block);
+                continue;
+            }
+            self.errs().reclaim_set.remove(&block.0);
+            if self.plane_dead(plane) || !self.ftl.select_victim_block(block) {
+                self.errs().c.reclaim_skipped += 1;
+                continue;
+            }
+            let pages = u64::from(self.ftl.valid_pages(block));
+            let e = self.errs();
+            e.c.reclaimed_blocks += 1;
+            e.c.reclaimed_pages += pages;
+            self.launch_collector(plane, block, true, true);
+        }
+        let e = self.errs();
+        still.append(&mut e.reclaim);
+        e.reclaim = still;
+    }
+
+    /// What a rebuild of `lpn` must return, for verify: the stripe holds the flash's
+    /// current version of the page, so the content of `lpn`'s current page; that is
+    /// `admitted` (what the read expected when admitted) while the page is still `read`,
+    /// the one the failed read sensed. A newer version written since is what a
+    /// rebuild can give (the stripe's parity no longer covers the old one), and the
+    /// host may get it: NVMe does not order a read and a write of the same blocks that
+    /// are outstanding together (a host that needs the order waits for the write's
+    /// completion).
+    fn errors_rebuild_expect(&self, lpn: Lpn, read: Ppn, admitted: u64) -> u64 {
+        match self.ftl.lookup(lpn) {
+            Some(p) if p == read => admitted,
+            Some(p) if self.verify.is_some() => self.ftl.token(p),
+            _ => admitted,
+        }
     }
 
     /// The rebuilds that waited try again after a completion that may have settled
     /// their stripes, each for the content current now; a page that can no longer be
     /// rebuilt is answered with a media error.
-    #[inline(never)]
-    pub(super) fn errors_retry_waiting(&mut self) {
+    fn errors_retry_waiting(&mut self) {
         let waiting = std::mem::take(&mut self.errs().waiting);
         for (id, lpn) in waiting {
-            let expect = self.expected(lpn);
+            let expect = self.errors_rebuild_expect(lpn, Ppn(u32::MAX), 0);
             if self.reconstruct_read(id, lpn, expect) {
                 self.errs().c.rebuilt += 1;
             } else if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {

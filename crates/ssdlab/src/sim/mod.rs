@@ -72,6 +72,7 @@ mod prepare;
 pub(crate) mod raid;
 mod report;
 mod sectors;
+mod starve;
 mod stream;
 pub mod tenants;
 pub(crate) mod txn;

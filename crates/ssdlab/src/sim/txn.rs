@@ -193,7 +193,7 @@ impl super::Simulation {
             _ => self.raid_txn_done(t),
         }
         if self.errors_waiting() {
-            self.errors_retry_waiting();
+            self.errors_after_txn();
         }
         sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
         self.nand_txn_done_if_on(t);

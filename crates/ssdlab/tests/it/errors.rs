@@ -281,7 +281,7 @@ mod random {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
-        /// Writes, reads and (without RAID) trims in any order on a worn device: verify finds no read
+        /// With or without read reclaim: writes, reads and (without RAID) trims in any order on a worn device: verify finds no read
         /// wrong (a rebuilt read returns the last write; a lost one returns a status,
         /// not data), the audit finds every page right, and the counts add up: every
         /// uncorrectable host read is rebuilt or lost, every failed rebuild is a lost
@@ -291,6 +291,7 @@ mod random {
             ops in proptest::collection::vec((0u8..10, 0u64..2_000, 1u64..24), 50..300),
             raid in 0u8..4,
             pe in 7500u32..10000,
+            reclaim in prop::bool::ANY,
         ) {
             let reqs: Vec<IoRequest> = ops
                 .iter()
@@ -305,7 +306,9 @@ mod random {
                     io(i as u64 * 40, op, lpn, pages)
                 })
                 .collect();
-            let mut sim = vec_sim(device(raid, pe), reqs);
+            let mut cfg = device(raid, pe);
+            cfg.errors.reclaim_steps = if reclaim { 3 } else { 0 };
+            let mut sim = vec_sim(cfg, reqs);
             sim.run_to_end().map_err(|e| TestCaseError::fail(format!("{e}")))?;
             sim.audit().map_err(|e| TestCaseError::fail(format!("{e}")))?;
             let r = sim.into_report().unwrap();
@@ -323,4 +326,51 @@ mod random {
             }
         }
     }
+}
+
+/// Read reclaim: a page read that needed `reclaim_steps` steps has its block relocated
+/// (`refresh-*` transactions, not GC's), so that the next read of the page finds a
+/// fresh copy (programmed now, not a year ago) and needs fewer steps; without reclaim
+/// the second read is as slow as the first. Verify checks both reads.
+#[test]
+fn read_reclaim_relocates_a_weak_block() {
+    let reads = |reclaim: &str| {
+        let sets = [
+            "verify=true",
+            "ftl.precondition.enabled=true",
+            "errors.mode=\"on\"",
+            "errors.initial_pe=6000",
+            "errors.initial_age_s=3.15e7",
+            reclaim,
+        ];
+        let reqs = vec![io(0, Op::Read, 40, 1), io(100_000, Op::Read, 40, 1)];
+        let mut sim = vec_sim(small_config(&sets), reqs);
+        sim.keep_request_log();
+        sim.run_to_end().unwrap();
+        sim.audit().unwrap();
+        let log = sim.take_request_log().unwrap();
+        let r = sim.into_report().unwrap();
+        let lat: Vec<u64> = (0..2).map(|i| log.response_ns(i)).collect();
+        (lat, r)
+    };
+    let (plain, r0) = reads("errors.reclaim_steps=0");
+    let (reclaimed, r1) = reads("errors.reclaim_steps=1");
+    assert!(plain[0] > 100_000, "the first read retries: {plain:?}");
+    assert!(plain[1] >= plain[0], "{plain:?}");
+    assert_eq!(reclaimed[0], plain[0], "the first read is the same");
+    assert!(reclaimed[1] < plain[1] / 2, "{reclaimed:?} vs {plain:?}");
+    let (e0, e1) = (r0.errors.clone().unwrap(), r1.errors.clone().unwrap());
+    assert_eq!(e0.reclaimed_blocks, 0);
+    assert_eq!(e1.reclaimed_blocks, 1);
+    let pages_of = |r: &Report, reason| {
+        r.transactions
+            .iter()
+            .find(|t| t.reason == reason)
+            .map_or(0, |t| t.pages)
+    };
+    use ssdlab_nand::TxnReason::{GcWrite, RefreshErase, RefreshWrite};
+    assert_eq!(pages_of(&r1, RefreshWrite), e1.reclaimed_pages);
+    assert_eq!(pages_of(&r1, RefreshErase), 1);
+    assert_eq!(pages_of(&r1, GcWrite), 0, "not GC");
+    assert_eq!(r1.gc_runs, 0);
 }
