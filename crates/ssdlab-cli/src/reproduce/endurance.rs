@@ -29,7 +29,7 @@ pub struct EnduranceArgs {
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// P/E cycles every block has been through before the run, one point each.
-    #[arg(long, value_name = "N,..", value_delimiter = ',', default_values_t = [0u32, 1000, 3000, 5000])]
+    #[arg(long, value_name = "N,..", value_delimiter = ',', default_values_t = [0u32, 1000, 3000, 5000, 7000])]
     pub pe: Vec<u32>,
 }
 
@@ -324,8 +324,9 @@ fn summary(trace: &Path, pe: &[u32], grid: &[Vec<Point>], wall_s: f64, threads: 
         s,
         "`ssdlab study endurance` on the `{PRESET}` preset, filled before the trace, its SLC \
          cache off for every scheme (not modelled with RAID), verify on; trace `{}`; seed 1. \
-         The error model (`errors.mode = \"on\"`) with its default parameters \
-         (docs/ERRORS.md gives their source); every block's P/E count is drawn around the \
+         The error model (`errors.mode = \"on\"`) with its default parameters, a \
+         TLC-like set of illustrative magnitude that is **not fitted to a paper** \
+         (docs/ERRORS.md §1 says where its form comes from); every block's P/E count is drawn around the \
          point's value with a {:.0} % coefficient of variation, and the data on the drive is \
          {:.0} days old. {} runs on {threads} threads in {wall_s:.1} s.\n",
         trace_name(trace),
