@@ -61,12 +61,27 @@ pub enum Cmd {
     /// machine's cores into one CSV table (one row per point).
     #[command(after_help = crate::names::device_lists())]
     Sweep(SweepArgs),
+    /// ssdlab's own experiments (not a paper's): CSVs, SVG figures and a summary.
+    Study {
+        /// Which study.
+        #[command(subcommand)]
+        cmd: StudyCmd,
+    },
     /// Reproduce a paper's headline experiment: CSVs, SVG figures and a summary.
     Reproduce {
         /// Which paper.
         #[command(subcommand)]
         cmd: crate::reproduce::ReproduceCmd,
     },
+}
+
+/// `study` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum StudyCmd {
+    /// Read latency, retries, uncorrectable, rebuilt and lost reads of the tlc-1tb drive
+    /// as it wears (P/E cycles), without RAID and with chip RAID-5, channel RAID-5 and
+    /// CR5M (docs/ERRORS.md).
+    Endurance(crate::reproduce::endurance::EnduranceArgs),
 }
 
 /// `trace` subcommands.

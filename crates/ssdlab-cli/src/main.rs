@@ -107,6 +107,9 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
         }
         Cmd::Sweep(a) => sweep::cmd_sweep(&a),
         Cmd::Reproduce { cmd } => reproduce::run(&cmd),
+        Cmd::Study {
+            cmd: args::StudyCmd::Endurance(a),
+        } => reproduce::endurance::run(&a),
     }
 }
 

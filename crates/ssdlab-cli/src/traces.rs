@@ -17,7 +17,7 @@ pub const MANIFEST: &str = include_str!("../../../traces/MANIFEST.md");
 
 /// Where the sample traces are: `dir` if given, else `traces/` under the current
 /// directory, else the repository the binary was built from.
-fn traces_dir(dir: Option<&Path>) -> Result<PathBuf, Failure> {
+pub(crate) fn traces_dir(dir: Option<&Path>) -> Result<PathBuf, Failure> {
     if let Some(d) = dir {
         return if d.is_dir() {
             Ok(d.to_path_buf())

@@ -73,7 +73,10 @@ impl<E> Lane<E> {
         }
     }
 
-    #[inline]
+    // Forced: it is a few instructions on the hottest path (every array, bus and
+    // arrival delay), and the compiler's choice for it flips with unrelated changes
+    // to its callers (docs/PERFORMANCE.md).
+    #[inline(always)]
     fn push(&mut self, entry: Entry<E>) {
         if self.len == self.slots.len() {
             self.grow();

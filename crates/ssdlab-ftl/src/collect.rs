@@ -95,6 +95,23 @@ impl Ftl {
         Some(BlockId(b))
     }
 
+    /// Makes `block` its plane's victim for a relocation (read reclaim: its data is
+    /// moved for its bit errors, not for space), and says whether it could: no GC runs
+    /// in the plane and the block is full (not open, free or an SLC-mode block). Not
+    /// counted as a GC victim.
+    pub fn select_victim_block(&mut self, block: BlockId) -> bool {
+        let b = block.0;
+        let pm = self.blocks.plane_of(b);
+        if self.blocks.planes[pm].victim != NONE
+            || self.blocks.blocks[b as usize].state() != BlockState::Full
+            || self.is_slc_block(block)
+        {
+            return false;
+        }
+        self.blocks.mark_victim(b, false);
+        true
+    }
+
     /// The static wear-leveling victim of `plane`, if one is due.
     fn static_wl_pick(&self, plane: PlaneId) -> Option<u32> {
         let spread = self.static_spread;
@@ -281,6 +298,36 @@ mod tests {
         f.erase_done(v);
         f.check_invariants();
         Some(v)
+    }
+
+    #[test]
+    fn a_relocation_victim_must_be_a_full_block_of_an_idle_plane() {
+        let mut f = ftl_one_plane(small_cfg());
+        // Blocks 0..3 full; two overwrites open block 4.
+        for l in 0..16 {
+            write_done(&mut f, l, 1);
+        }
+        for l in [0, 1] {
+            write_done(&mut f, l, 2);
+        }
+        let open = f.lookup(Lpn(1)).map(|p| BlockId(p.0 / 4)).unwrap();
+        assert!(!f.select_victim_block(open), "the open block");
+        // A full block with no invalid page: greedy would never pick it.
+        assert!(f.select_victim_block(BlockId(1)));
+        assert_eq!(f.gc_victim(P), Some(BlockId(1)));
+        assert!(!f.select_victim_block(BlockId(2)), "one job per plane");
+        assert_eq!(f.counters().gc_victims, 0, "not a GC victim");
+        let mut pages = Vec::new();
+        f.victim_valid_pages(BlockId(1), &mut pages);
+        assert_eq!(pages.len(), 4);
+        for &(src, lpn) in &pages {
+            let dst = f.gc_begin_move(src).unwrap();
+            assert!(f.gc_finish_move(src, dst));
+            assert_eq!(f.lookup(lpn), Some(dst));
+        }
+        f.erase_done(BlockId(1));
+        assert!(f.select_victim_block(BlockId(2)), "the plane is idle again");
+        f.check_invariants();
     }
 
     #[test]

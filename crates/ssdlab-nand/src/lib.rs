@@ -9,6 +9,8 @@
 //!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume;
 //!   [`SlcCacheConfig`]: blocks used in SLC mode as a write cache;
 //!   [`CacheMode`]: ONFI cache read and cache program.
+//! * [`RberModel`], [`EccConfig`], [`ReadOutcome`], [`ErrorModel`]: raw bit errors, ECC and
+//!   read retry.
 //!
 //! Global numbering: chips are numbered in *stripe order*, channel first
 //! (`chip = way × channels + channel`), so consecutive chip IDs lie on consecutive
@@ -19,6 +21,7 @@
 
 mod cache;
 mod cell;
+mod errors;
 mod geometry;
 mod ids;
 mod op;
@@ -28,6 +31,9 @@ mod timing;
 
 pub use cache::CacheMode;
 pub use cell::{CellError, CellType, NandConfig, PageOrder, ProgramModel};
+pub use errors::{
+    EccConfig, ErrorModel, ErrorsError, RberModel, ReadCharge, ReadOutcome, SoftTier, StepTimes,
+};
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};

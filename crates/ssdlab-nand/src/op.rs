@@ -46,6 +46,13 @@ pub enum TxnReason {
     FoldWrite,
     /// The erase of a folded SLC-mode block.
     FoldErase,
+    /// A read of a valid page of a block relocated because its reads needed many
+    /// read-retry steps (read reclaim, the error model: docs/ERRORS.md).
+    RefreshRead,
+    /// The program of a relocated page, in a fresh block.
+    RefreshWrite,
+    /// The erase of a relocated block.
+    RefreshErase,
     /// Rebuild traffic after a failure.
     Rebuild,
     /// A read of a stripe's pages by a CR5M expired-data reclaim that no host write
@@ -66,7 +73,7 @@ pub enum TxnReason {
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 18] = [
+    pub const ALL: [TxnReason; 21] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -79,6 +86,9 @@ impl TxnReason {
         TxnReason::FoldRead,
         TxnReason::FoldWrite,
         TxnReason::FoldErase,
+        TxnReason::RefreshRead,
+        TxnReason::RefreshWrite,
+        TxnReason::RefreshErase,
         TxnReason::Rebuild,
         TxnReason::ReclaimRead,
         TxnReason::ReclaimWrite,
@@ -114,14 +124,34 @@ impl TxnReason {
             TxnReason::FoldRead => "fold-read",
             TxnReason::FoldWrite => "fold-write",
             TxnReason::FoldErase => "fold-erase",
+            TxnReason::RefreshRead => "refresh-read",
+            TxnReason::RefreshWrite => "refresh-write",
+            TxnReason::RefreshErase => "refresh-erase",
         }
     }
 
-    /// True for the collector's traffic: GC, and folding of SLC-mode blocks (adjacent
-    /// in the enum, so that this is one range test).
+    /// True for the collector's traffic: GC, folding of SLC-mode blocks and relocation
+    /// for bit errors (adjacent in the enum, so that this is one range test).
     #[inline]
     pub fn is_gc(self) -> bool {
-        (TxnReason::GcRead as u8..=TxnReason::FoldErase as u8).contains(&(self as u8))
+        (TxnReason::GcRead as u8..=TxnReason::RefreshErase as u8).contains(&(self as u8))
+    }
+
+    /// The page read, program and erase reasons of a relocation for bit errors.
+    pub const REFRESH: [TxnReason; 3] = [
+        TxnReason::RefreshRead,
+        TxnReason::RefreshWrite,
+        TxnReason::RefreshErase,
+    ];
+
+    /// The reasons of the collector job whose page read is `read` (a GC, fold or
+    /// refresh read).
+    #[inline]
+    pub fn collector_of(read: TxnReason) -> [TxnReason; 3] {
+        match read {
+            TxnReason::RefreshRead => TxnReason::REFRESH,
+            r => TxnReason::collector(r == TxnReason::FoldRead),
+        }
     }
 
     /// The collector's page read, program and erase reasons: GC's, or folding's.

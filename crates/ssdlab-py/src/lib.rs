@@ -243,6 +243,9 @@ fn le_bytes(py: Python<'_>, v: &[u64]) -> PyResult<Py<PyBytes>> {
 fn log_columns(py: Python<'_>, log: &RequestLog) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
     d.set_item("op", PyBytes::new(py, &log.op))?;
+    if let Some(status) = &log.status {
+        d.set_item("status", PyBytes::new(py, status))?;
+    }
     for (name, col) in log.u64_columns() {
         d.set_item(name, le_bytes(py, col)?)?;
     }

@@ -118,6 +118,23 @@ def test_requests_columns_and_dtypes(head200: str) -> None:
         ssdlab.run(preset="default", trace=head200).summary["response"]["all"]["mean_ns"])
 
 
+def test_media_errors_are_a_status_column(slice7016: str) -> None:
+    # An aged device without redundancy: uncorrectable reads reach the host as media
+    # errors, one status per request, as the report counts them.
+    aged = {"errors.mode": "on", "errors.initial_pe": 12000, "errors.initial_age_s": 3e7}
+    r = ssdlab.run(preset="default", trace=slice7016, set=aged)
+    rows = r.requests()
+    assert rows.columns[-1] == "status"
+    assert list(rows["status"].cat.categories) == ["ok", "media-error"]
+    failed = rows[rows["status"] == "media-error"]
+    assert len(failed) == r.summary["errors"]["media_error_requests"] > 0
+    assert set(failed["op"].astype(str)) == {"read"}
+    table = r.requests_arrow()
+    assert table.column_names[-1] == "status"
+    # Without the model there is no status column.
+    assert "status" not in ssdlab.run(preset="default", trace=slice7016).requests().columns
+
+
 def test_requests_polars_through_arrow(head200: str) -> None:
     pl = pytest.importorskip("polars")
     r = ssdlab.run(preset="default", trace=head200)

@@ -12,20 +12,31 @@ use crate::record::RequestRecord;
 pub const CSV_HEADER: &str = "id,op,offset_bytes,size_bytes,arrival_ns,admitted_ns,\
 completion_ns,response_ns,waiting_ns,service_ns";
 
+/// The column the CSV gains on a device with the error model: `ok`, or `media-error`
+/// for a request a page of which could be neither read nor rebuilt.
+pub const CSV_STATUS_COLUMN: &str = "status";
+
 /// A buffered CSV writer that keeps its first error instead of interrupting the run.
 pub(crate) struct CsvSink {
     out: BufWriter<Box<dyn Write + Send>>,
     error: Option<io::Error>,
+    /// Whether lines end with the status column.
+    status: bool,
 }
 
 impl CsvSink {
-    /// Wraps `w` and writes the header.
-    pub(crate) fn new(w: Box<dyn Write + Send>) -> Self {
+    /// Wraps `w` and writes the header, with the status column when `status`.
+    pub(crate) fn new(w: Box<dyn Write + Send>, status: bool) -> Self {
         let mut sink = CsvSink {
             out: BufWriter::with_capacity(64 * 1024, w),
             error: None,
+            status,
         };
-        let header = writeln!(sink.out, "{CSV_HEADER}");
+        let header = if status {
+            writeln!(sink.out, "{CSV_HEADER},{CSV_STATUS_COLUMN}")
+        } else {
+            writeln!(sink.out, "{CSV_HEADER}")
+        };
         sink.keep(header);
         sink
     }
@@ -42,7 +53,7 @@ impl CsvSink {
         if self.error.is_some() {
             return;
         }
-        let line = writeln!(
+        let line = write!(
             self.out,
             "{},{},{},{},{},{},{},{},{},{}",
             r.id,
@@ -57,6 +68,12 @@ impl CsvSink {
             r.service_ns
         );
         self.keep(line);
+        let end = match (self.status, r.media_error) {
+            (false, _) => writeln!(self.out),
+            (true, false) => writeln!(self.out, ",ok"),
+            (true, true) => writeln!(self.out, ",media-error"),
+        };
+        self.keep(end);
     }
 
     /// Flushes, returning the first error seen while writing or flushing.
@@ -86,7 +103,7 @@ mod tests {
 
     #[test]
     fn errors_surface_at_finish() {
-        let mut sink = CsvSink::new(Box::new(Failing));
+        let mut sink = CsvSink::new(Box::new(Failing), false);
         let r = RequestRecord {
             op: OpClass::Write,
             ..Default::default()

@@ -41,11 +41,13 @@
 
 #![warn(missing_docs)]
 
+mod breakdown;
 mod compare;
 pub mod counter;
 mod csv;
 mod dram;
 mod dsftl;
+mod errors;
 mod latency;
 mod mapping;
 mod mirror;
@@ -59,9 +61,10 @@ mod tenant;
 
 pub use compare::compare_table;
 pub use counter::Counter;
-pub use csv::CSV_HEADER;
+pub use csv::{CSV_HEADER, CSV_STATUS_COLUMN};
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
+pub use errors::ErrorsReport;
 pub use latency::{ratio, ClassStats, Latency};
 pub use mapping::{HitMissLatency, MappingReport};
 pub use mirror::{MirrorEnd, MirrorReport};

@@ -92,6 +92,9 @@ pub struct RequestRecord {
     /// update whose parity program finished the request (0 otherwise). Service, not
     /// waiting.
     pub pre_read_ns: u64,
+    /// Completed with a media error: a page's data could not be read nor rebuilt (the
+    /// error model only; see docs/ERRORS.md).
+    pub media_error: bool,
 }
 
 /// Timing of one completed flash transaction.

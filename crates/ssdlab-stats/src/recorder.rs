@@ -26,6 +26,8 @@ pub(crate) struct WorkAcc {
     pub(crate) host_wait_sum_ns: u128,
     /// Waiting for room in DRAM (only with a DRAM stage: [`Recorder::buffer_wait`]).
     pub(crate) buffer_wait_sum_ns: Option<u128>,
+    /// Read retries and soft decodes (only with the error model: [`Recorder::retry`]).
+    pub(crate) retry_sum_ns: Option<u128>,
 }
 
 impl WorkAcc {
@@ -79,6 +81,8 @@ pub struct Recorder {
     /// The DRAM stage's section, when the device has one.
     pub(crate) dram: Option<crate::DramReport>,
     sink: Option<CsvSink>,
+    /// The per-request CSV has a status column ([`Recorder::add_status_column`]).
+    status_column: bool,
     sink_error: Option<io::Error>,
     log: Option<RequestLog>,
 }
@@ -103,6 +107,7 @@ impl Recorder {
             mirror: None,
             dram: None,
             sink: None,
+            status_column: false,
             sink_error: None,
             log: None,
         }
@@ -166,6 +171,18 @@ impl Recorder {
         // Both classes have a buffer-wait part once the device has a DRAM stage.
         self.work.read.buffer_wait_sum_ns.get_or_insert(0);
         self.work.write.buffer_wait_sum_ns.get_or_insert(0);
+    }
+
+    /// Adds the read-retry part (T_retry) of one completed request's service. Call once
+    /// per request of a device with the error model: the breakdown then has a retry
+    /// part for every class.
+    #[inline]
+    pub fn retry(&mut self, op: OpClass, retry_ns: u64) {
+        let r = u128::from(retry_ns);
+        *self.work.all.retry_sum_ns.get_or_insert(0) += r;
+        *self.work.class_mut(op).retry_sum_ns.get_or_insert(0) += r;
+        self.work.read.retry_sum_ns.get_or_insert(0);
+        self.work.write.retry_sum_ns.get_or_insert(0);
     }
 
     /// Gives the DRAM stage's section of the report.
@@ -293,7 +310,14 @@ impl Recorder {
     /// [`Recorder::finish`]. Replacing a sink flushes the previous one.
     pub fn set_per_request_sink(&mut self, w: Box<dyn io::Write + Send>) {
         self.close_sink();
-        self.sink = Some(CsvSink::new(w));
+        self.sink = Some(CsvSink::new(w, self.status_column));
+    }
+
+    /// Gives the per-request CSV and log a status column (`ok` or `media-error`), for
+    /// devices whose requests can fail; call before [`Recorder::set_per_request_sink`]
+    /// and [`Recorder::keep_request_log`].
+    pub fn add_status_column(&mut self) {
+        self.status_column = true;
     }
 
     /// Keeps every completed request in memory as columns ([`RequestLog`]), for
@@ -310,6 +334,7 @@ impl Recorder {
             admitted_ns: v(),
             completion_ns: v(),
             service_ns: v(),
+            status: self.status_column.then(|| Vec::with_capacity(expected)),
         });
     }
 

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use ssdlab_nand::TxnReason;
 
+use crate::breakdown::breakdown;
+pub use crate::breakdown::Breakdown;
 use crate::counter::Counter;
 use crate::dsftl::DsftlReport;
 use crate::latency::{ClassStats, Latency};
@@ -117,30 +119,6 @@ pub struct Utilization {
     pub channel: Spread,
     /// Time-averaged busy fraction per die.
     pub die: Spread,
-}
-
-/// Means of the parts of response time (DGC figure 4), in ns per request.
-///
-/// `service + gc_wait + other_wait` equals the mean response time except where a
-/// request's service time exceeded its response (waiting saturates at 0). Metadata
-/// latency (DGC's T_meta) is not modelled separately; it is part of service.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Breakdown {
-    /// Bus + array time of the last-completing sub-request (T_chip).
-    pub service_ns_mean: f64,
-    /// Waiting spent behind GC work (T_GC), as reported by [`Recorder::gc_wait`].
-    pub gc_wait_ns_mean: f64,
-    /// The remaining waiting time (T_wait).
-    pub other_wait_ns_mean: f64,
-    /// Service of the pre-reads a parity update waited for before its parity program
-    /// (see `RequestRecord::pre_read_ns`): neither chip time of the request's own pages
-    /// nor waiting.
-    #[serde(default)]
-    pub pre_read_ns_mean: f64,
-    /// Waiting for room in DRAM (T_buffer_wait), part of the waiting above it; present
-    /// only with a DRAM stage, and then `other_wait` is what remains.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_wait_ns_mean: Option<f64>,
 }
 
 /// Totals of the host work of one request class.
@@ -287,11 +265,14 @@ pub struct Report {
     /// Per-tenant results (only with `host.tenant`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenants: Option<crate::TenantsReport>,
+    /// The error model's measurements (only with `errors.mode = "on"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<crate::ErrorsReport>,
 }
 
 pub(crate) use crate::latency::ratio;
 
-fn mean(sum: u128, count: u64) -> f64 {
+pub(crate) fn mean(sum: u128, count: u64) -> f64 {
     ratio(sum as f64, count as f64)
 }
 
@@ -304,21 +285,6 @@ fn reason_stats(reason: TxnReason, a: &ReasonAcc) -> ReasonStats {
         bus_wait_ns_mean: mean(a.bus_wait_sum_ns, a.count),
         bus_ns_mean: mean(a.bus_sum_ns, a.count),
         array_ns_mean: mean(a.array_sum_ns, a.count),
-    }
-}
-
-fn breakdown(w: &WorkAcc, waiting: &Latency) -> Breakdown {
-    let gc_wait_ns_mean = mean(w.gc_wait_sum_ns, waiting.count);
-    let buffer_wait_ns_mean = w.buffer_wait_sum_ns.map(|s| mean(s, waiting.count));
-    Breakdown {
-        service_ns_mean: mean(w.service_sum_ns, waiting.count),
-        gc_wait_ns_mean,
-        other_wait_ns_mean: (waiting.mean_ns
-            - gc_wait_ns_mean
-            - buffer_wait_ns_mean.unwrap_or(0.0))
-        .max(0.0),
-        pre_read_ns_mean: mean(w.pre_read_sum_ns, waiting.count),
-        buffer_wait_ns_mean,
     }
 }
 
@@ -422,6 +388,7 @@ impl Report {
             dram: rec.dram.clone(),
             mapping: None,
             tenants: None,
+            errors: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),
@@ -469,6 +436,10 @@ impl Report {
             && self.mirror.as_ref().is_none_or(MirrorReport::all_finite)
             && self.dram.as_ref().is_none_or(crate::DramReport::all_finite)
             && self.mapping.as_ref().is_none_or(Map::all_finite)
+            && self
+                .errors
+                .as_ref()
+                .is_none_or(crate::ErrorsReport::all_finite)
             && self.nand.as_ref().is_none_or(crate::NandReport::all_finite)
     }
 

@@ -30,6 +30,9 @@ pub struct RequestLog {
     pub completion_ns: Vec<u64>,
     /// Service times (bus + array of the last-completing sub-request), ns.
     pub service_ns: Vec<u64>,
+    /// The CSV's `status` column, on a device whose requests can fail (the error
+    /// model): 0 `ok`, 1 `media-error`; `None` otherwise.
+    pub status: Option<Vec<u8>>,
 }
 
 impl RequestLog {
@@ -52,6 +55,9 @@ impl RequestLog {
         self.admitted_ns.push(r.admitted_ns);
         self.completion_ns.push(r.completion_ns);
         self.service_ns.push(r.service_ns);
+        if let Some(s) = self.status.as_mut() {
+            s.push(u8::from(r.media_error));
+        }
     }
 
     /// Requests logged.
@@ -110,6 +116,7 @@ mod tests {
                 flash_ops: 2,
                 buffer_hits: 0,
                 pre_read_ns: 0,
+                media_error: false,
             });
         }
         assert_eq!(log.len(), 2);

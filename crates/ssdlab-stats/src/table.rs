@@ -108,6 +108,7 @@ impl Report {
         self.table_transactions(w)?;
         self.table_ftl(w)?;
         self.table_dram(w)?;
+        self.table_errors(w)?;
         if let Some(n) = &self.nand {
             n.table_nand(w)?;
         }
@@ -186,19 +187,30 @@ impl Report {
 
     fn table_breakdown(&self, w: &mut dyn Write) -> fmt::Result {
         heading(w, 5)?;
-        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too.
+        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too;
+        // with the error model, the read-retry part of service (T_retry).
         let buffer = self.breakdown.all.buffer_wait_ns_mean.is_some();
-        let extra = if buffer { "    buffer wait" } else { "" };
+        let retry = self.breakdown.all.retry_ns_mean.is_some();
+        let mut extra = String::new();
+        if buffer {
+            extra.push_str("    buffer wait");
+        }
+        if retry {
+            extra.push_str("  retry (of svc)");
+        }
         writeln!(
             w,
             "  {:<6} {:>14} {:>14} {:>14}{extra}",
             "class", "service", "GC wait", "other wait"
         )?;
         for (name, b) in self.breakdown.named() {
-            let extra = match b.buffer_wait_ns_mean {
-                Some(ns) => format!(" {:>14}", fmt_us(ns)),
-                None => String::new(),
-            };
+            let mut extra = String::new();
+            for ns in [b.buffer_wait_ns_mean, b.retry_ns_mean]
+                .into_iter()
+                .flatten()
+            {
+                extra.push_str(&format!(" {:>14}", fmt_us(ns)));
+            }
             writeln!(
                 w,
                 "  {:<6} {:>14} {:>14} {:>14}{extra}",

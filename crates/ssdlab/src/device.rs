@@ -69,6 +69,8 @@ pub struct GcJob {
     pub erasing: bool,
     /// The victim is an SLC-mode block being folded.
     pub fold: bool,
+    /// The victim is relocated for its bit errors (read reclaim), not for space.
+    pub refresh: bool,
 }
 
 impl GcJob {
@@ -79,6 +81,18 @@ impl GcJob {
             moves_left: 0,
             erasing: false,
             fold: false,
+            refresh: false,
+        }
+    }
+
+    /// The job's page read, program and erase reasons: GC's, folding's or a
+    /// relocation's.
+    #[inline]
+    pub fn reasons(&self) -> [ssdlab_nand::TxnReason; 3] {
+        if self.refresh {
+            ssdlab_nand::TxnReason::REFRESH
+        } else {
+            ssdlab_nand::TxnReason::collector(self.fold)
         }
     }
 

@@ -9,6 +9,7 @@ mod dsftl;
 mod dsftl_csv;
 mod dsftl_figs;
 mod dsftl_summary;
+pub(crate) mod endurance;
 mod nand;
 mod paq;
 mod plot;

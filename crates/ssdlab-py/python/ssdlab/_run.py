@@ -25,6 +25,8 @@ T = TypeVar("T")
 #: Columns of :meth:`Result.requests`: the per-request CSV's (``CSV_HEADER``, the same
 #: file ``ssdlab run --per-request-csv`` writes), then the derived ``host_queue_ns``.
 REQUEST_COLUMNS: tuple[str, ...] = tuple(_native.CSV_HEADER.split(",")) + ("host_queue_ns",)
+#: The values of the ``status`` column runs with the error model add (``errors.mode = "on"``).
+STATUS_NAMES: tuple[str, ...] = ("ok", "media-error")
 
 _CONFIG_DICT_NAME = "<config dict>"
 
@@ -254,7 +256,11 @@ class Result:
         raw = self._columns
         # The extension hands over little-endian u64 bytes (times and sizes fit i64);
         # astype copies them into writable arrays.
-        col = {k: np.frombuffer(v, dtype="<u8").astype(np.int64) for k, v in raw.items() if k != "op"}
+        col = {
+            k: np.frombuffer(v, dtype="<u8").astype(np.int64)
+            for k, v in raw.items()
+            if k not in ("op", "status")
+        }
         response = col["completion_ns"] - col["arrival_ns"]
         out: dict[str, np.ndarray] = {}
         for name in REQUEST_COLUMNS:
@@ -268,6 +274,9 @@ class Result:
                 out[name] = col["admitted_ns"] - col["arrival_ns"]
             else:
                 out[name] = col[name]
+        if "status" in raw:
+            # With the error model: 0 ok, 1 media-error (as the CSV's status column).
+            out["status"] = np.frombuffer(raw["status"], dtype=np.uint8).copy()
         return out
 
     def requests_arrow(self) -> pa.Table:
@@ -284,7 +293,12 @@ class Result:
         op = pa.DictionaryArray.from_arrays(
             pa.array(arrays["op"].astype("int32")), pa.array(["read", "write"])
         )
-        return pa.table({k: (op if k == "op" else pa.array(v)) for k, v in arrays.items()})
+        cols = {k: (op if k == "op" else pa.array(v)) for k, v in arrays.items()}
+        if "status" in arrays:
+            cols["status"] = pa.DictionaryArray.from_arrays(
+                pa.array(arrays["status"].astype("int32")), pa.array(STATUS_NAMES)
+            )
+        return pa.table(cols)
 
     def requests(self) -> pd.DataFrame:
         """One row per completed request, in completion order (a pandas DataFrame).
@@ -297,7 +311,9 @@ class Result:
         ``response_ns`` (completion − arrival), ``waiting_ns`` (response − service,
         at least 0), ``service_ns`` (the flash work of the last-completing
         sub-request), and the derived ``host_queue_ns`` (admitted − arrival, time spent
-        in the host queue).
+        in the host queue). With the error model (``errors.mode = "on"``) a last column
+        ``status``, a ``category`` of ``ok``/``media-error`` (a request a page of which
+        could be neither read nor rebuilt).
 
         The values are those ``ssdlab run --per-request-csv`` writes, row for row.
         """
@@ -305,8 +321,11 @@ class Result:
 
         arrays = self._request_arrays()
         op = pd.Categorical.from_codes(arrays.pop("op"), categories=["read", "write"])
+        status = arrays.pop("status", None)
         df = pd.DataFrame(arrays, copy=False)
         df.insert(REQUEST_COLUMNS.index("op"), "op", op)
+        if status is not None:
+            df["status"] = pd.Categorical.from_codes(status, categories=list(STATUS_NAMES))
         return df
 
     def requests_polars(self) -> pl.DataFrame:

@@ -254,6 +254,14 @@ fn toml_literal(v: &Value) -> String {
             let f = n.as_f64().unwrap_or(f64::NAN);
             toml::Value::Float(f).to_string()
         }
+        // An inline table (an entry of an array of tables): `{ key = value, … }`.
+        Value::Object(fields) => {
+            let inner: Vec<String> = fields
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", toml_literal(v)))
+                .collect();
+            format!("{{ {} }}", inner.join(", "))
+        }
         other => other.to_string(),
     }
 }
@@ -417,6 +425,7 @@ mod tests {
         cfg.host.arbitration_burst = 2;
         cfg.host.weights = [2, 1, 1];
         cfg.host.tenant = vec![crate::config::TenantConfig::default()];
+        cfg.errors.mode = crate::config::ErrorsMode::On;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

@@ -21,6 +21,7 @@ mod dgc;
 pub mod doc;
 mod dsftl;
 mod error;
+mod errors;
 mod host;
 mod layers;
 mod nand;
@@ -32,6 +33,7 @@ pub use builder::ConfigBuilder;
 pub use dgc::{ArrivalEstimate, DgcConfig};
 pub use dsftl::{BaseAllocation, DsftlConfig, Multipath, OnSaturated, RrStart};
 pub use error::{ConfigError, ConfigErrors};
+pub use errors::{ErrorsConfig, ErrorsMode};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
 pub use placement::{Bind, PlacementConfig};
@@ -80,6 +82,10 @@ pub struct SimConfig {
     /// The controller's DRAM stage: write buffer or data cache (`mode = "off"` by
     /// default).
     pub cache: CacheConfig,
+    /// Bit errors, ECC and read retry (`mode = "off"` by default: docs/ERRORS.md).
+    /// Written out in the resolved configuration only when a key is set.
+    #[serde(skip_serializing_if = "ErrorsConfig::is_default")]
+    pub errors: ErrorsConfig,
 }
 
 impl Default for SimConfig {
@@ -98,6 +104,7 @@ impl Default for SimConfig {
             verify: false,
             dsftl: DsftlConfig::default(),
             cache: CacheConfig::default(),
+            errors: ErrorsConfig::default(),
         }
     }
 }
@@ -193,6 +200,9 @@ impl SimConfig {
         self.validate_nand(&mut errs);
         self.validate_sampled_aging(&mut errs);
         self.validate_cached_mapping(&mut errs);
+        for (key, message) in errors::validate(self) {
+            errs.push(ConfigError::Invalid { key, message });
+        }
         // The device's size bounds the DRAM's; a geometry that is refused gives none.
         let device_bytes = if geometry_errs.is_empty() {
             self.geometry.capacity_bytes()

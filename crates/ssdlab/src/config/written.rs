@@ -38,4 +38,5 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.arbitration_burst", "1"),
     ("host.weights", "[1, 1, 1]"),
     ("host.tenant", "[]"),
+    ("errors.mode", "\"off\""),
 ];

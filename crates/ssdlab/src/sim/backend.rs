@@ -200,6 +200,13 @@ impl Simulation {
                 d.phase = Phase::ReadArray;
                 if self.nand.is_some() {
                     self.nand_array(die);
+                } else if self.errors.is_some() {
+                    // Not the read lane: its delay varies (a lane would send it to the
+                    // heap anyway), and one call site keeps the lane's code inline.
+                    let t_read = self.t_read.as_ns();
+                    let extra = self.errors_read_group(die, t_read, u32::MAX);
+                    let delay = SimDuration(t_read + extra);
+                    self.events.schedule_in(delay, Event::ArrayDone(die));
                 } else {
                     self.events
                         .schedule_in_lane(READ_LANE, self.t_read, Event::ArrayDone(die));
@@ -277,7 +284,7 @@ impl Simulation {
         let d = self.dies[die.idx()];
         match d.phase {
             Phase::ReadArray => {
-                let t_read = self.t_read.as_ns();
+                let t_read = self.t_read.as_ns() + self.errors_die_extra(die);
                 let mut n = 0;
                 self.for_group(d.head, |sim, t| {
                     sim.txns[t].array_ns = t_read;

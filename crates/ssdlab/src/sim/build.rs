@@ -210,9 +210,17 @@ impl Simulation {
                     cfg.verify,
                 ))
             }),
+            errors: cfg
+                .errors
+                .is_on()
+                .then(|| Box::new(super::errors::ErrorsState::new(&cfg.errors, &geom, &rng))),
             geom,
             cfg,
         };
+        if sim.errors.is_some() {
+            // Requests can fail: the per-request results carry a status.
+            sim.rec.add_status_column();
+        }
         if sim.cfg.cache.is_on() {
             // Destage a RAID row's host pages together, so that whole stripes leave
             // DRAM as full-stripe writes.

@@ -13,8 +13,7 @@ use super::gc_trigger::{GcCause, GcKind};
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
 use crate::device::GcJob;
-use crate::placement::{PageToPlace, Role};
-use ssdlab_nand::{DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
+use ssdlab_nand::{BlockId, DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 
 /// A write waiting for space: a host page (or its mirror) of request `req`, or the
 /// parity page of RAID stripe job `job`.
@@ -81,6 +80,20 @@ impl Simulation {
             self.note_gc_start(plane, counted);
         }
         self.gc_blocking[plane.idx()] = kind == GcKind::Foreground && self.gc_lazy();
+        self.launch_collector(plane, block, kind == GcKind::Background, false);
+        true
+    }
+
+    /// Starts `plane`'s job on `block`, which the FTL has marked its victim: every valid
+    /// page a read then a program, the erase once erasable. A `refresh` job relocates
+    /// the block for its bit errors (its own transaction reasons).
+    pub(super) fn launch_collector(
+        &mut self,
+        plane: PlaneId,
+        block: BlockId,
+        idle: bool,
+        refresh: bool,
+    ) {
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.victim_valid_pages(block, &mut pages);
         let fold = self.ftl.is_slc_block(block);
@@ -89,24 +102,24 @@ impl Simulation {
             moves_left: pages.len() as u32,
             erasing: false,
             fold,
+            refresh,
         };
         if let Some(pace) = self.fold_pace.as_deref_mut().filter(|_| fold) {
             // A fold hands out its moves a few wordlines at a time (sim::fold).
-            pace.start(plane, &pages, kind == GcKind::Background);
+            pace.start(plane, &pages, idle);
             self.gc_pages = pages;
             self.fold_release(plane);
             self.try_erase(plane);
-            return true;
+            return;
         }
         let die = self.geom.die_of_plane(plane);
-        let read = TxnReason::collector(fold)[0];
+        let read = self.gc_jobs[plane.idx()].reasons()[0];
         for &(src, lpn) in &pages {
             let t = Txn::new(FlashOp::Read, read, src, die, lpn, NONE);
             self.submit_background(t);
         }
         self.gc_pages = pages;
         self.try_erase(plane);
-        true
     }
 
     /// Hands a GC transaction to its die (a blocking job's) or to the scheduler.
@@ -136,7 +149,7 @@ impl Simulation {
         let die = self.geom.die_of_plane(plane);
         let t = Txn::new(
             FlashOp::Erase,
-            TxnReason::collector(job.fold)[2],
+            job.reasons()[2],
             first,
             die,
             Lpn(u32::MAX),
@@ -160,7 +173,7 @@ impl Simulation {
         self.dies[txn.die.idx()].gc_ns += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
-            TxnReason::GcRead | TxnReason::FoldRead => {
+            TxnReason::GcRead | TxnReason::FoldRead | TxnReason::RefreshRead => {
                 // A victim may hold pages whose program was still queued when it was
                 // chosen; the die serves that program before the GC read (GC starts only
                 // after the writing request's transactions are queued, and both sit in
@@ -172,7 +185,7 @@ impl Simulation {
                 );
                 self.gc_read_done(&txn, plane);
             }
-            TxnReason::GcWrite | TxnReason::FoldWrite => {
+            TxnReason::GcWrite | TxnReason::FoldWrite | TxnReason::RefreshWrite => {
                 if self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn) && self.cmt.is_some() {
                     self.cmt_after_move(txn.lpn);
                 }
@@ -181,7 +194,7 @@ impl Simulation {
                     _ => self.move_finished(plane),
                 }
             }
-            TxnReason::GcErase | TxnReason::FoldErase => {
+            TxnReason::GcErase | TxnReason::FoldErase | TxnReason::RefreshErase => {
                 let block = self.geom.block_of_page(txn.ppn);
                 self.ftl.erase_done(block);
                 self.gc_jobs[plane.idx()] = GcJob::none();
@@ -216,7 +229,7 @@ impl Simulation {
             Some(dst) => {
                 let mut w = Txn::new(
                     FlashOp::Program,
-                    TxnReason::collector(txn.reason == TxnReason::FoldRead)[1],
+                    TxnReason::collector_of(txn.reason)[1],
                     dst,
                     txn.die,
                     txn.lpn,
@@ -300,7 +313,7 @@ impl Simulation {
 
     /// Parked write `p` was superseded by a newer write of its page while it waited:
     /// its part of the request is done with nothing to program. False if it is current.
-    fn drop_if_superseded(&mut self, p: &Parked) -> bool {
+    pub(super) fn drop_if_superseded(&mut self, p: &Parked) -> bool {
         if self.held.get(&p.lpn.0).map(|h| h.0) == Some(p.seq) {
             return false;
         }
@@ -310,7 +323,7 @@ impl Simulation {
 
     /// Makes `still` the writes parked on `plane`. Completing a superseded write can
     /// admit new requests that park there meanwhile: they queue behind `still`.
-    fn keep_parked(&mut self, plane: PlaneId, mut still: Vec<Parked>) {
+    pub(super) fn keep_parked(&mut self, plane: PlaneId, mut still: Vec<Parked>) {
         let newly = std::mem::take(&mut self.parked[plane.idx()]);
         still.extend(newly);
         self.parked[plane.idx()] = still;
@@ -392,107 +405,6 @@ impl Simulation {
         }
         if self.dgc.is_some() {
             self.dgc_collect_idle_spared();
-        }
-    }
-}
-
-/// Starved planes (docs/SIMULATOR.md, *Garbage collection as traffic*). A plane that
-/// needs GC but has no full block with an invalid page cannot free space itself: under
-/// a placement that spreads an LPN's versions over planes, its pages are invalidated by
-/// writes placed elsewhere, which never check it. It is kept in `starved`, checked again
-/// after every admission and erase, and its parked host writes are offered to the
-/// placement policy again whenever space may have appeared elsewhere.
-impl Simulation {
-    /// `plane` needs GC and found no victim.
-    fn starve(&mut self, plane: PlaneId) {
-        if !self.starved.contains(&plane) {
-            self.counters.gc_starved += 1;
-            self.starved.push(plane);
-        }
-        self.replace_parked(plane);
-    }
-
-    /// Starts GC in the starved planes that have a victim now, and forgets those that
-    /// no longer need it.
-    pub(super) fn revive_starved(&mut self) {
-        let mut k = 0;
-        while let Some(&plane) = self.starved.get(k) {
-            let needed = self.ftl.gc_needed(plane) && !self.plane_dead(plane);
-            if needed && !self.ftl.gc_has_candidate(plane) {
-                k += 1;
-                continue;
-            }
-            self.starved.remove(k);
-            if needed {
-                // Starts a job (or leaves it to the lazy trigger): a plane with a
-                // candidate has a victim under every victim policy, so it does not starve
-                // again here and the loop ends.
-                self.maybe_start_gc(plane, false);
-            }
-        }
-    }
-
-    /// Where parked host write `p` of starved `plane` may go now: the placement
-    /// policy's choice; with binding at dispatch (the die was the placement's choice,
-    /// the plane is the die's), first another plane of the same die with a free page.
-    fn replacement_plane(&mut self, p: &Parked, plane: PlaneId) -> PlaneId {
-        if self.bind.is_some() {
-            let die = self.geom.die_of_plane(plane);
-            let sibling = (0..self.geom.planes_per_die)
-                .map(|n| self.geom.plane_of_die(die, n))
-                .find(|&q| q != plane && self.ftl.free_pages_in_plane(q) > 0);
-            if let Some(q) = sibling {
-                return q;
-            }
-        }
-        self.place(PageToPlace::new(p.lpn, p.token, Role::Data))
-    }
-
-    /// The parked host writes of starved `plane`, placed again by the policy: each it
-    /// puts on another plane with a free page is programmed there; the rest keep their
-    /// place in the queue. Writes under RAID keep their plane (their chunk fixes it),
-    /// except under CR5's SDA, which fixes only the chunk's channel and chooses the
-    /// chip, die and plane at run time for data and parity pages alike.
-    fn replace_parked(&mut self, plane: PlaneId) {
-        let fixed =
-            self.raid.is_some() && self.cfg.raid.chip_in_channel != ssdlab_raid::ChipChoice::Sda;
-        if fixed || self.parked[plane.idx()].is_empty() {
-            return;
-        }
-        let waiting = std::mem::take(&mut self.parked[plane.idx()]);
-        let mut still = Vec::with_capacity(waiting.len());
-        let mut moved: Vec<PlaneId> = Vec::new();
-        for p in waiting {
-            let to = if p.job != NONE {
-                let to = self.place(PageToPlace::new(p.lpn, p.token, Role::Parity));
-                let ok = to != plane
-                    && !self.plane_dead(to)
-                    && self.unpark_parity(p.job, p.lpn, to, p.token);
-                ok.then_some(to)
-            } else if p.reason == TxnReason::HostWrite {
-                if self.drop_if_superseded(&p) {
-                    continue;
-                }
-                let to = self.replacement_plane(&p, plane);
-                let ok = to != plane && !self.plane_dead(to) && self.requeue_parked(&p, to);
-                ok.then_some(to)
-            } else {
-                None
-            };
-            match to {
-                Some(to) => {
-                    self.counters.parked_moved += 1;
-                    if !moved.contains(&to) {
-                        moved.push(to);
-                    }
-                }
-                None => still.push(p),
-            }
-        }
-        self.keep_parked(plane, still);
-        for to in moved {
-            self.note_gc_cause(to, GcCause::Data);
-            self.maybe_start_gc(to, false);
         }
     }
 }

@@ -57,6 +57,7 @@ mod cr5m;
 mod dgc;
 mod dram;
 mod dsftl;
+mod errors;
 mod fail;
 mod fold;
 mod gc;
@@ -71,6 +72,7 @@ mod prepare;
 pub(crate) mod raid;
 mod report;
 mod sectors;
+mod starve;
 mod stream;
 pub mod tenants;
 pub(crate) mod txn;
@@ -89,7 +91,7 @@ use gc::Parked;
 use host::ReqSlab;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
 use ssdlab_ftl::Ftl;
-use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn, TxnReason};
+use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn};
 use ssdlab_stats::{Recorder, Report, RunMeta};
 use ssdlab_trace::{IoRequest, RequestStream};
 use std::collections::VecDeque;
@@ -247,6 +249,8 @@ pub struct Simulation {
     pub(crate) partial: Option<Box<partial::PartialWrites>>,
     /// The cached map, when `ftl.mapping = "cached"` (sim/cmt/).
     pub(crate) cmt: Option<Box<cmt::CmtState>>,
+    /// Bit errors and read retry, when `errors.mode = "on"` (sim/errors.rs).
+    pub(crate) errors: Option<Box<errors::ErrorsState>>,
 }
 
 impl Simulation {
@@ -461,38 +465,4 @@ pub fn run(
     trace: &str,
 ) -> Result<Report, SimError> {
     Simulation::new(cfg, source, trace)?.run()
-}
-
-impl Simulation {
-    /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
-    pub(crate) fn complete_txn(&mut self, t: TxnId) {
-        let txn = self.txns[t];
-        let (chip, channel) = self.queues.home(txn.die);
-        self.rec.txn_done_at(
-            channel,
-            chip,
-            &ssdlab_stats::TxnRecord {
-                reason: txn.reason,
-                op: txn.op,
-                pages: 1,
-                queue_ns: txn.started_ns - txn.enqueued_ns,
-                bus_wait_ns: txn.bus_wait_ns,
-                bus_ns: txn.bus_ns,
-                array_ns: txn.array_ns,
-            },
-        );
-        self.queues.load[chip.idx()] -= 1;
-        self.chip_run[chip.idx()].running -= 1;
-        match txn.reason {
-            TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
-            TxnReason::Rebuild => self.rebuild_txn_done(t),
-            TxnReason::MergeRead => self.merge_read_done(t),
-            TxnReason::MapRead | TxnReason::MapWrite => self.cmt_txn_done(t),
-            r if r.is_gc() => self.gc_txn_done(t),
-            _ => self.raid_txn_done(t),
-        }
-        sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
-        self.nand_txn_done_if_on(t);
-        self.txns.remove(t);
-    }
 }

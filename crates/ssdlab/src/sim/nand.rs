@@ -269,6 +269,12 @@ impl Simulation {
             p => unreachable!("array start on die {die} in phase {p:?}"),
         };
         let (ops, on) = (n.suspend.ops, n.policy.is_on());
+        let ns = if phase == Phase::ReadArray && self.errors.is_some() {
+            ns + self.errors_read_group(die, ns, ty as u32)
+        } else {
+            ns
+        };
+        let n = self.nand_mut();
         let d = &mut n.dies[die.idx()];
         d.array_ns = ns;
         d.buffering = buffering;

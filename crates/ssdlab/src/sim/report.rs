@@ -289,12 +289,14 @@ impl Simulation {
         let dsftl = self.dsftl_report(end);
         let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
         let mapping = self.mapping_report();
+        let errors = self.errors_report();
         let mut report = self
             .rec
             .finish(end_state)
             .map_err(|e| SimError::Io(e.to_string()))?;
         report.dsftl = dsftl;
         report.mapping = mapping;
+        report.errors = errors;
         if let Some(t) = &self.tenants {
             let arb = serde_json::to_value(self.cfg.host.arbitration).ok();
             let arb = arb

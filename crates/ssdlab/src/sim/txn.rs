@@ -161,6 +161,44 @@ impl super::Simulation {
         t.gc_mark_ns = self.dies[die.idx()].gc_ns;
         t
     }
+
+    /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
+    pub(crate) fn complete_txn(&mut self, t: TxnId) {
+        let txn = self.txns[t];
+        let (chip, channel) = self.queues.home(txn.die);
+        self.rec.txn_done_at(
+            channel,
+            chip,
+            &ssdlab_stats::TxnRecord {
+                reason: txn.reason,
+                op: txn.op,
+                pages: 1,
+                queue_ns: txn.started_ns - txn.enqueued_ns,
+                bus_wait_ns: txn.bus_wait_ns,
+                bus_ns: txn.bus_ns,
+                array_ns: txn.array_ns,
+            },
+        );
+        self.queues.load[chip.idx()] -= 1;
+        self.chip_run[chip.idx()].running -= 1;
+        // The error model may answer for a host read itself (rebuilt from its stripe).
+        let consumed = self.errors.is_some() && self.errors_txn_done(t);
+        match txn.reason {
+            _ if consumed => {}
+            TxnReason::HostRead | TxnReason::HostWrite => self.host_txn_done(t),
+            TxnReason::Rebuild => self.rebuild_txn_done(t),
+            TxnReason::MergeRead => self.merge_read_done(t),
+            TxnReason::MapRead | TxnReason::MapWrite => self.cmt_txn_done(t),
+            r if r.is_gc() => self.gc_txn_done(t),
+            _ => self.raid_txn_done(t),
+        }
+        if self.errors_waiting() {
+            self.errors_after_txn();
+        }
+        sched!(self, |s, ctx| s.on_txn_done(chip, ctx));
+        self.nand_txn_done_if_on(t);
+        self.txns.remove(t);
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod dgc;
 mod dram;
 mod dsftl;
 mod durability;
+mod errors;
 mod fail;
 mod hostile;
 mod liveness;

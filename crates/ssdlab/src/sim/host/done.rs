@@ -124,6 +124,7 @@ impl Simulation {
             self.rec.buffer_wait(op, buffer_wait_ns);
         }
         self.note_response_phase(now - r.arrival_ns);
+        let media_error = self.errors.is_some() && self.errors_request_done(id, op);
         self.rec.request_done(&RequestRecord {
             id: r.id,
             op,
@@ -137,6 +138,7 @@ impl Simulation {
             pages: r.pages,
             flash_ops: r.flash_txns,
             buffer_hits: r.buffer_hits,
+            media_error,
         });
         self.request_left(id, now);
     }
