@@ -213,7 +213,10 @@ impl Ftl {
             Some(s) if s.is_slc(self.geom.block_of_page(src).0) => {
                 s.counters.fold_pages_moved += 1;
             }
-            _ => self.counters.gc_pages_moved += 1,
+            _ => {
+                self.counters.gc_pages_moved += 1;
+                self.handle_gc_copy(lpn);
+            }
         }
     }
 

@@ -47,6 +47,10 @@ pub struct Ftl {
     pub(crate) slots: u32,
     /// The SLC cache's region, when on ([`Ftl::enable_slc_cache`]).
     pub(crate) slc: Option<Box<crate::slc::SlcCache>>,
+    /// Placement handles, when on ([`Ftl::enable_handles`]).
+    pub(crate) handles: Option<Box<crate::handles::Handles>>,
+    /// Host writes leave the plain path: the SLC cache or placement handles are on.
+    pub(crate) detour: bool,
 }
 
 impl std::fmt::Debug for Ftl {
@@ -120,6 +124,8 @@ impl Ftl {
             content: None,
             slots,
             slc: None,
+            handles: None,
+            detour: false,
         })
     }
 
@@ -302,8 +308,8 @@ impl Ftl {
     #[inline(always)]
     pub fn host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
         debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
-        if self.slc.is_some() {
-            return self.slc_host_write(lpn, plane, token);
+        if self.detour {
+            return self.detour_host_write(lpn, plane, token);
         }
         let stamp = self.stamp + 1;
         let Some(ppn) = self
@@ -314,6 +320,25 @@ impl Ftl {
             return Err(NoSpace { plane });
         };
         self.commit_host_write(lpn, ppn, token, stamp)
+    }
+
+    /// [`Ftl::host_write`] with the SLC cache or placement handles on (never both).
+    #[inline(never)]
+    fn detour_host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
+        if self.slc.is_some() {
+            self.slc_host_write(lpn, plane, token)
+        } else {
+            self.handle_host_write(lpn, plane, token)
+        }
+    }
+
+    /// Recomputes `detour` after the SLC cache or placement handles were turned on.
+    pub(crate) fn sync_detour(&mut self) {
+        assert!(
+            self.slc.is_none() || self.handles.is_none(),
+            "placement handles with the SLC cache"
+        );
+        self.detour = self.slc.is_some() || self.handles.is_some();
     }
 
     /// The rest of a host write whose page `ppn` was allocated at `stamp`.
