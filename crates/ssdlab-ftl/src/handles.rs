@@ -5,8 +5,12 @@
 //! device with one handle places every page as without handles; the others' open
 //! blocks live here, and exist only once [`Ftl::enable_handles`] was called.
 //!
-//! GC copies keep their plane's one GC open block (they are not separated by handle)
-//! and are counted against the handle of the data moved.
+//! GC copies are counted against the handle of the data moved. With persistent
+//! isolation they go to their plane's GC open block of that handle (handle 0's is the
+//! plane's GC frontier), opened only while more than the GC reserve is free, else to
+//! the GC frontier: the reserve stays the plain FTL's guarantee that GC finds a block.
+//! With initial isolation every GC copy goes to the plane's GC frontier, as without
+//! handles, so data of different handles may meet in GC's blocks.
 
 use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
@@ -33,6 +37,9 @@ pub(crate) struct Handles {
     /// `open[plane × n + h]`: handle `h`'s open block in `plane` (`NONE` if none;
     /// unused for handle 0, whose open block is the plane's host frontier).
     open: Vec<u32>,
+    /// `gc_open[plane × n + h]`: handle `h`'s GC open block, with persistent isolation.
+    gc_open: Vec<u32>,
+    persistent: bool,
     counters: Vec<HandleCounters>,
 }
 
@@ -47,20 +54,37 @@ impl Handles {
         self.open_of(plane).iter().filter(|&&b| b != NONE).count() as u32
     }
 
+    /// Whether block `b` of `plane` is the GC open block of a handle other than 0.
+    pub(crate) fn is_gc_open(&self, plane: PlaneId, b: u32) -> bool {
+        Self::of(&self.gc_open, self.n, plane).contains(&b)
+    }
+
+    /// How many handles other than 0 have a GC open block in `plane`.
+    pub(crate) fn gc_open_in(&self, plane: PlaneId) -> u32 {
+        let open = Self::of(&self.gc_open, self.n, plane);
+        open.iter().filter(|&&b| b != NONE).count() as u32
+    }
+
     fn open_of(&self, plane: PlaneId) -> &[u32] {
-        let n = self.n as usize;
-        &self.open[plane.idx() * n + 1..(plane.idx() + 1) * n]
+        Self::of(&self.open, self.n, plane)
+    }
+
+    /// The slots of handles 1.. of `plane` in a `planes × n` table.
+    fn of(table: &[u32], n: u32, plane: PlaneId) -> &[u32] {
+        let n = n as usize;
+        &table[plane.idx() * n + 1..(plane.idx() + 1) * n]
     }
 }
 
 impl Ftl {
     /// Turns placement handles on: `n` handles (1 to [`MAX_HANDLES`]), every LPN on
-    /// handle 0 but those of `ranges` (`(first LPN, end LPN, handle)`), which take theirs.
+    /// handle 0 but those of `ranges` (`(first LPN, end LPN, handle)`), which take theirs;
+    /// GC keeps the handles apart when `persistent`.
     ///
     /// # Panics
     /// If `n` is out of range, a range's handle is not below `n`, or a range runs past
     /// the map (the configuration is checked before).
-    pub fn enable_handles(&mut self, n: u32, ranges: &[(u32, u32, u32)]) {
+    pub fn enable_handles(&mut self, n: u32, ranges: &[(u32, u32, u32)], persistent: bool) {
         assert!((1..=MAX_HANDLES).contains(&n), "{n} placement handles");
         let mut of_lpn = vec![0u8; self.map_entries() as usize];
         for &(first, end, h) in ranges {
@@ -71,6 +95,8 @@ impl Ftl {
             n,
             of_lpn,
             open: vec![NONE; (self.geom.planes() * n) as usize],
+            gc_open: vec![NONE; (self.geom.planes() * n) as usize],
+            persistent,
             counters: vec![HandleCounters::default(); n as usize],
         }));
         self.sync_detour();
@@ -134,6 +160,28 @@ impl Ftl {
         self.commit_host_write(lpn, ppn, token, stamp)
     }
 
+    /// The page a GC copy of `lpn`'s data in `plane` goes to (stamped `self.stamp`): see
+    /// the module's docs.
+    #[inline(never)]
+    pub(crate) fn handle_gc_alloc(&mut self, lpn: Lpn, plane: PlaneId) -> Option<Ppn> {
+        let hs = self.handles.as_deref_mut().expect("placement handles on");
+        let h = usize::from(hs.of_lpn[lpn.idx()]);
+        if hs.persistent && h != 0 {
+            let slot = plane.idx() * hs.n as usize + h;
+            let pm = &mut self.blocks.planes[plane.idx()];
+            std::mem::swap(&mut pm.gc_frontier, &mut hs.gc_open[slot]);
+            let got = self
+                .blocks
+                .alloc(plane, Stream::Gc, self.reserve_blocks, self.stamp);
+            let pm = &mut self.blocks.planes[plane.idx()];
+            std::mem::swap(&mut pm.gc_frontier, &mut hs.gc_open[slot]);
+            if got.is_some() {
+                return got;
+            }
+        }
+        self.blocks.alloc(plane, Stream::Gc, 0, self.stamp)
+    }
+
     /// A GC copy of `lpn`'s data committed: counted against its handle.
     #[inline]
     pub(crate) fn handle_gc_copy(&mut self, lpn: Lpn) {
@@ -162,7 +210,7 @@ mod tests {
     #[test]
     fn two_handles_never_share_a_block() {
         let mut f = ftl_one_plane(small_cfg()); // 8 blocks × 4 pages, 16 LPNs
-        f.enable_handles(2, &[(8, 16, 1)]);
+        f.enable_handles(2, &[(8, 16, 1)], true);
         let g: Geometry = *f.geometry();
         let mut blocks = [Vec::new(), Vec::new()];
         // Interleaved writes of both handles.
@@ -187,7 +235,7 @@ mod tests {
     fn one_handle_places_as_without_handles() {
         let mut a = ftl_one_plane(small_cfg());
         let mut b = ftl_one_plane(small_cfg());
-        b.enable_handles(1, &[]);
+        b.enable_handles(1, &[], true);
         for i in 0..20u32 {
             assert_eq!(write(&mut a, i * 7 % 16, i), write(&mut b, i * 7 % 16, i));
         }
@@ -197,7 +245,7 @@ mod tests {
     #[test]
     fn gc_copies_count_against_the_handle_of_the_data_moved() {
         let mut f = ftl_one_plane(small_cfg());
-        f.enable_handles(2, &[(4, 8, 1)]);
+        f.enable_handles(2, &[(4, 8, 1)], false);
         // Block 0: LPNs 0..4 (handle 0); block 1: LPNs 4..8 (handle 1).
         for l in 0..8 {
             write(&mut f, l, 1);
@@ -223,10 +271,54 @@ mod tests {
         f.check_invariants();
     }
 
+    /// Moves every valid page out of the greedy victim and erases it; the blocks the
+    /// copies went to, by the handle of their data.
+    fn collect(f: &mut Ftl) -> Vec<(u32, u32)> {
+        let victim = f.select_victim(PlaneId(0)).unwrap();
+        let mut pages = Vec::new();
+        f.victim_valid_pages(victim, &mut pages);
+        let mut to = Vec::new();
+        for &(src, lpn) in &pages {
+            let dst = f.gc_begin_move(src).unwrap();
+            assert!(f.gc_finish_move(src, dst));
+            to.push((f.handle_of(lpn), f.geometry().block_of_page(dst).0));
+        }
+        f.erase_done(victim);
+        f.check_invariants();
+        to
+    }
+
+    #[test]
+    fn persistent_isolation_keeps_gc_copies_of_handles_apart() {
+        for persistent in [true, false] {
+            let mut f = ftl_one_plane(small_cfg());
+            f.enable_handles(2, &[], persistent);
+            // Block 0 holds LPNs 0..4; LPNs 2 and 3 then pass to handle 1 (their data
+            // counts as handle 1's) and LPN 0 is overwritten: block 0, with three valid
+            // pages of both handles, is the victim.
+            for l in 0..4 {
+                write(&mut f, l, 1);
+            }
+            f.set_handle(Lpn(2), 1);
+            f.set_handle(Lpn(3), 1);
+            write(&mut f, 0, 2);
+            let moved = collect(&mut f);
+            assert_eq!(moved.len(), 3);
+            let of = |h: u32| moved.iter().filter(move |m| m.0 == h).map(|m| m.1);
+            for a in of(0) {
+                assert_eq!(
+                    of(1).any(|b| b == a),
+                    !persistent,
+                    "persistent {persistent}: {moved:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_full_plane_refuses_every_handle_and_changes_nothing() {
         let mut f = ftl_one_plane(small_cfg()); // 6 blocks outside the reserve of 2
-        f.enable_handles(3, &[(0, 4, 1), (4, 8, 2)]);
+        f.enable_handles(3, &[(0, 4, 1), (4, 8, 2)], true);
         for i in 0..24u32 {
             write(&mut f, i % 12, i / 12 + 1);
         }

@@ -187,7 +187,15 @@ impl Ftl {
                 assert!(u32::from(m.write_ptr) < ppb, "host frontier {b} is full");
             }
             BlockState::GcOpen => {
-                assert_eq!(pm.gc_frontier, b, "block {b} GC-open but not the frontier");
+                let plane = PlaneId(self.blocks.plane_of(b) as u32);
+                assert!(
+                    pm.gc_frontier == b
+                        || self
+                            .handles
+                            .as_ref()
+                            .is_some_and(|h| h.is_gc_open(plane, b)),
+                    "block {b} GC-open but not the frontier"
+                );
                 assert!(u32::from(m.write_ptr) < ppb, "GC frontier {b} is full");
             }
             BlockState::Full | BlockState::UnderGc | BlockState::SlcFull => {
@@ -260,7 +268,8 @@ impl Ftl {
         );
         assert_eq!(
             gc_open,
-            u32::from(pm.gc_frontier != NONE),
+            u32::from(pm.gc_frontier != NONE)
+                + self.handles.as_ref().map_or(0, |h| h.gc_open_in(plane)),
             "plane {plane}: GC frontier"
         );
         assert_eq!(

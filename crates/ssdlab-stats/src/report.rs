@@ -287,6 +287,9 @@ pub struct Report {
     /// Per-tenant results (only with `host.tenant`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenants: Option<crate::TenantsReport>,
+    /// Write amplification per placement handle (only with `host.placement_handles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::PlacementReport>,
 }
 
 pub(crate) use crate::latency::ratio;
@@ -422,6 +425,7 @@ impl Report {
             dram: rec.dram.clone(),
             mapping: None,
             tenants: None,
+            placement: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),

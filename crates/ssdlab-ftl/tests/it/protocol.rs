@@ -87,21 +87,22 @@ proptest! {
     fn placement_handles_keep_every_invariant(
         cfg in config(),
         handles in 1u32..=4,
+        persistent in any::<bool>(),
         lpns in 1u32..=76,
         seed in any::<u64>(),
         moved in prop::collection::vec((any::<u32>(), any::<u32>()), 0..8),
         ops in prop::collection::vec(op(), 1..600),
     ) {
-        // Twice the blocks: every handle keeps an open block per plane, which the
-        // over-provisioning must leave room for (beside the reserve and GC's block).
-        let g = Geometry { blocks_per_plane: 16, ..geom() };
-        let lpns = (2 * lpns).min(cfg.max_map_entries(&g) as u32);
+        // Four times the blocks: every handle keeps a host and a GC open block per
+        // plane, which the over-provisioning must leave room for beside the reserve.
+        let g = Geometry { blocks_per_plane: 32, ..geom() };
+        let lpns = (4 * lpns).min(cfg.max_map_entries(&g) as u32);
         let mut d = Driver::new(&cfg, &g, lpns, seed);
         let share = lpns.div_ceil(handles);
         let ranges: Vec<_> = (0..handles)
             .map(|h| ((h * share).min(lpns), ((h + 1) * share).min(lpns), h))
             .collect();
-        d.ftl.enable_handles(handles, &ranges);
+        d.ftl.enable_handles(handles, &ranges, persistent);
         for &(l, h) in &moved {
             d.ftl.set_handle(ssdlab_nand::Lpn(l % lpns), h % handles);
         }

@@ -38,4 +38,6 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.arbitration_burst", "1"),
     ("host.weights", "[1, 1, 1]"),
     ("host.tenant", "[]"),
+    ("host.placement_handles", "0"),
+    ("host.placement_isolation", "\"persistent\""),
 ];
