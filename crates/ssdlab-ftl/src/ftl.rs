@@ -322,25 +322,6 @@ impl Ftl {
         self.commit_host_write(lpn, ppn, token, stamp)
     }
 
-    /// [`Ftl::host_write`] with the SLC cache or placement handles on (never both).
-    #[inline(never)]
-    fn detour_host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
-        if self.slc.is_some() {
-            self.slc_host_write(lpn, plane, token)
-        } else {
-            self.handle_host_write(lpn, plane, token)
-        }
-    }
-
-    /// Recomputes `detour` after the SLC cache or placement handles were turned on.
-    pub(crate) fn sync_detour(&mut self) {
-        assert!(
-            self.slc.is_none() || self.handles.is_none(),
-            "placement handles with the SLC cache"
-        );
-        self.detour = self.slc.is_some() || self.handles.is_some();
-    }
-
     /// The rest of a host write whose page `ppn` was allocated at `stamp`.
     #[inline(always)]
     pub(crate) fn commit_host_write(
@@ -383,22 +364,6 @@ impl Ftl {
         self.map.map(slot, ppn);
         self.content_insert(ppn, token);
         Ok(ppn)
-    }
-
-    /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
-    /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
-    /// reserve block but one, which GC keeps.
-    pub fn host_write_freeing(
-        &mut self,
-        lpn: Lpn,
-        plane: PlaneId,
-        token: u64,
-    ) -> Result<Ppn, NoSpace> {
-        let reserve = self.reserve_blocks;
-        self.reserve_blocks = reserve.min(1);
-        let r = self.host_write(lpn, plane, token);
-        self.reserve_blocks = reserve;
-        r
     }
 
     /// The program into `ppn` completed. Panics if none was outstanding.

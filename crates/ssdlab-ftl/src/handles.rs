@@ -127,6 +127,30 @@ impl Ftl {
         self.handles.as_ref().map(|h| &h.counters[..])
     }
 
+    /// [`Ftl::host_write`] with the SLC cache or placement handles on (never both).
+    #[inline(never)]
+    pub(crate) fn detour_host_write(
+        &mut self,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+    ) -> Result<Ppn, NoSpace> {
+        if self.slc.is_some() {
+            self.slc_host_write(lpn, plane, token)
+        } else {
+            self.handle_host_write(lpn, plane, token)
+        }
+    }
+
+    /// Recomputes `detour` after the SLC cache or placement handles were turned on.
+    pub(crate) fn sync_detour(&mut self) {
+        assert!(
+            self.slc.is_none() || self.handles.is_none(),
+            "placement handles with the SLC cache"
+        );
+        self.detour = self.slc.is_some() || self.handles.is_some();
+    }
+
     /// [`Ftl::host_write`] with handles on: from the open block of `lpn`'s handle.
     #[inline(never)]
     pub(crate) fn handle_host_write(
