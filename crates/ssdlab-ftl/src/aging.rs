@@ -251,6 +251,8 @@ impl Ftl {
             content: None,
             slots: 0,
             slc: None,
+            handles: None,
+            detour: false,
         }
     }
 

@@ -212,7 +212,12 @@ impl Ftl {
     /// pending. Panics if the plane has no free block at all.
     pub(crate) fn gc_copy(&mut self, src: Ppn, lpn: Lpn, plane: PlaneId) -> Ppn {
         self.stamp += 1;
-        let Some(dst) = self.blocks.alloc(plane, Stream::Gc, 0, self.stamp) else {
+        let got = if self.handles.is_some() {
+            self.handle_gc_alloc(lpn, plane)
+        } else {
+            self.blocks.alloc(plane, Stream::Gc, 0, self.stamp)
+        };
+        let Some(dst) = got else {
             panic!("GC move of {src}: plane {plane} has no free block left for GC");
         };
         let token = self.map.token_of(src, lpn);
@@ -230,7 +235,10 @@ impl Ftl {
             Some(s) if s.is_slc(self.geom.block_of_page(src).0) => {
                 s.counters.fold_pages_moved += 1;
             }
-            _ => self.counters.gc_pages_moved += 1,
+            _ => {
+                self.counters.gc_pages_moved += 1;
+                self.handle_gc_copy(lpn);
+            }
         }
     }
 

@@ -47,6 +47,10 @@ pub struct Ftl {
     pub(crate) slots: u32,
     /// The SLC cache's region, when on ([`Ftl::enable_slc_cache`]).
     pub(crate) slc: Option<Box<crate::slc::SlcCache>>,
+    /// Placement handles, when on ([`Ftl::enable_handles`]).
+    pub(crate) handles: Option<Box<crate::handles::Handles>>,
+    /// Host writes leave the plain path: the SLC cache or placement handles are on.
+    pub(crate) detour: bool,
 }
 
 impl std::fmt::Debug for Ftl {
@@ -120,6 +124,8 @@ impl Ftl {
             content: None,
             slots,
             slc: None,
+            handles: None,
+            detour: false,
         })
     }
 
@@ -302,8 +308,8 @@ impl Ftl {
     #[inline(always)]
     pub fn host_write(&mut self, lpn: Lpn, plane: PlaneId, token: u64) -> Result<Ppn, NoSpace> {
         debug_assert!(lpn.0 < self.map_entries(), "lpn {lpn} beyond the map");
-        if self.slc.is_some() {
-            return self.slc_host_write(lpn, plane, token);
+        if self.detour {
+            return self.detour_host_write(lpn, plane, token);
         }
         let stamp = self.stamp + 1;
         let Some(ppn) = self
@@ -358,22 +364,6 @@ impl Ftl {
         self.map.map(slot, ppn);
         self.content_insert(ppn, token);
         Ok(ppn)
-    }
-
-    /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
-    /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
-    /// reserve block but one, which GC keeps.
-    pub fn host_write_freeing(
-        &mut self,
-        lpn: Lpn,
-        plane: PlaneId,
-        token: u64,
-    ) -> Result<Ppn, NoSpace> {
-        let reserve = self.reserve_blocks;
-        self.reserve_blocks = reserve.min(1);
-        let r = self.host_write(lpn, plane, token);
-        self.reserve_blocks = reserve;
-        r
     }
 
     /// The program into `ppn` completed. Panics if none was outstanding.

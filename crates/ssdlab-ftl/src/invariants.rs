@@ -176,13 +176,26 @@ impl Ftl {
             }
             BlockState::HostOpen => {
                 assert!(
-                    pm.host_frontier == b || pm.map_frontier == b,
+                    pm.host_frontier == b
+                        || pm.map_frontier == b
+                        || self
+                            .handles
+                            .as_ref()
+                            .is_some_and(|h| h.is_open(PlaneId(self.blocks.plane_of(b) as u32), b)),
                     "block {b} host-open but not the frontier"
                 );
                 assert!(u32::from(m.write_ptr) < ppb, "host frontier {b} is full");
             }
             BlockState::GcOpen => {
-                assert_eq!(pm.gc_frontier, b, "block {b} GC-open but not the frontier");
+                let plane = PlaneId(self.blocks.plane_of(b) as u32);
+                assert!(
+                    pm.gc_frontier == b
+                        || self
+                            .handles
+                            .as_ref()
+                            .is_some_and(|h| h.is_gc_open(plane, b)),
+                    "block {b} GC-open but not the frontier"
+                );
                 assert!(u32::from(m.write_ptr) < ppb, "GC frontier {b} is full");
             }
             BlockState::Full | BlockState::UnderGc | BlockState::SlcFull => {
@@ -248,12 +261,15 @@ impl Ftl {
         }
         assert_eq!(
             host_open,
-            u32::from(pm.host_frontier != NONE) + u32::from(pm.map_frontier != NONE),
+            u32::from(pm.host_frontier != NONE)
+                + u32::from(pm.map_frontier != NONE)
+                + self.handles.as_ref().map_or(0, |h| h.open_in(plane)),
             "plane {plane}: host frontier"
         );
         assert_eq!(
             gc_open,
-            u32::from(pm.gc_frontier != NONE),
+            u32::from(pm.gc_frontier != NONE)
+                + self.handles.as_ref().map_or(0, |h| h.gc_open_in(plane)),
             "plane {plane}: GC frontier"
         );
         assert_eq!(

@@ -1,10 +1,27 @@
-//! How much room a plane has left for host writes: what placement policies and DGC ask.
+//! How much room a plane has left for host writes: what placement policies and DGC ask;
+//! and the host write that may take the GC reserve.
 
-use ssdlab_nand::PlaneId;
+use ssdlab_nand::{Lpn, PlaneId, Ppn};
 
-use crate::Ftl;
+use crate::{Ftl, NoSpace};
 
 impl Ftl {
+    /// [`Ftl::host_write`] for a write that frees space once done (a RAID parity update
+    /// that releases pages the plane's GC cannot otherwise reclaim): it may take every
+    /// reserve block but one, which GC keeps.
+    pub fn host_write_freeing(
+        &mut self,
+        lpn: Lpn,
+        plane: PlaneId,
+        token: u64,
+    ) -> Result<Ppn, NoSpace> {
+        let reserve = self.reserve_blocks;
+        self.reserve_blocks = reserve.min(1);
+        let r = self.host_write(lpn, plane, token);
+        self.reserve_blocks = reserve;
+        r
+    }
+
     /// Free pages host writes could still take in `plane`: the rest of its host frontier
     /// block plus the free blocks beyond the reserve.
     pub fn free_pages_in_plane(&self, plane: PlaneId) -> u64 {

@@ -295,6 +295,7 @@ impl crate::Ftl {
         let thresholds = (self.gc_threshold_blocks, self.reserve_blocks);
         let cache = SlcCache::new(cfg, &self.geom, bits, thresholds, &mut self.blocks);
         self.slc = Some(Box::new(cache));
+        self.sync_detour();
     }
 
     /// Whether the SLC cache is on.

@@ -52,6 +52,7 @@ mod latency;
 mod mapping;
 mod mirror;
 mod nand;
+mod placement;
 mod record;
 mod recorder;
 mod report;
@@ -71,6 +72,7 @@ pub use mirror::{MirrorEnd, MirrorReport};
 pub use nand::{
     CacheReport, LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport,
 };
+pub use placement::{HandleReport, PlacementReport};
 pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{

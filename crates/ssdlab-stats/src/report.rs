@@ -268,6 +268,9 @@ pub struct Report {
     /// The error model's measurements (only with `errors.mode = "on"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<crate::ErrorsReport>,
+    /// Write amplification per placement handle (only with `host.placement_handles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::PlacementReport>,
 }
 
 pub(crate) use crate::latency::ratio;
@@ -389,6 +392,7 @@ impl Report {
             mapping: None,
             tenants: None,
             errors: None,
+            placement: None,
             response,
             waiting,
             host_queue_wait: rec.host_queue_wait.summary(),

@@ -116,6 +116,9 @@ impl Report {
         if let Some(t) = &self.tenants {
             t.write_table(w)?;
         }
+        if let Some(p) = &self.placement {
+            p.write_table(w)?;
+        }
         self.table_counters(w)
     }
 

@@ -77,6 +77,48 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// With placement handles (LPN ranges on handles, some LPNs moved to another handle
+    /// by their writes), the protocol keeps every invariant, open blocks of different
+    /// handles included, and the handles' counters add up to the FTL's.
+    #[test]
+    fn placement_handles_keep_every_invariant(
+        cfg in config(),
+        handles in 1u32..=4,
+        persistent in any::<bool>(),
+        lpns in 1u32..=76,
+        seed in any::<u64>(),
+        moved in prop::collection::vec((any::<u32>(), any::<u32>()), 0..8),
+        ops in prop::collection::vec(op(), 1..600),
+    ) {
+        // Four times the blocks: every handle keeps a host and a GC open block per
+        // plane, which the over-provisioning must leave room for beside the reserve.
+        let g = Geometry { blocks_per_plane: 32, ..geom() };
+        let lpns = (4 * lpns).min(cfg.max_map_entries(&g) as u32);
+        let mut d = Driver::new(&cfg, &g, lpns, seed);
+        let share = lpns.div_ceil(handles);
+        let ranges: Vec<_> = (0..handles)
+            .map(|h| ((h * share).min(lpns), ((h + 1) * share).min(lpns), h))
+            .collect();
+        d.ftl.enable_handles(handles, &ranges, persistent);
+        for &(l, h) in &moved {
+            d.ftl.set_handle(ssdlab_nand::Lpn(l % lpns), h % handles);
+        }
+        for op in &ops {
+            d.apply(op);
+        }
+        d.drain();
+        d.ftl.check_invariants();
+        d.check_final();
+        let c = d.ftl.counters().clone();
+        let per = d.ftl.handle_counters().unwrap();
+        prop_assert_eq!(per.iter().map(|h| h.host_pages).sum::<u64>(), c.host_pages_written);
+        prop_assert_eq!(per.iter().map(|h| h.gc_copies).sum::<u64>(), c.gc_pages_moved);
+    }
+}
+
 fn content_index() -> impl Strategy<Value = ContentIndexConfig> {
     let filter = prop_oneof![
         Just(ContentFilter::Exact),

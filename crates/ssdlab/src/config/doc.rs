@@ -426,6 +426,8 @@ mod tests {
         cfg.host.weights = [2, 1, 1];
         cfg.host.tenant = vec![crate::config::TenantConfig::default()];
         cfg.errors.mode = crate::config::ErrorsMode::On;
+        cfg.host.placement_handles = 1;
+        cfg.host.placement_isolation = crate::config::tenants::PlacementIsolation::Initial;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

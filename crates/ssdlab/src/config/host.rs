@@ -1,6 +1,8 @@
 //! `[host]`: the arrival model and queue depths.
 
-use super::tenants::{default_burst, default_weights, Arbitration, TenantConfig, DEFAULT_WEIGHTS};
+use super::tenants::{
+    default_burst, default_weights, Arbitration, PlacementIsolation, TenantConfig, DEFAULT_WEIGHTS,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +58,24 @@ pub struct HostConfig {
     #[serde(skip_serializing_if = "default_weights")]
     #[schemars(extend("default" = [1, 1, 1]))]
     pub weights: [u32; 3],
+    /// Placement handles (NVMe Flexible Data Placement's reclaim unit handles): host data
+    /// of different handles never share a block. 0 = off; with tenants, tenant `i` writes
+    /// through handle `i` modulo this count unless its `placement_handle` says otherwise
+    /// (1 = every tenant shares one handle). Without tenants every write takes handle 0.
+    #[serde(skip_serializing_if = "super::tenants::is_zero")]
+    #[schemars(
+        range(max = 256),
+        extend(
+            "x-unit" = "handles",
+            "default" = 0,
+            "x-constraint" = "2 × handles + ftl.gc.reserve_blocks <= the spare blocks per plane"
+        )
+    )]
+    pub placement_handles: u32,
+    /// Whether GC keeps the handles' data apart too (with `placement_handles`).
+    #[serde(skip_serializing_if = "PlacementIsolation::is_default")]
+    #[schemars(extend("default" = "persistent"))]
+    pub placement_isolation: PlacementIsolation,
     /// Tenants: several workloads at once, each with its own submission queue and
     /// namespace (none: the one trace of the run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -75,6 +95,8 @@ impl Default for HostConfig {
             arbitration_burst: 1,
             weights: DEFAULT_WEIGHTS,
             tenant: Vec::new(),
+            placement_handles: 0,
+            placement_isolation: PlacementIsolation::Persistent,
         }
     }
 }

@@ -182,6 +182,22 @@ impl SimConfig {
             {
                 invalid(&key, message);
             }
+            let g = &self.geometry;
+            let per_plane = (bytes / page).div_ceil(u64::from(g.planes()));
+            let used = per_plane.div_ceil(u64::from(g.pages_per_block)) as u32;
+            let spare = g.blocks_per_plane.saturating_sub(used);
+            let reserve = self.ftl.gc.reserve_blocks;
+            for (key, message) in
+                tenants::validate_placement(&h.tenant, h.placement_handles, spare, reserve)
+            {
+                invalid(&key, message);
+            }
+            if h.placement_handles > 0 && self.nand.slc_cache.is_on() {
+                invalid(
+                    "host.placement_handles",
+                    "placement handles are not modelled with the SLC cache".into(),
+                );
+            }
         }
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());

@@ -25,6 +25,26 @@ impl Arbitration {
     }
 }
 
+/// Whether GC keeps the data of different placement handles apart (NVMe TP4146's
+/// reclaim unit handle types).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementIsolation {
+    /// Persistently isolated: GC copies a page into an open block of its own handle.
+    #[default]
+    Persistent,
+    /// Initially isolated: host writes are kept apart, GC copies of every handle share
+    /// the plane's GC open block.
+    Initial,
+}
+
+impl PlacementIsolation {
+    /// `true` for the default (persistent), which is not written out.
+    pub fn is_default(&self) -> bool {
+        *self == PlacementIsolation::Persistent
+    }
+}
+
 /// A submission queue's priority class under weighted round robin (§3.4.4.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -68,6 +88,11 @@ pub struct TenantConfig {
     /// Addresses the whole device as they are, sharing it with the other tenants
     /// (an explicit opt-in to overlapping addresses).
     pub shared: bool,
+    /// The placement handle its writes carry (below `host.placement_handles`; default:
+    /// its index modulo that count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub placement_handle: Option<u32>,
 }
 
 impl Default for TenantConfig {
@@ -81,6 +106,7 @@ impl Default for TenantConfig {
             namespace_offset_bytes: 0,
             namespace_bytes: 0,
             shared: false,
+            placement_handle: None,
         }
     }
 }
@@ -91,6 +117,90 @@ pub const DEFAULT_WEIGHTS: [u32; 3] = [1, 1, 1];
 /// `true` when `w` is [`DEFAULT_WEIGHTS`] (not written out).
 pub fn default_weights(w: &[u32; 3]) -> bool {
     *w == DEFAULT_WEIGHTS
+}
+
+/// `true` for 0 (not written out).
+pub fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// The placement handle tenant `i`'s writes carry, with `handles` handles (> 0).
+pub fn placement_handle(tenants: &[TenantConfig], i: usize, handles: u32) -> u32 {
+    tenants[i].placement_handle.unwrap_or(i as u32 % handles)
+}
+
+/// The LPN ranges of the tenants' namespaces with the handle each writes through
+/// (`(first LPN, end LPN, handle)`), for `handles` handles (> 0), pages of `page` bytes
+/// and `device_bytes` of logical capacity. Shared namespaces are left out (their
+/// writes take handle 0).
+pub fn placement_ranges(
+    tenants: &[TenantConfig],
+    handles: u32,
+    page: u64,
+    device_bytes: u64,
+) -> Vec<(u32, u32, u32)> {
+    (0..tenants.len())
+        .filter(|&i| !tenants[i].shared)
+        .map(|i| {
+            let (off, size) = namespace(tenants, i, page, device_bytes);
+            let h = placement_handle(tenants, i, handles);
+            ((off / page) as u32, ((off + size) / page) as u32, h)
+        })
+        .collect()
+}
+
+/// The refusals of the placement keys: `(key, message)`. `spare_blocks` is the
+/// over-provisioning per plane in blocks and `reserve` the GC reserve: every handle
+/// keeps an open block in every plane, which the spare blocks must leave room for.
+pub fn validate_placement(
+    tenants: &[TenantConfig],
+    handles: u32,
+    spare_blocks: u32,
+    reserve: u32,
+) -> Vec<(String, String)> {
+    let mut errs = Vec::new();
+    if handles > ssdlab_ftl::MAX_HANDLES {
+        errs.push((
+            "host.placement_handles".into(),
+            format!(
+                "must be at most {}, found {handles}",
+                ssdlab_ftl::MAX_HANDLES
+            ),
+        ));
+    } else if handles > 0 && 2 * handles + reserve > spare_blocks {
+        errs.push((
+            "host.placement_handles".into(),
+            format!(
+                "{handles} handles keep {} open blocks per plane (a host and a GC one each), \
+                 which with the GC reserve ({reserve}) need more than the {spare_blocks} \
+                 spare blocks per plane the over-provisioning leaves",
+                2 * handles
+            ),
+        ));
+    }
+    for (i, t) in tenants.iter().enumerate() {
+        let key = format!("host.tenant[{i}].placement_handle");
+        match t.placement_handle {
+            Some(_) if handles == 0 => errs.push((
+                key,
+                "needs host.placement_handles (the handle count)".into(),
+            )),
+            Some(h) if h >= handles => errs.push((
+                key,
+                format!("must be below host.placement_handles ({handles}), found {h}"),
+            )),
+            _ => {}
+        }
+        if t.shared && handles > 1 {
+            errs.push((
+                format!("host.tenant[{i}].shared"),
+                "a tenant's handle is kept by its namespace: shared namespaces take one \
+                 placement handle (host.placement_handles = 1)"
+                    .into(),
+            ));
+        }
+    }
+    errs
 }
 
 /// `true` for an arbitration burst of 1 (not written out).
@@ -225,6 +335,47 @@ mod tests {
                 "host.tenant[2].queue_depth",
                 "host.tenant[2].namespace_bytes",
             ]
+        );
+    }
+
+    #[test]
+    fn placement_refusals_name_their_key() {
+        let mut a = t("a");
+        a.placement_handle = Some(2);
+        let mut b = t("b");
+        b.shared = true;
+        let keys = |ts: &[TenantConfig], handles, spare| -> Vec<String> {
+            validate_placement(ts, handles, spare, 2)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let ts = [a.clone(), b.clone()];
+        assert_eq!(
+            keys(&ts, 2, 20),
+            ["host.tenant[0].placement_handle", "host.tenant[1].shared"]
+        );
+        assert_eq!(keys(&ts, 0, 20), ["host.tenant[0].placement_handle"]);
+        assert_eq!(keys(&ts[1..], 1, 20), Vec::<String>::new());
+        // 3 handles: 6 open blocks and the reserve of 2 in 7 spare blocks do not fit.
+        assert_eq!(keys(&ts[..1], 3, 7), ["host.placement_handles"]);
+        assert!(keys(&ts[..1], 3, 8).is_empty());
+        assert_eq!(keys(&[], 257, 10_000), ["host.placement_handles"]);
+    }
+
+    #[test]
+    fn tenants_take_their_index_modulo_the_handles_unless_told() {
+        let mut ts = vec![t("a"), t("b"), t("c")];
+        ts[2].placement_handle = Some(0);
+        let of = |ts: &[TenantConfig], n| -> Vec<u32> {
+            (0..ts.len()).map(|i| placement_handle(ts, i, n)).collect()
+        };
+        assert_eq!(of(&ts, 4), [0, 1, 0]);
+        assert_eq!(of(&ts[..2], 1), [0, 0]);
+        // Namespaces as LPN ranges (pages of 4096 bytes, three equal shares).
+        assert_eq!(
+            placement_ranges(&ts, 4, 4096, 3 * 8192),
+            [(0, 2, 0), (2, 4, 1), (4, 6, 0)]
         );
     }
 

@@ -39,4 +39,6 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.weights", "[1, 1, 1]"),
     ("host.tenant", "[]"),
     ("errors.mode", "\"off\""),
+    ("host.placement_handles", "0"),
+    ("host.placement_isolation", "\"persistent\""),
 ];

@@ -6,6 +6,7 @@ use super::cr5m::Cr5m;
 use super::txn::TxnSlab;
 use super::verify::Verifier;
 use super::{bind, dgc, fold, host::ReqSlab, merge, raid, SimCounters, Simulation};
+use crate::config::tenants::{placement_ranges, PlacementIsolation};
 use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
@@ -74,6 +75,15 @@ impl Simulation {
         if cfg.nand.slc_cache.is_on() {
             // After preconditioning, which writes native blocks: the region starts empty.
             ftl.enable_slc_cache(&cfg.nand.slc_cache, cfg.nand.cell.bits());
+        }
+        let handles = cfg.host.placement_handles;
+        if handles > 0 {
+            // After preconditioning: the aged device's data is each namespace's own.
+            let page = u64::from(geom.page_size_bytes);
+            let bytes = u64::from(cfg.ftl.logical_pages(&geom)) * page;
+            let ranges = placement_ranges(&cfg.host.tenant, handles, page, bytes);
+            let persistent = cfg.host.placement_isolation == PlacementIsolation::Persistent;
+            ftl.enable_handles(handles, &ranges, persistent);
         }
         let write_seq = prepared.write_seq;
         if let Some(e) = prepared.no_room {

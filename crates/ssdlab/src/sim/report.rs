@@ -290,6 +290,7 @@ impl Simulation {
         let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
         let mapping = self.mapping_report();
         let errors = self.errors_report();
+        let placement = self.placement_report();
         let mut report = self
             .rec
             .finish(end_state)
@@ -297,6 +298,7 @@ impl Simulation {
         report.dsftl = dsftl;
         report.mapping = mapping;
         report.errors = errors;
+        report.placement = placement;
         if let Some(t) = &self.tenants {
             let arb = serde_json::to_value(self.cfg.host.arbitration).ok();
             let arb = arb
@@ -310,6 +312,28 @@ impl Simulation {
             r.slc_cache = slc;
         }
         Ok(report)
+    }
+
+    /// Write amplification per placement handle, when handles are on.
+    fn placement_report(&self) -> Option<ssdlab_stats::PlacementReport> {
+        let counts: Vec<(u64, u64)> = self
+            .ftl
+            .handle_counters()?
+            .iter()
+            .map(|c| (c.host_pages, c.gc_copies))
+            .collect();
+        let ts = &self.cfg.host.tenant;
+        let mut names = vec![Vec::new(); counts.len()];
+        for (i, t) in ts.iter().enumerate() {
+            let h = crate::config::tenants::placement_handle(ts, i, counts.len() as u32);
+            let name = if t.name.is_empty() {
+                format!("t{i}")
+            } else {
+                t.name.clone()
+            };
+            names[h as usize].push(name);
+        }
+        Some(ssdlab_stats::PlacementReport::new(&counts, names))
     }
 
     /// What the recorder needs at the end of the run.
