@@ -12,20 +12,39 @@ use crate::record::RequestRecord;
 pub const CSV_HEADER: &str = "id,op,offset_bytes,size_bytes,arrival_ns,admitted_ns,\
 completion_ns,response_ns,waiting_ns,service_ns";
 
+/// The column a run with several tenants adds at the end of each line: the name of the
+/// request's tenant.
+pub const CSV_TENANT_COLUMN: &str = "tenant";
+
 /// A buffered CSV writer that keeps its first error instead of interrupting the run.
 pub(crate) struct CsvSink {
     out: BufWriter<Box<dyn Write + Send>>,
     error: Option<io::Error>,
+    /// The tenants' names, with several (then each line names its request's tenant).
+    tenants: Vec<String>,
+    /// The tenant of the request written next.
+    pub(crate) tenant: usize,
 }
 
 impl CsvSink {
     /// Wraps `w` and writes the header.
     pub(crate) fn new(w: Box<dyn Write + Send>) -> Self {
+        Self::with_tenants(w, Vec::new())
+    }
+
+    /// Wraps `w` and writes the header, with a tenant column when `tenants` names any.
+    pub(crate) fn with_tenants(w: Box<dyn Write + Send>, tenants: Vec<String>) -> Self {
         let mut sink = CsvSink {
             out: BufWriter::with_capacity(64 * 1024, w),
             error: None,
+            tenants,
+            tenant: 0,
         };
-        let header = writeln!(sink.out, "{CSV_HEADER}");
+        let header = if sink.tenants.is_empty() {
+            writeln!(sink.out, "{CSV_HEADER}")
+        } else {
+            writeln!(sink.out, "{CSV_HEADER},{CSV_TENANT_COLUMN}")
+        };
         sink.keep(header);
         sink
     }
@@ -42,6 +61,9 @@ impl CsvSink {
         if self.error.is_some() {
             return;
         }
+        if !self.tenants.is_empty() {
+            return self.write_tenant(r, response_ns, waiting_ns);
+        }
         let line = writeln!(
             self.out,
             "{},{},{},{},{},{},{},{},{},{}",
@@ -55,6 +77,28 @@ impl CsvSink {
             response_ns,
             waiting_ns,
             r.service_ns
+        );
+        self.keep(line);
+    }
+
+    /// [`CsvSink::write`] with the tenant column.
+    #[inline(never)]
+    fn write_tenant(&mut self, r: &RequestRecord, response_ns: u64, waiting_ns: u64) {
+        let name = self.tenants.get(self.tenant).map_or("", String::as_str);
+        let line = writeln!(
+            self.out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            r.id,
+            r.op.name(),
+            r.offset_bytes,
+            r.size_bytes,
+            r.arrival_ns,
+            r.admitted_ns,
+            r.completion_ns,
+            response_ns,
+            waiting_ns,
+            r.service_ns,
+            name
         );
         self.keep(line);
     }
@@ -96,5 +140,46 @@ mod tests {
         }
         let err = sink.finish().unwrap_err();
         assert_eq!(err.to_string(), "disk full");
+    }
+
+    /// A writer whose bytes the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn with_tenants_each_line_names_its_tenant() {
+        let out = Shared::default();
+        let mut sink = CsvSink::with_tenants(Box::new(out.clone()), vec!["a".into(), "b".into()]);
+        let r = RequestRecord {
+            op: OpClass::Read,
+            ..Default::default()
+        };
+        sink.tenant = 1;
+        sink.write(&r, 5, 0);
+        sink.tenant = 0;
+        sink.write(&r, 6, 0);
+        sink.finish().unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], format!("{CSV_HEADER},tenant"));
+        assert!(lines[1].ends_with(",5,0,0,b"), "{}", lines[1]);
+        assert!(lines[2].ends_with(",6,0,0,a"), "{}", lines[2]);
+        // Without tenants, the lines are as they were.
+        let plain = Shared::default();
+        let mut sink = CsvSink::new(Box::new(plain.clone()));
+        sink.write(&r, 5, 0);
+        sink.finish().unwrap();
+        let text = String::from_utf8(plain.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text, format!("{CSV_HEADER}\n0,read,0,0,0,0,0,5,0,0\n"));
     }
 }

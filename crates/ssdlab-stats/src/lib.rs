@@ -59,7 +59,7 @@ mod tenant;
 
 pub use compare::compare_table;
 pub use counter::Counter;
-pub use csv::CSV_HEADER;
+pub use csv::{CSV_HEADER, CSV_TENANT_COLUMN};
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use latency::{ratio, ClassStats, Latency};

@@ -141,6 +141,9 @@ pub struct Breakdown {
     /// only with a DRAM stage, and then `other_wait` is what remains.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_wait_ns_mean: Option<f64>,
+    /// Time on the PCIe link (T_pcie), part of the waiting; only with a link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_ns_mean: Option<f64>,
 }
 
 /// Totals of the host work of one request class.
@@ -310,15 +313,16 @@ fn reason_stats(reason: TxnReason, a: &ReasonAcc) -> ReasonStats {
 fn breakdown(w: &WorkAcc, waiting: &Latency) -> Breakdown {
     let gc_wait_ns_mean = mean(w.gc_wait_sum_ns, waiting.count);
     let buffer_wait_ns_mean = w.buffer_wait_sum_ns.map(|s| mean(s, waiting.count));
+    let pcie_ns_mean = w.pcie_sum_ns.map(|s| mean(s, waiting.count));
+    let named = [buffer_wait_ns_mean, pcie_ns_mean].into_iter().flatten(); // in this order
+    let other = named.fold(waiting.mean_ns - gc_wait_ns_mean, |a, x| a - x);
     Breakdown {
         service_ns_mean: mean(w.service_sum_ns, waiting.count),
         gc_wait_ns_mean,
-        other_wait_ns_mean: (waiting.mean_ns
-            - gc_wait_ns_mean
-            - buffer_wait_ns_mean.unwrap_or(0.0))
-        .max(0.0),
+        other_wait_ns_mean: other.max(0.0),
         pre_read_ns_mean: mean(w.pre_read_sum_ns, waiting.count),
         buffer_wait_ns_mean,
+        pcie_ns_mean,
     }
 }
 

@@ -186,19 +186,30 @@ impl Report {
 
     fn table_breakdown(&self, w: &mut dyn Write) -> fmt::Result {
         heading(w, 5)?;
-        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too.
+        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too,
+        // and with a PCIe link the time on it (T_pcie).
         let buffer = self.breakdown.all.buffer_wait_ns_mean.is_some();
-        let extra = if buffer { "    buffer wait" } else { "" };
+        let pcie = self.breakdown.all.pcie_ns_mean.is_some();
+        let mut extra = String::new();
+        if buffer {
+            extra.push_str("    buffer wait");
+        }
+        if pcie {
+            extra.push_str("           PCIe");
+        }
         writeln!(
             w,
             "  {:<6} {:>14} {:>14} {:>14}{extra}",
             "class", "service", "GC wait", "other wait"
         )?;
         for (name, b) in self.breakdown.named() {
-            let extra = match b.buffer_wait_ns_mean {
-                Some(ns) => format!(" {:>14}", fmt_us(ns)),
-                None => String::new(),
-            };
+            let mut extra = String::new();
+            for ns in [b.buffer_wait_ns_mean, b.pcie_ns_mean]
+                .into_iter()
+                .flatten()
+            {
+                extra.push_str(&format!(" {:>14}", fmt_us(ns)));
+            }
             writeln!(
                 w,
                 "  {:<6} {:>14} {:>14} {:>14}{extra}",

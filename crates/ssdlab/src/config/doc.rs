@@ -417,6 +417,7 @@ mod tests {
         cfg.host.arbitration_burst = 2;
         cfg.host.weights = [2, 1, 1];
         cfg.host.tenant = vec![crate::config::TenantConfig::default()];
+        cfg.host.pcie.generation = 3;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

@@ -1,5 +1,6 @@
 //! `[host]`: the arrival model and queue depths.
 
+use super::pcie::PcieConfig;
 use super::tenants::{default_burst, default_weights, Arbitration, TenantConfig, DEFAULT_WEIGHTS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -61,6 +62,9 @@ pub struct HostConfig {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("default" = []))]
     pub tenant: Vec<TenantConfig>,
+    /// The PCIe link between host and device (none by default: transfers take no time).
+    #[serde(skip_serializing_if = "PcieConfig::is_default")]
+    pub pcie: PcieConfig,
 }
 
 impl Default for HostConfig {
@@ -75,6 +79,7 @@ impl Default for HostConfig {
             arbitration_burst: 1,
             weights: DEFAULT_WEIGHTS,
             tenant: Vec::new(),
+            pcie: PcieConfig::default(),
         }
     }
 }

@@ -11,7 +11,8 @@
 //!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
 //!  doc.rs      the reference of every key, read from the types' schema and docs
-//!  host.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler: crate::sched)
+//!  host.rs, pcie.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler:
+//!  crate::sched)
 //! ```
 
 mod written;
@@ -24,6 +25,7 @@ mod error;
 mod host;
 mod layers;
 mod nand;
+mod pcie;
 mod placement;
 pub mod tenants;
 
@@ -34,6 +36,7 @@ pub use dsftl::{BaseAllocation, DsftlConfig, Multipath, OnSaturated, RrStart};
 pub use error::{ConfigError, ConfigErrors};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
+pub use pcie::PcieConfig;
 pub use placement::{Bind, PlacementConfig};
 pub use tenants::{Arbitration, PriorityClass, TenantConfig};
 
@@ -175,6 +178,9 @@ impl SimConfig {
             {
                 invalid(&key, message);
             }
+        }
+        for (key, message) in h.pcie.validate() {
+            invalid(&key, message);
         }
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());

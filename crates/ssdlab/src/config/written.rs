@@ -38,4 +38,9 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.arbitration_burst", "1"),
     ("host.weights", "[1, 1, 1]"),
     ("host.tenant", "[]"),
+    ("host.pcie.generation", "0"),
+    ("host.pcie.lanes", "4"),
+    ("host.pcie.lane_gbytes_per_s", "0.0"),
+    ("host.pcie.max_payload_bytes", "256"),
+    ("host.pcie.tlp_overhead_bytes", "24"),
 ];

@@ -14,6 +14,7 @@ mod fail;
 mod hostile;
 mod liveness;
 mod nand;
+mod pcie;
 mod raid;
 mod replay;
 mod repo;
