@@ -15,6 +15,7 @@
 
 mod cache;
 mod errors;
+mod tenants;
 
 use errors::{argument, internal, NativeError, RunError};
 use pyo3::prelude::*;
@@ -297,6 +298,15 @@ fn run(
     );
     let out = detached(py, move || {
         let cfg = l.build(&[])?;
+        if !cfg.host.tenant.is_empty() {
+            if trace.is_some() || synthetic {
+                return Err(argument(
+                    "the configuration names its tenants (host.tenant): give no trace",
+                ));
+            }
+            let f = format.as_deref();
+            return tenants::simulate(cfg, f, skip_bad_lines, preset.as_deref(), per_request);
+        }
         let src = source(trace, format.as_deref(), skip_bad_lines, repeat, synthetic)?;
         simulate(cfg, &src, preset.as_deref(), per_request, chips, cache)
     })?;

@@ -34,20 +34,27 @@ pub struct Breakdown {
     /// read; present only with the error model (`errors.mode = "on"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_ns_mean: Option<f64>,
+    /// Time on the PCIe link (T_pcie), part of the waiting; only with a link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie_ns_mean: Option<f64>,
 }
 
 pub(crate) fn breakdown(w: &WorkAcc, waiting: &Latency) -> Breakdown {
     let gc_wait_ns_mean = mean(w.gc_wait_sum_ns, waiting.count);
     let buffer_wait_ns_mean = w.buffer_wait_sum_ns.map(|s| mean(s, waiting.count));
+    let pcie_ns_mean = w.pcie_sum_ns.map(|s| mean(s, waiting.count));
     Breakdown {
         service_ns_mean: mean(w.service_sum_ns, waiting.count),
         gc_wait_ns_mean,
+        // Subtracting an absent part's 0.0 changes no bit of the result.
         other_wait_ns_mean: (waiting.mean_ns
             - gc_wait_ns_mean
-            - buffer_wait_ns_mean.unwrap_or(0.0))
+            - buffer_wait_ns_mean.unwrap_or(0.0)
+            - pcie_ns_mean.unwrap_or(0.0))
         .max(0.0),
         pre_read_ns_mean: mean(w.pre_read_sum_ns, waiting.count),
         buffer_wait_ns_mean,
         retry_ns_mean: w.retry_sum_ns.map(|s| mean(s, waiting.count)),
+        pcie_ns_mean,
     }
 }

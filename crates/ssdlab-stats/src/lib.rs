@@ -62,7 +62,7 @@ mod tenant;
 
 pub use compare::compare_table;
 pub use counter::Counter;
-pub use csv::{CSV_HEADER, CSV_STATUS_COLUMN};
+pub use csv::{CSV_HEADER, CSV_STATUS_COLUMN, CSV_TENANT_COLUMN};
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use errors::ErrorsReport;

@@ -28,6 +28,8 @@ pub(crate) struct WorkAcc {
     pub(crate) buffer_wait_sum_ns: Option<u128>,
     /// Read retries and soft decodes (only with the error model: [`Recorder::retry`]).
     pub(crate) retry_sum_ns: Option<u128>,
+    /// Time on the PCIe link (only with one: [`Recorder::pcie`]).
+    pub(crate) pcie_sum_ns: Option<u128>,
 }
 
 impl WorkAcc {
@@ -185,6 +187,18 @@ impl Recorder {
         self.work.write.retry_sum_ns.get_or_insert(0);
     }
 
+    /// Adds the time one completed request spent on the PCIe link, queueing for it and
+    /// crossing it, in both directions (T_pcie). Call once per request of a device with
+    /// a link: the breakdown then has a PCIe part for every class.
+    #[inline]
+    pub fn pcie(&mut self, op: OpClass, ns: u64) {
+        let w = u128::from(ns);
+        *self.work.all.pcie_sum_ns.get_or_insert(0) += w;
+        *self.work.class_mut(op).pcie_sum_ns.get_or_insert(0) += w;
+        self.work.read.pcie_sum_ns.get_or_insert(0);
+        self.work.write.pcie_sum_ns.get_or_insert(0);
+    }
+
     /// Gives the DRAM stage's section of the report.
     pub fn set_dram(&mut self, report: crate::DramReport) {
         self.dram = Some(report);
@@ -318,6 +332,25 @@ impl Recorder {
     /// and [`Recorder::keep_request_log`].
     pub fn add_status_column(&mut self) {
         self.status_column = true;
+    }
+
+    /// [`Recorder::set_per_request_sink`] for a run of several tenants, named `tenants`:
+    /// each line ends with its request's tenant ([`crate::CSV_TENANT_COLUMN`]), the one
+    /// given by [`Recorder::next_tenant`] before its [`Recorder::request_done`].
+    pub fn set_per_request_sink_tenants(
+        &mut self,
+        w: Box<dyn io::Write + Send>,
+        tenants: Vec<String>,
+    ) {
+        self.close_sink();
+        self.sink = Some(CsvSink::with_tenants(w, tenants, self.status_column));
+    }
+
+    /// The tenant (an index into the names given) of the request recorded next.
+    pub fn next_tenant(&mut self, tenant: usize) {
+        if let Some(s) = self.sink.as_mut() {
+            s.tenant = tenant;
+        }
     }
 
     /// Keeps every completed request in memory as columns ([`RequestLog`]), for

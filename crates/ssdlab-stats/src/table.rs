@@ -190,13 +190,18 @@ impl Report {
 
     fn table_breakdown(&self, w: &mut dyn Write) -> fmt::Result {
         heading(w, 5)?;
-        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too;
-        // with the error model, the read-retry part of service (T_retry).
+        // With a DRAM stage, the wait for room in it (T_buffer_wait) is a column too,
+        // with a PCIe link the time on it (T_pcie), and with the error model the
+        // read-retry part of service (T_retry).
         let buffer = self.breakdown.all.buffer_wait_ns_mean.is_some();
+        let pcie = self.breakdown.all.pcie_ns_mean.is_some();
         let retry = self.breakdown.all.retry_ns_mean.is_some();
         let mut extra = String::new();
         if buffer {
             extra.push_str("    buffer wait");
+        }
+        if pcie {
+            extra.push_str("           PCIe");
         }
         if retry {
             extra.push_str("  retry (of svc)");
@@ -208,7 +213,7 @@ impl Report {
         )?;
         for (name, b) in self.breakdown.named() {
             let mut extra = String::new();
-            for ns in [b.buffer_wait_ns_mean, b.retry_ns_mean]
+            for ns in [b.buffer_wait_ns_mean, b.pcie_ns_mean, b.retry_ns_mean]
                 .into_iter()
                 .flatten()
             {

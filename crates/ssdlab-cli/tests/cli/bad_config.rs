@@ -232,3 +232,15 @@ fn nand_settings_that_cannot_describe_a_part_name_their_key() {
         .assert_input_error(&["nand.suspend", "scheduler.suspend"]);
     run_with(&["--set", "nand.cell=\"penta\""]).assert_input_error(&["nand.cell"]);
 }
+
+#[test]
+fn a_pcie_link_of_no_generation_or_lane_count() {
+    run_with(&["--set", "host.pcie.generation=7"]).assert_input_error(&["host.pcie.generation"]);
+    run_with(&[
+        "--set",
+        "host.pcie.generation=3",
+        "--set",
+        "host.pcie.lanes=5",
+    ])
+    .assert_input_error(&["host.pcie.lanes"]);
+}

@@ -53,3 +53,40 @@ fn bad_tenant_keys_exit_2_naming_the_key() {
     .assert_input_error(&["host.mode"]);
     ssdlab(["verify", "--trace", &t, "--trace", &t]).assert_input_error(&["several --trace"]);
 }
+
+/// With tenants, the per-request CSV ends each line with the request's tenant; with one
+/// workload it has no such column.
+#[test]
+fn the_per_request_csv_names_each_requests_tenant() {
+    let (a, b) = (
+        trace("msr/hm_0-head200.csv.gz"),
+        trace("mqsim/tpcc-small.mqsim.gz"),
+    );
+    let csv = out_path("tenants-requests.csv");
+    ssdlab([
+        "run",
+        "--trace",
+        &a,
+        "--trace",
+        &b,
+        "--per-request-csv",
+        &csv,
+    ])
+    .assert_ok();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("{},tenant", ssdlab_stats::CSV_HEADER)
+    );
+    let tenants: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+    let t0 = tenants.iter().filter(|&&t| t == "t0").count();
+    let t1 = tenants.iter().filter(|&&t| t == "t1").count();
+    assert_eq!(t0, 200, "hm_0-head200's requests");
+    assert_eq!(t0 + t1, tenants.len(), "every line names t0 or t1");
+    assert!(t1 > 0);
+    let one = out_path("one-requests.csv");
+    ssdlab(["run", "--trace", &a, "--per-request-csv", &one]).assert_ok();
+    let text = std::fs::read_to_string(&one).unwrap();
+    assert_eq!(text.lines().next().unwrap(), ssdlab_stats::CSV_HEADER);
+}

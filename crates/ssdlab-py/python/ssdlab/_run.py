@@ -370,6 +370,41 @@ class Result:
         u: dict[str, float] = self.summary["utilization"]["chip"]
         return u
 
+    def tenants(self) -> pd.DataFrame | None:
+        """Per-tenant results of a run with tenants (``[[host.tenant]]``, docs/HOST.md
+        §3), one row per tenant in configuration order (a pandas DataFrame); ``None``
+        for a run of one workload.
+
+        Columns: ``tenant`` (its name), ``reads``, ``writes``, ``other`` (flushes and
+        trims), ``bytes``, then for each of ``response`` (reads and writes together),
+        ``read_response`` and ``write_response`` the fields of its latency summary
+        prefixed by it (``response_count``, ``response_mean_ns``, ``response_min_ns``,
+        ``response_p50_ns``, ``response_p90_ns``, ``response_p99_ns``,
+        ``response_p999_ns``, ``response_max_ns``, ...), ``iops``, ``bandwidth_mib_s``,
+        and ``alone_response_ns_mean`` and ``slowdown`` (NaN unless the report has
+        them: ``ssdlab run --alone``). ``summary["tenants"]["fairness"]`` holds the
+        fairness index when the report has one.
+        """
+        section = self.summary.get("tenants")
+        if section is None:
+            return None
+        import pandas as pd
+
+        rows = []
+        for t in section["tenants"]:
+            row: dict[str, Any] = {"tenant": t["name"]}
+            for k in ("reads", "writes", "other", "bytes"):
+                row[k] = t[k]
+            for lat in ("response", "read_response", "write_response"):
+                for f, v in t[lat].items():
+                    row[f"{lat}_{f}"] = v
+            row["iops"] = t["iops"]
+            row["bandwidth_mib_s"] = t["bandwidth_mib_s"]
+            row["alone_response_ns_mean"] = t.get("alone_response_ns_mean", float("nan"))
+            row["slowdown"] = t.get("slowdown", float("nan"))
+            rows.append(row)
+        return pd.DataFrame(rows)
+
     @property
     def dram(self) -> dict[str, Any] | None:
         """The report's DRAM stage (``summary["dram"]``, docs/METRICS.md "DRAM stage"):

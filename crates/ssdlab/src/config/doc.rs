@@ -428,6 +428,7 @@ mod tests {
         cfg.errors.mode = crate::config::ErrorsMode::On;
         cfg.host.placement_handles = 1;
         cfg.host.placement_isolation = crate::config::tenants::PlacementIsolation::Initial;
+        cfg.host.pcie.generation = 3;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

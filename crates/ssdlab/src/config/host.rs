@@ -1,5 +1,6 @@
 //! `[host]`: the arrival model and queue depths.
 
+use super::pcie::PcieConfig;
 use super::tenants::{
     default_burst, default_weights, Arbitration, PlacementIsolation, TenantConfig, DEFAULT_WEIGHTS,
 };
@@ -81,6 +82,9 @@ pub struct HostConfig {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("default" = []))]
     pub tenant: Vec<TenantConfig>,
+    /// The PCIe link between host and device (none by default: transfers take no time).
+    #[serde(skip_serializing_if = "PcieConfig::is_default")]
+    pub pcie: PcieConfig,
 }
 
 impl Default for HostConfig {
@@ -97,6 +101,7 @@ impl Default for HostConfig {
             tenant: Vec::new(),
             placement_handles: 0,
             placement_isolation: PlacementIsolation::Persistent,
+            pcie: PcieConfig::default(),
         }
     }
 }

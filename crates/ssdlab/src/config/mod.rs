@@ -11,7 +11,8 @@
 //!  layers.rs   ConfigLayers: a front end's flags (CLI, bindings) in their order
 //!  error.rs    ConfigError, ConfigErrors
 //!  doc.rs      the reference of every key, read from the types' schema and docs
-//!  host.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler: crate::sched)
+//!  host.rs, pcie.rs, placement.rs, dgc.rs, dsftl.rs: one section each (scheduler:
+//!  crate::sched)
 //! ```
 
 mod written;
@@ -25,6 +26,7 @@ mod errors;
 mod host;
 mod layers;
 mod nand;
+mod pcie;
 mod placement;
 pub mod tenants;
 
@@ -36,6 +38,7 @@ pub use error::{ConfigError, ConfigErrors};
 pub use errors::{ErrorsConfig, ErrorsMode};
 pub use host::{HostConfig, HostMode, UnwrittenReads};
 pub use layers::ConfigLayers;
+pub use pcie::PcieConfig;
 pub use placement::{Bind, PlacementConfig};
 pub use tenants::{Arbitration, PriorityClass, TenantConfig};
 
@@ -198,6 +201,9 @@ impl SimConfig {
                     "placement handles are not modelled with the SLC cache".into(),
                 );
             }
+        }
+        for (key, message) in h.pcie.validate() {
+            invalid(&key, message);
         }
         if self.scheduler.chip_queue_depth == 0 {
             invalid("scheduler.chip_queue_depth", "must be at least 1".into());

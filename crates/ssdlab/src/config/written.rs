@@ -41,4 +41,9 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("errors.mode", "\"off\""),
     ("host.placement_handles", "0"),
     ("host.placement_isolation", "\"persistent\""),
+    ("host.pcie.generation", "0"),
+    ("host.pcie.lanes", "4"),
+    ("host.pcie.lane_gbytes_per_s", "0.0"),
+    ("host.pcie.max_payload_bytes", "256"),
+    ("host.pcie.tlp_overhead_bytes", "24"),
 ];

@@ -200,6 +200,7 @@ impl Simulation {
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
             tenants: None,
+            pcie: super::pcie::Pcie::new(&cfg.host.pcie).map(Box::new),
             nand: super::nand::NandState::build(
                 &cfg.nand,
                 &cfg.timing,

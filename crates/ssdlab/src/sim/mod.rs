@@ -66,6 +66,7 @@ mod host;
 mod merge;
 mod nand;
 mod partial;
+mod pcie;
 mod place;
 mod plan;
 mod prepare;
@@ -133,6 +134,10 @@ pub(crate) enum Event {
     SlcIdle,
     /// A trim request is done (it was carried out at its admission).
     TrimDone(ReqId),
+    /// A request's command (and a write's data) crossed the PCIe link to the device.
+    PcieDown(ReqId),
+    /// A request's completion (and a read's data) crossed the PCIe link to the host.
+    PcieUp(ReqId),
 }
 
 /// A progress callback: called with the number of completed requests.
@@ -243,6 +248,8 @@ pub struct Simulation {
     pub(crate) dram: Option<Box<dram::DramHook>>,
     /// Several tenants' queues and their arbiter, when `host.tenant` names any.
     pub(crate) tenants: Option<Box<tenants::Tenants>>,
+    /// The PCIe link between host and device (`host.pcie`; none: transfers take no time).
+    pub(crate) pcie: Option<Box<pcie::Pcie>>,
     /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend` asks.
     pub(crate) nand: Option<Box<nand::NandState>>,
     /// Partial-page writes merged before their program (`timing.transfer = "sectors"`).
@@ -257,22 +264,6 @@ impl Simulation {
     /// Names the preset the configuration came from, for the report.
     pub fn set_preset_name(&mut self, name: &str) {
         self.meta.preset = Some(name.to_string());
-    }
-
-    /// Streams one CSV line per completed request to `w`.
-    pub fn set_per_request_csv(&mut self, w: Box<dyn std::io::Write + Send>) {
-        self.rec.set_per_request_sink(w);
-    }
-
-    /// Keeps every completed request in memory as columns, for
-    /// [`Simulation::take_request_log`] (the per-request CSV's data without the text).
-    pub fn keep_request_log(&mut self) {
-        self.rec.keep_request_log(0);
-    }
-
-    /// The request log kept since [`Simulation::keep_request_log`], leaving none.
-    pub fn take_request_log(&mut self) -> Option<ssdlab_stats::RequestLog> {
-        self.rec.take_request_log()
     }
 
     /// Busy time so far of every chip (any of its dies operating), index = chip id, and
@@ -401,6 +392,8 @@ impl Simulation {
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
             Event::SlcIdle => return self.on_slc_idle_event(),
             Event::TrimDone(req) => self.finish_request(req),
+            Event::PcieDown(req) => self.on_pcie_down(req),
+            Event::PcieUp(req) => self.finish_request(req),
         }
         self.last_event_ns = at.as_ns();
         self.after_event()?;

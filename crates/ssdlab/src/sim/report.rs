@@ -1,5 +1,5 @@
-//! The end of a run: the audit of every written page, consistency checks, and the
-//! report.
+//! The results of a run: the per-request outputs as it goes; at its end the audit of
+//! every written page, consistency checks, and the report.
 
 use super::dgc::DgcState;
 use super::Simulation;
@@ -13,6 +13,26 @@ use std::collections::VecDeque;
 const AUDIT_AHEAD: u32 = 16;
 
 impl Simulation {
+    /// Streams one CSV line per completed request to `w`.
+    pub fn set_per_request_csv(&mut self, w: Box<dyn std::io::Write + Send>) {
+        match self.tenants.as_ref() {
+            // With tenants (set before), each line names its request's tenant.
+            Some(t) => self.rec.set_per_request_sink_tenants(w, t.results.names()),
+            None => self.rec.set_per_request_sink(w),
+        }
+    }
+
+    /// Keeps every completed request in memory as columns, for
+    /// [`Simulation::take_request_log`] (the per-request CSV's data without the text).
+    pub fn keep_request_log(&mut self) {
+        self.rec.keep_request_log(0);
+    }
+
+    /// The request log kept since [`Simulation::keep_request_log`], leaving none.
+    pub fn take_request_log(&mut self) -> Option<ssdlab_stats::RequestLog> {
+        self.rec.take_request_log()
+    }
+
     /// Checks that every LPN written (or preconditioned) is mapped to a page holding the
     /// token last written to it. Needs `verify = true` (the shadow of expected tokens).
     /// Returns the number of pages checked.

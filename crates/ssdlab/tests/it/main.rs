@@ -15,6 +15,7 @@ mod fail;
 mod hostile;
 mod liveness;
 mod nand;
+mod pcie;
 mod placement;
 mod raid;
 mod replay;

@@ -88,6 +88,9 @@ impl Simulation {
     }
 
     pub(in crate::sim) fn finish_request(&mut self, id: ReqId) {
+        if self.pcie.is_some() && self.pcie_up(id) {
+            return; // it completes when its completion has crossed the link
+        }
         let mut buffer_wait_ns = 0;
         if let Some(d) = self.dram.as_mut() {
             if d.is_destage(id) {
@@ -123,8 +126,14 @@ impl Simulation {
         if self.dram.is_some() {
             self.rec.buffer_wait(op, buffer_wait_ns);
         }
+        if let Some(p) = self.pcie.as_ref() {
+            self.rec.pcie(op, p.last_ns);
+        }
         self.note_response_phase(now - r.arrival_ns);
         let media_error = self.errors.is_some() && self.errors_request_done(id, op);
+        if self.tenants.is_some() {
+            self.tenant_of_record(id);
+        }
         self.rec.request_done(&RequestRecord {
             id: r.id,
             op,

@@ -2,6 +2,7 @@
 //! translation and allocation of each page, and request completion (docs/ARCHITECTURE.md §6).
 
 mod done;
+mod pcie;
 mod read;
 mod req;
 mod tenants;
@@ -241,15 +242,17 @@ impl Simulation {
     /// [`ADMIT_CHUNK_PAGES`]).
     fn admit(&mut self, id: ReqId) {
         self.outstanding += 1;
+        if self.pcie.is_some() {
+            return self.pcie_down(id);
+        }
+        self.reqs[id].admitted_ns = self.now().as_ns();
         self.start_request(id);
     }
 
-    /// Starts request `id` (a host request taking its device-queue slot, or an internal
-    /// one, which takes none).
+    /// Starts request `id` (a host request that took its device-queue slot, or an
+    /// internal one, which takes none).
     pub(in crate::sim) fn start_request(&mut self, id: ReqId) {
-        let now = self.now().as_ns();
         let r = &mut self.reqs[id];
-        r.admitted_ns = now;
         r.pending = r.pages;
         match r.io.op {
             // A flush holds no data: it is done when every write acknowledged before it

@@ -93,4 +93,11 @@ impl Simulation {
         let i = t.left(id);
         t.results.done(i, read, bytes, response, now);
     }
+
+    /// The request recorded next, `id`, is of its tenant (for the per-request CSV).
+    #[inline(never)]
+    pub(super) fn tenant_of_record(&mut self, id: ReqId) {
+        let i = self.tenants.as_ref().expect("tenants").tenant_of(id);
+        self.rec.next_tenant(i);
+    }
 }

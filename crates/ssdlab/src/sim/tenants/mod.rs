@@ -158,6 +158,11 @@ impl Tenants {
         i
     }
 
+    /// The tenant of request `id` (in the device or waiting).
+    pub(crate) fn tenant_of(&self, id: ReqId) -> usize {
+        usize::from(self.of_req[id as usize])
+    }
+
     /// Requests waiting in the tenants' queues.
     pub(crate) fn waiting(&self) -> usize {
         self.tenants.iter().map(|t| t.waiting.len()).sum()

@@ -16,6 +16,11 @@ impl TenantResults {
         TenantResults { names, acc }
     }
 
+    /// The tenants' names, in order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
     pub(crate) fn arrived(&mut self, tenant: usize, now: u64) {
         self.acc[tenant].arrived(now);
     }

@@ -1,0 +1,39 @@
+"""Runs with tenants from Python: their per-tenant results as a frame."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ssdlab
+
+
+def test_tenants_frame_is_the_reports_tenants(head200: str, slice7016: str) -> None:
+    config = {"host": {"tenant": [{"trace": head200, "name": "a"},
+                                   {"trace": slice7016, "name": "b"}]}}
+    r = ssdlab.run(preset="default", config=config)
+    df = r.tenants()
+    assert df is not None
+    assert list(df["tenant"]) == ["a", "b"]
+    section = r.summary["tenants"]["tenants"]
+    for i, t in enumerate(section):
+        assert df["reads"][i] == t["reads"]
+        assert df["writes"][i] == t["writes"]
+        assert df["response_mean_ns"][i] == t["response"]["mean_ns"]
+        assert df["read_response_p99_ns"][i] == t["read_response"]["p99_ns"]
+        assert math.isnan(df["slowdown"][i])
+    # The tenants' requests are the run's.
+    assert int(df["reads"].sum() + df["writes"].sum()) == r.summary["requests"]["all"]
+    assert int(df["reads"][0] + df["writes"][0]) == 200
+    assert len(r.requests()) == r.summary["requests"]["all"]
+
+
+def test_one_workload_has_no_tenants_frame(head200: str) -> None:
+    assert ssdlab.run(preset="default", trace=head200).tenants() is None
+
+
+def test_tenants_and_a_trace_are_refused(head200: str) -> None:
+    config = {"host": {"tenant": [{"trace": head200}]}}
+    with pytest.raises(ssdlab.ArgumentError, match="host.tenant"):
+        ssdlab.run(preset="default", config=config, trace=head200)
