@@ -1,8 +1,11 @@
 //! The error layer's rules one by one, on its own state (no simulation).
 
-use super::*;
+use super::state::ErrorsState;
+use crate::config::ErrorsConfig;
 use crate::config::ErrorsMode;
+use ssdlab_engine::SimRng;
 use ssdlab_nand::EccConfig;
+use ssdlab_nand::{BlockId, Geometry, Ppn, StepTimes};
 
 /// 2 blocks of 4 pages per plane, 2 planes: 4 blocks, 16 pages of 4 KiB.
 fn geom() -> Geometry {
