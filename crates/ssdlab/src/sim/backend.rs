@@ -384,7 +384,7 @@ impl Simulation {
     /// The bus time of `txn`, whose whole page takes `xfer` ns: set before the grant for
     /// a read of part of a page, else a page's.
     #[inline(always)]
-    fn bus_ns_of(txn: &Txn, xfer: u64) -> u64 {
+    pub(super) fn bus_ns_of(txn: &Txn, xfer: u64) -> u64 {
         if txn.bus_ns == 0 {
             xfer
         } else {

@@ -16,6 +16,7 @@
 //! [`ErrorsState`] keeps the wear, age and read-disturb state and the counts; it knows
 //! nothing of the simulator and is tested on its own.
 
+use super::raid::Rebuild;
 use super::txn::{ReqId, TxnId, NONE};
 use super::Simulation;
 use ssdlab_nand::{DieId, FlashOp, Lpn, Ppn, StepTimes, TxnReason};
@@ -46,7 +47,7 @@ impl Simulation {
         let mut t = head;
         while t != NONE {
             let txn = self.txns[t];
-            let base = if txn.bus_ns == 0 { xfer } else { txn.bus_ns };
+            let base = Self::bus_ns_of(&txn, xfer);
             let erases = self.ftl.erase_count(self.geom.block_of_page(txn.ppn));
             let times = StepTimes {
                 sense_ns,
@@ -105,15 +106,14 @@ impl Simulation {
                 e.c.host_uncorrectable += 1;
                 if self.raid.is_some() {
                     let expect = self.errors_rebuild_expect(txn.lpn, txn.ppn, txn.expect);
-                    let rebuilt = self.reconstruct_read(txn.req, txn.lpn, expect);
-                    if rebuilt {
-                        self.errs().c.rebuilt += 1;
-                    } else if self.raid_stripe_busy(txn.lpn) || self.raid_recoverable_later(txn.lpn)
-                    {
+                    let rebuild = self.rebuild_now_or_later(txn.req, txn.lpn, expect);
+                    match rebuild {
+                        Rebuild::Started => self.errs().c.rebuilt += 1,
                         // The stripe is settling: the rebuild waits for a completion.
-                        self.errs().waiting.push((txn.req, txn.lpn));
+                        Rebuild::Later => self.errs().waiting.push((txn.req, txn.lpn)),
+                        Rebuild::Never => {}
                     }
-                    if rebuilt || self.errs().waiting.last() == Some(&(txn.req, txn.lpn)) {
+                    if rebuild != Rebuild::Never {
                         // The rebuild answers for the page: its own read is done.
                         self.ftl.unpin(txn.ppn);
                         self.gc_page_released(txn.ppn);
@@ -232,15 +232,15 @@ impl Simulation {
         let waiting = std::mem::take(&mut self.errs().waiting);
         for (id, lpn) in waiting {
             let expect = self.errors_rebuild_expect(lpn, Ppn(u32::MAX), 0);
-            if self.reconstruct_read(id, lpn, expect) {
-                self.errs().c.rebuilt += 1;
-            } else if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
-                self.errs().waiting.push((id, lpn));
-            } else {
-                let e = self.errs();
-                e.c.lost += 1;
-                e.failed.insert(id);
-                self.sub_done(id, 0, 0);
+            match self.rebuild_now_or_later(id, lpn, expect) {
+                Rebuild::Started => self.errs().c.rebuilt += 1,
+                Rebuild::Later => self.errs().waiting.push((id, lpn)),
+                Rebuild::Never => {
+                    let e = self.errs();
+                    e.c.lost += 1;
+                    e.failed.insert(id);
+                    self.sub_done(id, 0, 0);
+                }
             }
         }
     }

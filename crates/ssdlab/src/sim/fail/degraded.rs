@@ -1,6 +1,7 @@
 //! Reads and writes of pages on dead chips.
 
 use crate::placement::{PageToPlace, Role};
+use crate::sim::raid::Rebuild;
 use crate::sim::Simulation;
 use ssdlab_nand::{Lpn, PlaneId, TxnReason};
 use ssdlab_raid::RaidLevel;
@@ -29,14 +30,15 @@ impl Simulation {
         // parity update found a second member of the group dead): the stripe's parity no
         // longer covers it, so a reconstruction would answer garbage.
         if redundant && !self.is_lost(lpn) {
-            if self.reconstruct_read(id, lpn, expect) {
-                return ReadOutcome::Deferred;
-            }
-            if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
-                // The stripe is settling (parity update, buffer, pages in flight): the
-                // read tries again once something has happened.
-                self.fs_mut().degraded_wait.push((id, lpn));
-                return ReadOutcome::Deferred;
+            match self.rebuild_now_or_later(id, lpn, expect) {
+                Rebuild::Started => return ReadOutcome::Deferred,
+                Rebuild::Later => {
+                    // The stripe is settling: the read tries again once something has
+                    // happened.
+                    self.fs_mut().degraded_wait.push((id, lpn));
+                    return ReadOutcome::Deferred;
+                }
+                Rebuild::Never => {}
             }
         }
         self.fs_mut().counters.unrecoverable_reads += 1;

@@ -39,6 +39,7 @@ mod fix;
 pub(in crate::sim) use fix::{fix_redundancy, NoRoom};
 mod job;
 mod recon;
+pub(in crate::sim) use recon::Rebuild;
 
 /// What a stripe job reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

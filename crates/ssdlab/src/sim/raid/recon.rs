@@ -7,6 +7,17 @@ use crate::sim::Simulation;
 use ssdlab_nand::{FlashOp, Lpn, Ppn, TxnReason};
 use ssdlab_raid::RaidLevel;
 
+/// What [`Simulation::rebuild_now_or_later`] could do for a read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::sim) enum Rebuild {
+    /// The reconstruction's reads are issued; it completes the page.
+    Started,
+    /// Not now: the stripe is settling; try again after something completes.
+    Later,
+    /// The stripe cannot give the page.
+    Never,
+}
+
 impl Simulation {
     /// The pages whose XOR is `lpn`'s content (RAID-4/5: the rest of its stripe and the
     /// parity; RAID-1: the other copy). False when that is impossible now: the stripe's
@@ -149,6 +160,24 @@ impl Simulation {
                 (primary < r.map.host_pages).then(|| r.map.red_lpn(primary))
             }
             RaidLevel::Raid0 | RaidLevel::None => None,
+        }
+    }
+
+    /// Serves host read page `lpn` of request `id` from its stripe now if it can
+    /// ([`Simulation::reconstruct_read`]), says whether it could later (the stripe is
+    /// settling: a parity update, a buffer, pages in flight), or that it never can.
+    pub(in crate::sim) fn rebuild_now_or_later(
+        &mut self,
+        id: ReqId,
+        lpn: Lpn,
+        expect: u64,
+    ) -> Rebuild {
+        if self.reconstruct_read(id, lpn, expect) {
+            Rebuild::Started
+        } else if self.raid_stripe_busy(lpn) || self.raid_recoverable_later(lpn) {
+            Rebuild::Later
+        } else {
+            Rebuild::Never
         }
     }
 
