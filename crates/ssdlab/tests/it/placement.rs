@@ -2,8 +2,8 @@
 //! aged device, with a handle each and with one shared handle.
 
 use crate::util::{io, small_config};
-use ssdlab::{ConfigBuilder, Report, SimConfig, Simulation, VecStream};
-use ssdlab_trace::{IoRequest, Op, RequestStream};
+use ssdlab::{ConfigBuilder, Report, SimConfig};
+use ssdlab_trace::{IoRequest, Op};
 
 /// Pages of the hot tenant's namespace (the cold one has the rest of the device).
 const HOT_PAGES: u64 = 2048;
@@ -50,15 +50,7 @@ fn writes(n: u64) -> (Vec<IoRequest>, Vec<IoRequest>) {
 
 fn run(cfg: SimConfig, n: u64) -> Report {
     let (hot, cold) = writes(n);
-    let mut sim = Simulation::new(cfg, Box::new(VecStream::new(Vec::new())), "hot + cold").unwrap();
-    let streams: Vec<Box<dyn RequestStream>> = vec![
-        Box::new(VecStream::new(hot)),
-        Box::new(VecStream::new(cold)),
-    ];
-    sim.set_tenants(streams).unwrap();
-    sim.run_to_end().unwrap();
-    sim.audit().unwrap();
-    sim.into_report().unwrap()
+    crate::util::run_tenants(cfg, "hot + cold", vec![hot, cold])
 }
 
 /// With a handle per tenant, GC copies fewer pages than with one shared handle; each

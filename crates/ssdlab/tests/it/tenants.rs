@@ -3,8 +3,8 @@
 //! round robin; their results reported one by one.
 
 use crate::util::{io, small_config};
-use ssdlab::{ConfigBuilder, Report, SimConfig, Simulation, VecStream};
-use ssdlab_trace::{Content, IoRequest, Op, RequestStream};
+use ssdlab::{ConfigBuilder, Report, SimConfig};
+use ssdlab_trace::{Content, IoRequest, Op};
 
 /// `n` one-page writes at LPNs 0.. (content seeded by `seed`), 10 µs apart, then reads
 /// of the same pages.
@@ -37,13 +37,7 @@ fn two_tenants(extra: &str) -> SimConfig {
 }
 
 fn run(cfg: SimConfig, a: Vec<IoRequest>, b: Vec<IoRequest>) -> Report {
-    let mut sim = Simulation::new(cfg, Box::new(VecStream::new(Vec::new())), "a + b").unwrap();
-    let streams: Vec<Box<dyn RequestStream>> =
-        vec![Box::new(VecStream::new(a)), Box::new(VecStream::new(b))];
-    sim.set_tenants(streams).unwrap();
-    sim.run_to_end().unwrap();
-    sim.audit().unwrap();
-    sim.into_report().unwrap()
+    crate::util::run_tenants(cfg, "a + b", vec![a, b])
 }
 
 /// Two tenants writing and reading the same addresses, each in its namespace: verify

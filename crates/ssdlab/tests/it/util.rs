@@ -42,6 +42,20 @@ pub fn vec_sim(cfg: SimConfig, reqs: Vec<IoRequest>) -> Simulation {
     Simulation::new(cfg, Box::new(VecStream::new(reqs)), "memory").unwrap()
 }
 
+/// Runs `cfg` with one tenant per request list (`label` names the run), audits it,
+/// and gives its report.
+pub fn run_tenants(cfg: SimConfig, label: &str, tenants: Vec<Vec<IoRequest>>) -> ssdlab::Report {
+    let mut sim = Simulation::new(cfg, Box::new(VecStream::new(Vec::new())), label).unwrap();
+    let streams: Vec<Box<dyn ssdlab_trace::RequestStream>> = tenants
+        .into_iter()
+        .map(|r| Box::new(VecStream::new(r)) as Box<dyn ssdlab_trace::RequestStream>)
+        .collect();
+    sim.set_tenants(streams).unwrap();
+    sim.run_to_end().unwrap();
+    sim.audit().unwrap();
+    sim.into_report().unwrap()
+}
+
 /// A one-page request.
 pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
     IoRequest {
