@@ -370,8 +370,10 @@ pub struct ErrorModel {
 }
 
 /// What one page read costs and whether its data came back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadCharge {
+    /// The raw bit error rate the page was read at.
+    pub rber: f64,
     /// Steps the decode took.
     pub outcome: ReadOutcome,
     /// Die, bus and decode time beyond the first sense (the `T_retry` share).
@@ -396,11 +398,6 @@ impl ErrorModel {
             ecc,
             seed: run_rng.fork("errors").next_u64(),
         })
-    }
-
-    /// The RBER model.
-    pub fn rber(&self) -> &RberModel {
-        &self.rber
     }
 
     /// The ECC settings the model decodes with.
@@ -435,6 +432,7 @@ impl ErrorModel {
         };
         let outcome = self.ecc.decode(rber, codewords, &mut draw);
         ReadCharge {
+            rber,
             outcome,
             extra_ns: outcome.extra_ns(&self.ecc, times),
         }

@@ -160,7 +160,6 @@ impl ErrorsState {
         let reads = &mut self.reads[block.idx()];
         let disturb = u64::from(*reads);
         *reads = reads.saturating_add(1);
-        let rber = self.model.rber().rber(pe, age, disturb, page_type);
         // The page's version: its address and its program time (none for data that
         // was on the drive at the start).
         let stamp = self
@@ -173,7 +172,7 @@ impl ErrorsState {
             .read(version, pe, age, disturb, page_type, self.codewords, times);
         let o = r.outcome;
         self.c.reads += 1;
-        self.rber_sum += rber;
+        self.rber_sum += r.rber;
         self.c.retry_steps += u64::from(o.retries);
         self.c.soft += u64::from(o.soft_tiers);
         self.c.retried += u64::from(o.retries > 0);
