@@ -132,6 +132,34 @@ pub enum MirrorReadChoice {
     ShortestQueue,
 }
 
+/// Which channel's mirror chip holds a CR5M page's copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorChannel {
+    /// The mirror chip of the page's own channel (the paper's Fig. 2 and §III-B: the copy
+    /// shares the page's channel, so a channel failure takes both).
+    #[default]
+    Own,
+    /// The mirror chip of the next channel, `(c + 1) mod N` (not in the paper): a page and
+    /// its copy never share a channel, so one channel failure leaves one of them.
+    Next,
+}
+
+impl MirrorChannel {
+    /// True for the paper's placement, the default (the key is then not written).
+    pub fn is_own(&self) -> bool {
+        *self == MirrorChannel::Own
+    }
+
+    /// How many channels a copy sits away from its page: 0 or 1.
+    pub fn shift(self) -> u32 {
+        match self {
+            MirrorChannel::Own => 0,
+            MirrorChannel::Next => 1,
+        }
+    }
+}
+
 /// `[raid]`: RAID inside the SSD.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -206,6 +234,10 @@ pub struct RaidConfig {
     /// while it holds expired pages reclaims the stripes that own them (not in the
     /// paper: without it, expired pages could fill a plane's over-provisioning).
     pub mirror_pressure_reclaim: bool,
+    /// CR5M: which channel's mirror chip holds a page's copy (`"own"`: the paper's).
+    #[serde(skip_serializing_if = "MirrorChannel::is_own")]
+    #[schemars(extend("default" = "own"))]
+    pub mirror_channel: MirrorChannel,
 }
 
 impl Default for RaidConfig {
@@ -235,6 +267,7 @@ impl Default for RaidConfig {
             mirror_reads: true,
             mirror_read_choice: MirrorReadChoice::BusyFallback,
             mirror_pressure_reclaim: true,
+            mirror_channel: MirrorChannel::Own,
         }
     }
 }
@@ -321,6 +354,9 @@ impl RaidConfig {
                 level: self.level,
                 domain: self.domain,
             });
+        }
+        if raid && !self.mirror_chips && !self.mirror_channel.is_own() {
+            errs.push(RaidConfigError::MirrorChannelNeedsMirrorChips);
         }
         let (free, stop) = (
             self.mirror_reclaim_free_ratio,
@@ -418,6 +454,30 @@ mod tests {
         assert!(!c.force_reconstruct_reads);
         assert_eq!(c.rebuild_rate_mib_s, 64.0);
         assert_eq!(from_toml("").unwrap(), c);
+    }
+
+    #[test]
+    fn copies_on_the_next_channel_need_mirror_chips() {
+        let mut c = RaidConfig {
+            level: RaidLevel::Raid5,
+            domain: Domain::Channel,
+            group_size: 4,
+            mirror_channel: MirrorChannel::Next,
+            ..RaidConfig::default()
+        };
+        let keys: Vec<_> = c.validate(4).iter().map(RaidConfigError::key).collect();
+        assert_eq!(keys, ["raid.mirror_channel"]);
+        c.mirror_chips = true;
+        assert!(c.validate(4).is_empty());
+        assert_eq!(
+            from_toml("mirror_channel = \"next\"")
+                .unwrap()
+                .mirror_channel,
+            MirrorChannel::Next
+        );
+        // The paper's placement is the default and is not written.
+        let text = toml::to_string(&RaidConfig::default()).unwrap();
+        assert!(!text.contains("mirror_channel"), "{text}");
     }
 
     #[test]

@@ -107,6 +107,9 @@ pub enum RaidConfigError {
         /// `geometry.chips_per_channel`.
         chips_per_channel: u32,
     },
+    /// A copy placement without copies.
+    #[error("raid.mirror_channel = \"next\" places CR5M's mirror copies: it needs raid.mirror_chips = true")]
+    MirrorChannelNeedsMirrorChips,
     /// A CR5M reclaim threshold outside its range.
     #[error("{key} must be a fraction at least {floor} and below 1, found {value}")]
     MirrorRatio {
@@ -140,6 +143,7 @@ impl RaidConfigError {
             RaidConfigError::BadFail { .. } | RaidConfigError::FailOutOfRange { .. } => "raid.fail",
             RaidConfigError::MirrorNeedsChannelRaid5 { .. }
             | RaidConfigError::MirrorNeedsTwoWays { .. } => "raid.mirror_chips",
+            RaidConfigError::MirrorChannelNeedsMirrorChips => "raid.mirror_channel",
             RaidConfigError::MirrorRatio { key, .. } => key,
         }
     }

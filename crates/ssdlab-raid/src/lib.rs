@@ -38,8 +38,8 @@ mod table;
 mod testutil;
 
 pub use config::{
-    ChipChoice, Domain, Layout, MirrorAvail, MirrorIdle, MirrorReadChoice, RaidConfig, SdaStart,
-    UnwrittenStripes, UpdateRule,
+    ChipChoice, Domain, Layout, MirrorAvail, MirrorChannel, MirrorIdle, MirrorReadChoice,
+    RaidConfig, SdaStart, UnwrittenStripes, UpdateRule,
 };
 pub use error::RaidConfigError;
 pub use fail::{FailAt, FailSpec, FailSpecError, FailSpecErrorKind, FailTarget};

@@ -33,6 +33,9 @@ pub struct RaidMap {
     pub data_ways: u32,
     /// CR5M: way `data_ways` of every channel is its hidden mirror chip.
     pub mirror: bool,
+    /// CR5M: how many channels a copy sits away from its page (`raid.mirror_channel`:
+    /// 0 for the paper's own channel, 1 for the next one).
+    pub mirror_shift: u32,
 }
 
 impl RaidMap {
@@ -95,11 +98,21 @@ impl RaidMap {
         (chip, c.row / ways)
     }
 
-    /// CR5M: the mirror chip of `channel` (its last way).
+    /// CR5M: the mirror chip that holds the copies of `channel`'s pages: the last way
+    /// of that channel, or of the next one with `raid.mirror_channel = "next"`.
     #[inline]
     pub fn mirror_chip(&self, g: &Geometry, channel: ChannelId) -> ChipId {
         debug_assert!(self.mirror, "no mirror chips");
-        g.chip_at(channel, self.data_ways)
+        let holder = (channel.0 + self.mirror_shift) % g.channels;
+        g.chip_at(ChannelId(holder), self.data_ways)
+    }
+
+    /// CR5M: the channel whose pages mirror chip `chip` holds copies of (the inverse of
+    /// [`RaidMap::mirror_chip`]).
+    #[inline]
+    pub fn mirrored_channel(&self, g: &Geometry, chip: ChipId) -> u32 {
+        let holder = g.channel_of_chip(chip).0;
+        (holder + g.channels - self.mirror_shift % g.channels) % g.channels
     }
 
     /// True when `chip` is a CR5M mirror chip.
@@ -220,6 +233,7 @@ mod tests {
             member_chip: (0..members).collect(),
             data_ways: 3,
             mirror: false,
+            mirror_shift: 0,
         }
     }
 
@@ -230,6 +244,32 @@ mod tests {
     /// Plane `plane` of die `die` of `chip` (2 dies of 2 planes a chip).
     fn plane_at(chip: u32, die: u32, plane: u32) -> PlaneId {
         PlaneId((chip * 2 + die) * 2 + plane)
+    }
+
+    #[test]
+    fn a_copy_sits_on_its_own_channel_or_the_next_and_the_inverse_finds_its_pages() {
+        let g = geometry(4, 3);
+        let mut m = map(RaidLevel::Raid5, Domain::Channel, g.channels);
+        m.mirror = true;
+        m.data_ways = g.chips_per_channel - 1;
+        for shift in [0, 1] {
+            m.mirror_shift = shift;
+            let mut holders = Vec::new();
+            for ch in 0..g.channels {
+                let chip = m.mirror_chip(&g, ChannelId(ch));
+                assert!(m.is_mirror_chip(&g, chip));
+                assert_eq!(g.channel_of_chip(chip).0, (ch + shift) % g.channels);
+                assert_eq!(m.mirrored_channel(&g, chip), ch);
+                holders.push(chip);
+            }
+            holders.sort_unstable();
+            holders.dedup();
+            assert_eq!(
+                holders.len() as u32,
+                g.channels,
+                "one mirror chip per channel"
+            );
+        }
     }
 
     #[test]

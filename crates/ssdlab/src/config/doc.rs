@@ -429,6 +429,7 @@ mod tests {
         cfg.host.placement_handles = 1;
         cfg.host.placement_isolation = crate::config::tenants::PlacementIsolation::Initial;
         cfg.host.pcie.generation = 3;
+        cfg.raid.mirror_channel = ssdlab_raid::MirrorChannel::Next;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

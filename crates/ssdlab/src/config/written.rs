@@ -46,4 +46,5 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.pcie.lane_gbytes_per_s", "0.0"),
     ("host.pcie.max_payload_bytes", "256"),
     ("host.pcie.tlp_overhead_bytes", "24"),
+    ("raid.mirror_channel", "\"own\""),
 ];

@@ -46,6 +46,7 @@ impl Rig {
             member_chip: (0..channels).collect(),
             data_ways: cfg.raid.data_ways(&g),
             mirror,
+            mirror_shift: cfg.raid.mirror_channel.shift(),
         };
         Rig {
             queues: Queues::new(&g, 8),

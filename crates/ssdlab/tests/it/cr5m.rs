@@ -71,6 +71,7 @@ struct Knobs {
     free_ratio: f64,
     scheduler: &'static str,
     pressure: bool,
+    next_channel: bool,
 }
 
 impl Knobs {
@@ -115,6 +116,9 @@ impl Knobs {
         if self.pressure {
             s.extend(PRESSURE.iter().map(|x| x.to_string()));
         }
+        if self.next_channel {
+            s.push("raid.mirror_channel=\"next\"".into());
+        }
         s
     }
 }
@@ -130,7 +134,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             Just("piq"),
             Just("brr")
         ],
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
     )
         .prop_map(
             |(
@@ -138,7 +142,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 (transfer_ack, shortest_queue, erased),
                 free_ratio,
                 scheduler,
-                pressure,
+                (pressure, next_channel),
             )| Knobs {
                 sda,
                 rmw,
@@ -150,6 +154,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 free_ratio,
                 scheduler,
                 pressure,
+                next_channel,
             },
         )
 }
@@ -174,19 +179,25 @@ proptest! {
     })]
 
     /// Random updates, reads, GC and at most one failed chip (a data chip or a mirror
-    /// chip): every read returns the last token written, the audit (parity over what it
-    /// covers, every live copy equal to its page, the mirror table against the FTL)
-    /// passes, and nothing is unrecoverable.
+    /// chip), or with copies on the next channel a whole failed channel: every read
+    /// returns the last token written, the audit (parity over what it covers, every live
+    /// copy equal to its page, the mirror table against the FTL) passes, and nothing is
+    /// unrecoverable.
     #[test]
     fn cr5m_random_workloads_with_a_chip_failure_never_lose_or_corrupt(
         k in knobs(),
         ops in ops(),
-        fail in proptest::option::of((0u32..12, 0u32..1000)),
+        fail in proptest::option::of((0u32..16, 0u32..1000)),
         gap_ns in prop_oneof![Just(5_000u64), Just(200_000u64)],
     ) {
         let mut sets = k.sets();
-        if let Some((chip, f)) = fail {
-            sets.push(format!("raid.fail=[\"chip:{chip}@{}\"]", f64::from(f) / 1000.0));
+        if let Some((target, f)) = fail {
+            let at = f64::from(f) / 1000.0;
+            if k.next_channel && target >= 12 {
+                sets.push(format!("raid.fail=[\"channel:{}@{at}\"]", target - 12));
+            } else {
+                sets.push(format!("raid.fail=[\"chip:{}@{at}\"]", target % 12));
+            }
         }
         let reqs: Vec<IoRequest> = ops
             .iter()
@@ -281,6 +292,69 @@ fn a_channel_failure_takes_a_mirrored_page_and_its_copy_and_says_so() {
     assert_counter(&r, Counter::UnrecoverableReads, 4);
     assert_counter(&r, Counter::VerifiedReads, 11);
     assert_counter(&r, Counter::UnrecoverablePages, 4);
+}
+
+/// The same updates and channel failure with `raid.mirror_channel = "next"`: each copy
+/// sits on channel 1's mirror chip, so every updated page of channel 0 reads back from
+/// its copy (a degraded read with one source) and nothing is lost; channel 0's mirror
+/// chip held channel 3's copies, and channel 3 took no update here.
+#[test]
+fn copies_on_the_next_channel_survive_the_page_channel_failure() {
+    let mut reqs = vec![req(0, Op::Write, 0, 15)];
+    for (i, &x) in [0u64, 3, 6, 12].iter().enumerate() {
+        reqs.push(page(2_000_000 + i as u64 * 1_000_000, Op::Write, x));
+    }
+    for x in 0..15 {
+        reqs.push(page(20_000_000 + x * 1_000_000, Op::Read, x));
+    }
+    let sets = vec![
+        "raid.chip_in_channel=\"static\"".to_string(),
+        "raid.mirror_channel=\"next\"".to_string(),
+        "raid.fail=[\"channel:0@10ms\"]".to_string(),
+    ];
+    let r = checked(sim_of(&sets, reqs)).unwrap();
+    assert_counter(&r, Counter::MirrorWriteStripes, 4);
+    assert_counter(&r, Counter::MirrorReclaimsFailure, 0);
+    assert_counter(&r, Counter::UnrecoverableReads, 0);
+    assert_counter(&r, Counter::UnrecoverablePages, 0);
+    assert_counter(&r, Counter::VerifiedReads, 15);
+    // The four pages of channel 0 are degraded reads, each served by its one copy.
+    assert_counter(&r, Counter::DegradedReads, 4);
+    assert_counter(&r, Counter::RaidReconstructReads, 4);
+}
+
+/// A copy on the next channel's mirror chip: a mirror write of a channel-3 page programs
+/// its copy on channel 0's mirror chip, and that chip's failure reclaims the stripe.
+#[test]
+fn the_next_channel_mirror_chip_holds_the_last_channel_copies() {
+    // Every page of stripes 0-4 is updated once; some of them live on channel 3.
+    let mut reqs = vec![req(0, Op::Write, 0, 15)];
+    for (i, x) in (0..15u64).enumerate() {
+        reqs.push(page(2_000_000 + i as u64 * 1_000_000, Op::Write, x));
+    }
+    for x in 0..15 {
+        reqs.push(page(40_000_000 + x * 1_000_000, Op::Read, x));
+    }
+    let sets = vec![
+        "raid.chip_in_channel=\"static\"".to_string(),
+        "raid.mirror_channel=\"next\"".to_string(),
+        "raid.fail=[\"channel:0@30ms\"]".to_string(),
+    ];
+    let r = checked(sim_of(&sets, reqs)).unwrap();
+    assert!(
+        r.counter(Counter::MirrorWriteStripes) > 0,
+        "{:?}",
+        r.counters
+    );
+    // Channel 0's mirror chip held the copies of channel 3's updated pages: their
+    // stripes are reclaimed when it dies.
+    assert!(
+        r.counter(Counter::MirrorReclaimsFailure) > 0,
+        "{:?}",
+        r.counters
+    );
+    assert_counter(&r, Counter::UnrecoverableReads, 0);
+    assert_counter(&r, Counter::VerifiedReads, 15);
 }
 
 /// A mirror chip below its threshold reclaims its oldest entries: with the threshold

@@ -209,7 +209,7 @@ impl Simulation {
         if self.cr5m.is_none() || !self.raid().map.is_mirror_chip(&self.geom, chip) {
             return;
         }
-        let channel = self.geom.channel_of_chip(chip).0;
+        let channel = self.raid().map.mirrored_channel(&self.geom, chip);
         let mut lost: Vec<(u64, u32)> = self
             .cr5m_state()
             .entries

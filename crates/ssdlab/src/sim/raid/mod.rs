@@ -372,6 +372,7 @@ impl RaidState {
                 layout,
                 data_ways,
                 mirror: rc.mirror_chips,
+                mirror_shift: rc.mirror_channel.shift(),
             },
             buffer_new_writes: rc.buffer_new_writes,
             force_reconstruct: rc.force_reconstruct_reads,
