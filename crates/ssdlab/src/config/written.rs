@@ -47,4 +47,5 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.pcie.max_payload_bytes", "256"),
     ("host.pcie.tlp_overhead_bytes", "24"),
     ("raid.mirror_channel", "\"own\""),
+    ("scheduler.vaq.lookahead", "0"),
 ];

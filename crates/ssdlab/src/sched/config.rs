@@ -127,6 +127,16 @@ pub struct VaqConfig {
     /// Entries right behind the head that qualify (same die and operation, same page
     /// offset, another plane) join it in one multi-plane operation ("purely luck", §4.4).
     pub adjacent_multi_plane: bool,
+    /// Blocked entries the queue may look past to commit one behind them whose die is
+    /// open (not in the paper, whose VAQ is strictly in order: 0). A sensitivity knob
+    /// that brackets how strict the baseline is.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(extend("default" = 0), extend("x-unit" = "entries"))]
+    pub lookahead: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for VaqConfig {
@@ -134,6 +144,7 @@ impl Default for VaqConfig {
         VaqConfig {
             block_on: BlockOn::Die,
             adjacent_multi_plane: true,
+            lookahead: 0,
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct Vaq {
     fifo: VecDeque<TxnId>,
     block_on: BlockOn,
     adjacent_multi_plane: bool,
+    /// Blocked entries the commit may look past (`scheduler.vaq.lookahead`; 0: strictly
+    /// in order).
+    lookahead: u32,
 }
 
 impl Vaq {
@@ -41,12 +44,19 @@ impl Vaq {
             fifo: VecDeque::new(),
             block_on,
             adjacent_multi_plane,
+            lookahead: 0,
         }
+    }
+
+    /// The same queue, allowed to commit past `k` blocked entries.
+    pub fn with_lookahead(mut self, k: u32) -> Self {
+        self.lookahead = k;
+        self
     }
 
     /// The policy `cfg` describes.
     pub(crate) fn from_config(cfg: &SchedulerConfig, _: &Geometry, _: &NandTiming) -> Self {
-        Vaq::new(cfg.vaq.block_on, cfg.vaq.adjacent_multi_plane)
+        Vaq::new(cfg.vaq.block_on, cfg.vaq.adjacent_multi_plane).with_lookahead(cfg.vaq.lookahead)
     }
 
     /// Whether `die` can take the head now.
@@ -57,15 +67,22 @@ impl Vaq {
         }
     }
 
-    /// Commits heads in order until one cannot go.
+    /// Commits heads in order until one cannot go (with a lookahead of `k`, until the
+    /// `k + 1`-th that cannot go: the entries behind up to `k` blocked ones may go).
     fn dispatch(&mut self, ctx: &mut SchedCtx) {
-        while let Some(&head) = self.fifo.front() {
+        let (mut i, mut blocked) = (0, 0);
+        while let Some(&head) = self.fifo.get(i) {
             let h = ctx.txns[head];
             let chip = ctx.geom.chip_of_die(h.die);
             if !self.open(h.die, ctx) || !ctx.queues.has_room(chip) {
-                return;
+                if blocked == self.lookahead {
+                    return;
+                }
+                blocked += 1;
+                i += 1;
+                continue;
             }
-            self.fifo.pop_front();
+            self.fifo.remove(i);
             ctx.push(head);
             if !self.adjacent_multi_plane
                 || h.op == FlashOp::Erase
@@ -78,7 +95,7 @@ impl Vaq {
             let mut planes: u64 = 1 << (ctx.geom.plane_of_page(h.ppn).0 % 64);
             let mut members = 1;
             while members < ctx.geom.planes_per_die && ctx.queues.has_room(chip) {
-                let Some(&next) = self.fifo.front() else {
+                let Some(&next) = self.fifo.get(i) else {
                     break;
                 };
                 let t = ctx.txns[next];
@@ -91,7 +108,7 @@ impl Vaq {
                 }
                 planes |= bit;
                 members += 1;
-                self.fifo.pop_front();
+                self.fifo.remove(i);
                 ctx.push(next);
             }
         }
@@ -173,6 +190,34 @@ mod tests {
         assert_eq!(b.queue(1), vec![c], "the run behind the head goes at once");
         assert_eq!(s.held(), 0);
         b.check();
+    }
+
+    #[test]
+    fn a_lookahead_of_k_commits_past_k_blocked_entries_and_no_more() {
+        // Three chips, one die each: A runs on chip 0; then B (chip 0, blocked), C
+        // (chip 0, blocked), D (chip 1) and E (chip 2) queue behind it.
+        for (k, d_goes, e_goes) in [(0, false, false), (1, false, false), (2, true, true)] {
+            let mut b = Bench::new(geometry(3, 1, 1, 1), 8);
+            let mut s = Vaq::new(BlockOn::Die, true).with_lookahead(k);
+            let d0 = b.die(0, 0);
+            let a = b.host_read(0, 1, 0);
+            s.submit_request(1, &[a], &mut b.ctx());
+            assert_eq!(b.start(&mut s, d0), vec![a]);
+            let t = [
+                b.host_read(0, 2, 0),
+                b.host_read(0, 3, 0),
+                b.host_read(1, 4, 0),
+                b.host_read(2, 5, 0),
+            ];
+            s.submit_request(2, &t, &mut b.ctx());
+            assert_eq!(!b.queue(1).is_empty(), d_goes, "k = {k}: D");
+            assert_eq!(!b.queue(2).is_empty(), e_goes, "k = {k}: E");
+            assert!(b.queue(0).is_empty(), "k = {k}: chip 0 is busy");
+            // When chip 0 frees, B goes before C: the order on one die is kept.
+            b.finish(&mut s, d0, &[a]);
+            assert_eq!(b.queue(0), vec![t[0]], "k = {k}");
+            b.check();
+        }
     }
 
     #[test]
