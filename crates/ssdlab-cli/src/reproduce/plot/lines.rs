@@ -46,6 +46,16 @@ pub(super) fn span(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     if lo > hi {
         return 0.0..1.0;
     }
+    if hi - lo <= hi.abs() * 1e-12 {
+        // One value everywhere: a band around it (0 to 1 for zeros), so that the ticks
+        // read as distinct numbers.
+        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
+        return if lo >= 0.0 {
+            (lo - pad).max(0.0)..hi + pad
+        } else {
+            lo - pad..hi + pad
+        };
+    }
     let pad = ((hi - lo) * 0.08).max(hi.abs() * 0.02).max(1e-9);
     let bottom = if lo >= 0.0 {
         (lo - pad).max(0.0)

@@ -444,3 +444,21 @@ fn png_text_is_placed_as_the_svg_places_it() {
     assert!(y0 >= 298 && f64::from(y1 - 300) > width - 6.0, "{y0} {y1}");
     assert!(x1 - x0 < px(TICK_PT) as i32, "{x0} {x1}");
 }
+
+#[test]
+fn a_flat_series_gets_a_band_whose_ticks_differ() {
+    assert_eq!(super::lines::span([0.0, 0.0, 0.0].into_iter()), 0.0..1.0);
+    let r = super::lines::span([5.0, 5.0].into_iter());
+    assert!(
+        r.start < 5.0 && r.end > 5.0 && r.end - r.start >= 0.9,
+        "{r:?}"
+    );
+    let r = super::lines::span([-2.0].into_iter());
+    assert!(r.start < -2.0 && r.end > -2.0, "{r:?}");
+    // A spread series keeps its own span.
+    let r = super::lines::span([1.0, 3.0].into_iter());
+    assert!(
+        r.start < 1.0 && r.start >= 0.0 && r.end > 3.0 && r.end < 3.5,
+        "{r:?}"
+    );
+}
