@@ -154,6 +154,7 @@ fn an_unreadable_page_is_uncorrectable_after_the_whole_ladder() {
 #[test]
 fn same_seed_same_outcomes() {
     let mut c = cfg();
+    c.rber = ssdlab_nand::RberModel::stress();
     c.initial_pe = 6000;
     c.pe_spread = 0.3;
     let run = |seed| {
