@@ -121,3 +121,27 @@ fn precondition_keys_without_preconditioning_are_refused() {
     ])
     .assert_ok();
 }
+
+/// docs/reproductions/GAPS.md is what `scripts/paper-gaps.py` reads from the committed
+/// reproduction summaries now (so a regenerated summary whose headline moved shows up).
+#[test]
+fn docs_reproductions_gaps_md_is_current() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = std::process::Command::new(python)
+        .arg(format!("{root}/scripts/paper-gaps.py"))
+        .output()
+        .expect("python3 runs scripts/paper-gaps.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file =
+        std::fs::read_to_string(format!("{root}/docs/reproductions/GAPS.md")).unwrap_or_default();
+    assert!(
+        file.as_bytes() == out.stdout.as_slice(),
+        "docs/reproductions/GAPS.md is not what scripts/paper-gaps.py prints; regenerate it \
+         with:\n    python3 scripts/paper-gaps.py > docs/reproductions/GAPS.md"
+    );
+}
