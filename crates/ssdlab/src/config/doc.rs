@@ -431,6 +431,7 @@ mod tests {
         cfg.host.pcie.generation = 3;
         cfg.raid.mirror_channel = ssdlab_raid::MirrorChannel::Next;
         cfg.scheduler.vaq.lookahead = 1;
+        cfg.scheduler.gc_first = true;
         let mut t: toml::Table = cfg.to_toml().parse().unwrap();
         for (key, value) in crate::config::WRITTEN_WHEN_SET {
             let (section, name) = key.rsplit_once('.').unwrap();

@@ -48,4 +48,5 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.pcie.tlp_overhead_bytes", "24"),
     ("raid.mirror_channel", "\"own\""),
     ("scheduler.vaq.lookahead", "0"),
+    ("scheduler.gc_first", "false"),
 ];

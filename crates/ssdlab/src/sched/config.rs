@@ -47,6 +47,15 @@ pub struct SchedulerConfig {
     #[serde(skip_serializing_if = "super::SuspendPolicy::is_off")]
     #[schemars(extend("default" = "off"))]
     pub suspend: super::SuspendPolicy,
+    /// `async-fifo`: garbage collection's transactions go ahead of host work on their
+    /// chip (they take a free slot of its queue before host work waiting for one, and a
+    /// die serves its first queued GC transaction before any other), after MQSim's
+    /// non-preemptible GC (`Preemptible_GC_Enabled = false`: its TSU serves a chip's GC
+    /// queues first). Off: GC work takes its turn in arrival order. Refused with the
+    /// other schedulers.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("default" = false))]
+    pub gc_first: bool,
 }
 
 impl Default for SchedulerConfig {
@@ -62,6 +71,7 @@ impl Default for SchedulerConfig {
             piq: PiqConfig::default(),
             brr: BrrConfig::default(),
             suspend: super::SuspendPolicy::Off,
+            gc_first: false,
         }
     }
 }
@@ -250,6 +260,15 @@ impl SchedulerConfig {
                 ),
             ));
         }
+        if self.gc_first && self.name != SchedulerKind::AsyncFifo {
+            errs.push((
+                "scheduler.gc_first".into(),
+                format!(
+                    "only async-fifo puts garbage collection ahead of host work, not {}: set it to false",
+                    self.name.name()
+                ),
+            ));
+        }
         if self.write_behind_read && (paq || self.name == SchedulerKind::Vaq) {
             errs.push((
                 "scheduler.write_behind_read".into(),
@@ -327,6 +346,16 @@ mod tests {
         assert!(e.contains("scheduler.vaq.block_on"), "{e}");
         let e = errors(&["scheduler.paq.age_limit=1"]);
         assert!(e.contains("age_limit"), "{e}");
+    }
+
+    #[test]
+    fn gc_first_is_refused_with_every_scheduler_but_async_fifo() {
+        assert_eq!(errors(&["scheduler.gc_first=true"]), "");
+        for name in ["sync-fifo", "piq", "brr", "vaq", "paq2"] {
+            let set = format!("scheduler.name=\"{name}\"");
+            let e = errors(&[&set, "scheduler.gc_first=true"]);
+            assert!(e.contains("scheduler.gc_first"), "{name}: {e}");
+        }
     }
 
     #[test]

@@ -23,6 +23,11 @@ pub struct AsyncFifo {
     overflow: ChipOverflow,
     multi_plane: bool,
     wbr: WriteBehindRead,
+    /// `scheduler.gc_first`: collector work waits apart from host work, joins the chip
+    /// queue first when it has room, and is served first from it.
+    gc_first: bool,
+    /// Collector work waiting for room, per chip (empty unless `gc_first`).
+    gc_waiting: Vec<VecDeque<TxnId>>,
 }
 
 impl AsyncFifo {
@@ -32,6 +37,29 @@ impl AsyncFifo {
             overflow: ChipOverflow::new(geom),
             multi_plane,
             wbr: WriteBehindRead::new(false),
+            gc_first: false,
+            gc_waiting: Vec::new(),
+        }
+    }
+
+    /// The same policy with `scheduler.gc_first` on or off.
+    pub fn with_gc_first(mut self, geom: &Geometry, on: bool) -> Self {
+        self.gc_first = on;
+        self.gc_waiting = if on {
+            (0..geom.chips()).map(|_| VecDeque::new()).collect()
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    /// Moves `chip`'s waiting collector work into its queue while it has room.
+    #[inline(never)]
+    fn drain_gc(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+        let q = &mut self.gc_waiting[chip.idx()];
+        while ctx.queues.has_room(chip) {
+            let Some(t) = q.pop_front() else { break };
+            ctx.push(t);
         }
     }
 
@@ -41,6 +69,7 @@ impl AsyncFifo {
             wbr: WriteBehindRead::new(cfg.write_behind_read),
             ..AsyncFifo::new(geom, cfg.multi_plane)
         }
+        .with_gc_first(geom, cfg.gc_first)
     }
 }
 
@@ -58,11 +87,20 @@ impl IoScheduler for AsyncFifo {
 
     #[inline(always)]
     fn submit_background(&mut self, txn: TxnId, ctx: &mut SchedCtx) {
-        self.overflow.enqueue(txn, ctx);
+        if self.gc_first && ctx.txns[txn].reason.is_gc() {
+            let chip = ctx.chip_of(txn);
+            self.gc_waiting[chip.idx()].push_back(txn);
+            self.drain_gc(chip, ctx);
+        } else {
+            self.overflow.enqueue(txn, ctx);
+        }
     }
 
     #[inline(always)]
     fn on_chip_room(&mut self, chip: ChipId, ctx: &mut SchedCtx) {
+        if self.gc_first {
+            self.drain_gc(chip, ctx);
+        }
         self.overflow.drain(chip, ctx);
     }
 
@@ -70,13 +108,16 @@ impl IoScheduler for AsyncFifo {
 
     #[inline(always)]
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
+        if self.gc_first && ctx.take_gc_for_die(die, group) {
+            return;
+        }
         if !self.wbr.pick(die, ctx, group) {
             ctx.take_for_die(die, self.multi_plane, group);
         }
     }
 
     fn held(&self) -> usize {
-        self.overflow.held()
+        self.overflow.held() + self.gc_waiting.iter().map(VecDeque::len).sum::<usize>()
     }
 }
 
@@ -216,6 +257,36 @@ mod tests {
         s.submit_background(g, &mut b.ctx());
         assert_eq!(b.queue(1), vec![t[1], g]);
         b.check();
+    }
+
+    #[test]
+    fn gc_first_serves_collector_work_ahead_of_host_work() {
+        for gc_first in [false, true] {
+            let mut b = bench(2);
+            let mut s = AsyncFifo::new(&b.geom, false).with_gc_first(&b.geom, gc_first);
+            let t: Vec<TxnId> = (0..3).map(|_| b.host_read(0, 1, 0)).collect();
+            s.submit_request(1, &t, &mut b.ctx());
+            let g = [b.gc(FlashOp::Read, 0), b.gc(FlashOp::Program, 0)];
+            for &x in &g {
+                s.submit_background(x, &mut b.ctx());
+            }
+            let die = b.die(0, 0);
+            let mut order = Vec::new();
+            for _ in 0..5 {
+                let group = b.start(&mut s, die);
+                b.finish(&mut s, die, &group);
+                order.extend(group);
+            }
+            if gc_first {
+                // The queue holds two host reads; the GC transactions wait apart, take
+                // each slot that frees before the host read waiting, and go first, in
+                // their own order; the host reads keep theirs.
+                assert_eq!(order, vec![t[0], g[0], g[1], t[1], t[2]]);
+            } else {
+                assert_eq!(order, vec![t[0], t[1], t[2], g[0], g[1]]);
+            }
+            b.check();
+        }
     }
 
     #[test]

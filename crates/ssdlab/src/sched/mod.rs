@@ -204,6 +204,27 @@ impl SchedCtx<'_> {
         self.pack_with(chip, die, pos, &h, group);
     }
 
+    /// Removes the first queued garbage-collection (or other collector) transaction of
+    /// `die` from its chip's queue into `group`; false, leaving `group` as it was, when
+    /// none is queued (`scheduler.gc_first`).
+    #[inline(never)]
+    pub fn take_gc_for_die(&mut self, die: DieId, group: &mut Vec<TxnId>) -> bool {
+        let chip = self.queues.home(die).0;
+        let Some(pos) = self.queues.chip[chip.idx()].iter().position(|&t| {
+            let x = &self.txns[t];
+            x.die == die && x.reason.is_gc()
+        }) else {
+            return false;
+        };
+        group.clear();
+        group.push(
+            self.queues
+                .remove(chip, pos, self.txns)
+                .expect("position is in range"),
+        );
+        true
+    }
+
     /// Moves the later queued operations of `die` (from `pos` in `chip`'s queue) that
     /// can join head `h` in one multi-plane operation into `group`.
     #[inline(never)]
