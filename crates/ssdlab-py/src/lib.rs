@@ -240,12 +240,17 @@ fn le_bytes(py: Python<'_>, v: &[u64]) -> PyResult<Py<PyBytes>> {
 }
 
 /// The request log as `{column: bytes}`: `op` one byte per request (0 read, 1 write),
-/// every other column eight (little-endian `u64`).
+/// `tenant` (with tenants) two (little-endian `u16`, the tenant's index), every other
+/// column eight (little-endian `u64`).
 fn log_columns(py: Python<'_>, log: &RequestLog) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
     d.set_item("op", PyBytes::new(py, &log.op))?;
     if let Some(status) = &log.status {
         d.set_item("status", PyBytes::new(py, status))?;
+    }
+    if let Some(tenant) = &log.tenant {
+        let bytes: Vec<u8> = tenant.iter().flat_map(|t| t.to_le_bytes()).collect();
+        d.set_item("tenant", PyBytes::new(py, &bytes))?;
     }
     for (name, col) in log.u64_columns() {
         d.set_item(name, le_bytes(py, col)?)?;

@@ -37,3 +37,24 @@ def test_tenants_and_a_trace_are_refused(head200: str) -> None:
     config = {"host": {"tenant": [{"trace": head200}]}}
     with pytest.raises(ssdlab.ArgumentError, match="host.tenant"):
         ssdlab.run(preset="default", config=config, trace=head200)
+
+
+def test_requests_name_each_requests_tenant(head200: str, slice7016: str) -> None:
+    config = {"host": {"tenant": [{"trace": head200, "name": "a"},
+                                   {"trace": slice7016, "name": "b"}]}}
+    r = ssdlab.run(preset="default", config=config)
+    df = r.requests()
+    assert list(df.columns)[-1] == "tenant"
+    assert list(df["tenant"].cat.categories) == ["a", "b"]
+    counts = df["tenant"].value_counts()
+    section = r.summary["tenants"]["tenants"]
+    for t in section:
+        assert counts[t["name"]] == t["reads"] + t["writes"]
+    # Each tenant's mean response time is the report's.
+    for t in section:
+        mine = df[df["tenant"] == t["name"]]["response_ns"]
+        assert mine.mean() == pytest.approx(t["response"]["mean_ns"], rel=1e-9)
+    table = r.requests_arrow()
+    assert table.column("tenant").to_pylist() == list(df["tenant"].astype(str))
+    # One workload: no tenant column.
+    assert "tenant" not in ssdlab.run(preset="default", trace=head200).requests().columns

@@ -87,6 +87,8 @@ pub struct Recorder {
     status_column: bool,
     sink_error: Option<io::Error>,
     log: Option<RequestLog>,
+    /// The tenant of the request recorded next (with several tenants).
+    tenant: usize,
 }
 
 impl Recorder {
@@ -112,6 +114,7 @@ impl Recorder {
             status_column: false,
             sink_error: None,
             log: None,
+            tenant: 0,
         }
     }
 
@@ -149,7 +152,7 @@ impl Recorder {
             sink.write(r, response_ns, waiting_ns);
         }
         if let Some(log) = &mut self.log {
-            log.push(r);
+            log.push(r, self.tenant);
         }
     }
 
@@ -348,8 +351,17 @@ impl Recorder {
 
     /// The tenant (an index into the names given) of the request recorded next.
     pub fn next_tenant(&mut self, tenant: usize) {
+        self.tenant = tenant;
         if let Some(s) = self.sink.as_mut() {
             s.tenant = tenant;
+        }
+    }
+
+    /// Gives the request log kept ([`Recorder::keep_request_log`], called before) a
+    /// tenant column: each request's tenant as [`Recorder::next_tenant`] gave it.
+    pub fn log_tenants(&mut self) {
+        if let Some(log) = self.log.as_mut() {
+            log.tenant = Some(Vec::with_capacity(log.id.capacity()));
         }
     }
 
@@ -368,6 +380,7 @@ impl Recorder {
             completion_ns: v(),
             service_ns: v(),
             status: self.status_column.then(|| Vec::with_capacity(expected)),
+            tenant: None,
         });
     }
 

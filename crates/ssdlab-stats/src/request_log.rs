@@ -33,6 +33,9 @@ pub struct RequestLog {
     /// The CSV's `status` column, on a device whose requests can fail (the error
     /// model): 0 `ok`, 1 `media-error`; `None` otherwise.
     pub status: Option<Vec<u8>>,
+    /// The CSV's `tenant` column, in a run of several tenants: each request's tenant
+    /// (its index in the configuration); `None` otherwise.
+    pub tenant: Option<Vec<u16>>,
 }
 
 impl RequestLog {
@@ -46,7 +49,7 @@ impl RequestLog {
 
     /// Appends one completed request. Amortized O(1).
     #[inline]
-    pub(crate) fn push(&mut self, r: &RequestRecord) {
+    pub(crate) fn push(&mut self, r: &RequestRecord, tenant: usize) {
         self.id.push(r.id);
         self.op.push(Self::op_code(r.op));
         self.offset_bytes.push(r.offset_bytes);
@@ -57,6 +60,9 @@ impl RequestLog {
         self.service_ns.push(r.service_ns);
         if let Some(s) = self.status.as_mut() {
             s.push(u8::from(r.media_error));
+        }
+        if let Some(t) = self.tenant.as_mut() {
+            t.push(tenant as u16);
         }
     }
 
@@ -100,26 +106,37 @@ mod tests {
 
     #[test]
     fn columns_follow_the_records() {
-        let mut log = RequestLog::default();
+        let mut log = RequestLog {
+            tenant: Some(Vec::new()),
+            ..RequestLog::default()
+        };
         assert!(log.is_empty());
         for (id, op) in [(3, OpClass::Write), (1, OpClass::Read)] {
-            log.push(&RequestRecord {
-                id,
-                op,
-                offset_bytes: id * 4096,
-                size_bytes: 8192,
-                arrival_ns: 10 * id,
-                admitted_ns: 10 * id + 1,
-                completion_ns: 10 * id + 50,
-                service_ns: 60,
-                pages: 2,
-                flash_ops: 2,
-                buffer_hits: 0,
-                pre_read_ns: 0,
-                media_error: false,
-            });
+            log.push(
+                &RequestRecord {
+                    id,
+                    op,
+                    offset_bytes: id * 4096,
+                    size_bytes: 8192,
+                    arrival_ns: 10 * id,
+                    admitted_ns: 10 * id + 1,
+                    completion_ns: 10 * id + 50,
+                    service_ns: 60,
+                    pages: 2,
+                    flash_ops: 2,
+                    buffer_hits: 0,
+                    pre_read_ns: 0,
+                    media_error: false,
+                },
+                id as usize + 4,
+            );
         }
         assert_eq!(log.len(), 2);
+        assert_eq!(
+            log.tenant.as_deref(),
+            Some(&[7, 5][..]),
+            "each request's tenant"
+        );
         assert_eq!(log.id, [3, 1]);
         assert_eq!(log.op, [1, 0]);
         assert_eq!(log.offset_bytes, [3 * 4096, 4096]);

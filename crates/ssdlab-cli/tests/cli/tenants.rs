@@ -41,17 +41,38 @@ fn bad_tenant_keys_exit_2_naming_the_key() {
     ssdlab(["run", "--config", &cfg])
         .assert_input_error(&["host.weights[1]", "host.tenant[0].time_scale"]);
     let t = trace("msr/hm_0-head200.csv.gz");
+    ssdlab(["verify", "--trace", &t, "--trace", &t]).assert_input_error(&["several --trace"]);
+}
+
+/// Closed-loop tenants (`host.mode = "closed"` for all) run alone too: every request
+/// completes in the shared run and each tenant has a slowdown.
+#[test]
+fn closed_loop_tenants_run_shared_and_alone() {
+    let (a, b) = (
+        trace("msr/hm_0-head200.csv.gz"),
+        trace("mqsim/tpcc-small.mqsim.gz"),
+    );
+    let json = out_path("tenants-closed.json");
     ssdlab([
         "run",
         "--trace",
-        &t,
+        &a,
         "--trace",
-        &t,
+        &b,
         "--set",
         "host.mode=\"closed\"",
+        "--alone",
+        "--json",
+        &json,
     ])
-    .assert_input_error(&["host.mode"]);
-    ssdlab(["verify", "--trace", &t, "--trace", &t]).assert_input_error(&["several --trace"]);
+    .assert_ok();
+    let r = read_report(&json);
+    let t = r.tenants.expect("a tenants section");
+    assert_eq!(r.requests.all, 200 + 6999);
+    assert!(
+        t.tenants.iter().all(|x| x.slowdown.unwrap() >= 0.99),
+        "{t:?}"
+    );
 }
 
 /// With tenants, the per-request CSV ends each line with the request's tenant; with one

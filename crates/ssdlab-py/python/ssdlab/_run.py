@@ -259,7 +259,7 @@ class Result:
         col = {
             k: np.frombuffer(v, dtype="<u8").astype(np.int64)
             for k, v in raw.items()
-            if k not in ("op", "status")
+            if k not in ("op", "status", "tenant")
         }
         response = col["completion_ns"] - col["arrival_ns"]
         out: dict[str, np.ndarray] = {}
@@ -277,7 +277,14 @@ class Result:
         if "status" in raw:
             # With the error model: 0 ok, 1 media-error (as the CSV's status column).
             out["status"] = np.frombuffer(raw["status"], dtype=np.uint8).copy()
+        if "tenant" in raw:
+            # With tenants: each request's tenant, its index in the configuration.
+            out["tenant"] = np.frombuffer(raw["tenant"], dtype="<u2").astype(np.int32)
         return out
+
+    def _tenant_names(self) -> list[str]:
+        """The tenants' names in configuration order (the codes of ``tenant``)."""
+        return [t["name"] for t in self.summary["tenants"]["tenants"]]
 
     def requests_arrow(self) -> pa.Table:
         """Per-request results as an Arrow table (for polars: ``pl.from_arrow``).
@@ -298,6 +305,10 @@ class Result:
             cols["status"] = pa.DictionaryArray.from_arrays(
                 pa.array(arrays["status"].astype("int32")), pa.array(STATUS_NAMES)
             )
+        if "tenant" in arrays:
+            cols["tenant"] = pa.DictionaryArray.from_arrays(
+                pa.array(arrays["tenant"]), pa.array(self._tenant_names())
+            )
         return pa.table(cols)
 
     def requests(self) -> pd.DataFrame:
@@ -313,7 +324,9 @@ class Result:
         sub-request), and the derived ``host_queue_ns`` (admitted − arrival, time spent
         in the host queue). With the error model (``errors.mode = "on"``) a last column
         ``status``, a ``category`` of ``ok``/``media-error`` (a request a page of which
-        could be neither read nor rebuilt).
+        could be neither read nor rebuilt). With tenants (``[[host.tenant]]``) a last
+        column ``tenant``, a ``category`` of the tenants' names in configuration order
+        (as the CSV's ``tenant`` column).
 
         The values are those ``ssdlab run --per-request-csv`` writes, row for row.
         """
@@ -322,10 +335,13 @@ class Result:
         arrays = self._request_arrays()
         op = pd.Categorical.from_codes(arrays.pop("op"), categories=["read", "write"])
         status = arrays.pop("status", None)
+        tenant = arrays.pop("tenant", None)
         df = pd.DataFrame(arrays, copy=False)
         df.insert(REQUEST_COLUMNS.index("op"), "op", op)
         if status is not None:
             df["status"] = pd.Categorical.from_codes(status, categories=list(STATUS_NAMES))
+        if tenant is not None:
+            df["tenant"] = pd.Categorical.from_codes(tenant, categories=self._tenant_names())
         return df
 
     def requests_polars(self) -> pl.DataFrame:

@@ -424,6 +424,7 @@ mod tests {
         cfg.host.arbitration = crate::config::Arbitration::WeightedRoundRobin;
         cfg.host.arbitration_burst = 2;
         cfg.host.weights = [2, 1, 1];
+        cfg.host.fetch_size = 4;
         cfg.host.tenant = vec![crate::config::TenantConfig::default()];
         cfg.errors.mode = crate::config::ErrorsMode::On;
         cfg.host.placement_handles = 1;

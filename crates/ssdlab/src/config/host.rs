@@ -1,21 +1,12 @@
 //! `[host]`: the arrival model and queue depths.
 
 use super::pcie::PcieConfig;
+pub use super::tenants::HostMode;
 use super::tenants::{
     default_burst, default_weights, Arbitration, PlacementIsolation, TenantConfig, DEFAULT_WEIGHTS,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-/// How requests arrive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum HostMode {
-    /// Requests arrive at their trace timestamps (times `time_scale`).
-    Open,
-    /// Timestamps are ignored; `queue_depth` requests are kept outstanding.
-    Closed,
-}
 
 /// What a read of a never-written LPN does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -55,6 +46,12 @@ pub struct HostConfig {
     #[serde(skip_serializing_if = "default_burst")]
     #[schemars(range(min = 1), extend("x-unit" = "commands", "default" = 1))]
     pub arbitration_burst: u32,
+    /// The most commands of one tenant's submission queue in the device at once
+    /// (MQSim's `Queue_Fetch_Size`; with tenants only; a tenant's `fetch_size` overrides
+    /// it). 0 = no limit but the tenant's `queue_depth`.
+    #[serde(skip_serializing_if = "super::tenants::is_zero")]
+    #[schemars(extend("x-unit" = "commands", "default" = 0))]
+    pub fetch_size: u32,
     /// Weights of the High, Medium and Low classes under weighted round robin (1 to 256).
     #[serde(skip_serializing_if = "default_weights")]
     #[schemars(extend("default" = [1, 1, 1]))]
@@ -97,6 +94,7 @@ impl Default for HostConfig {
             unwritten_reads: UnwrittenReads::Materialize,
             arbitration: Arbitration::RoundRobin,
             arbitration_burst: 1,
+            fetch_size: 0,
             weights: DEFAULT_WEIGHTS,
             tenant: Vec::new(),
             placement_handles: 0,

@@ -26,6 +26,7 @@ mod errors;
 mod host;
 mod layers;
 mod nand;
+pub mod partitions;
 mod pcie;
 mod placement;
 pub mod tenants;
@@ -168,12 +169,6 @@ impl SimConfig {
         if geometry_errs.is_empty() {
             let page = u64::from(self.geometry.page_size_bytes);
             let bytes = u64::from(self.ftl.logical_pages(&self.geometry)) * page;
-            if !h.tenant.is_empty() && h.mode == HostMode::Closed {
-                invalid(
-                    "host.mode",
-                    "tenants run open loop (their trace times)".into(),
-                );
-            }
             if !h.tenant.is_empty() && self.raid.level.number().is_some() {
                 invalid(
                     "host.tenant",
@@ -193,6 +188,9 @@ impl SimConfig {
             for (key, message) in
                 tenants::validate_placement(&h.tenant, h.placement_handles, spare, reserve)
             {
+                invalid(&key, message);
+            }
+            for (key, message) in partitions::validate(self) {
                 invalid(&key, message);
             }
             if h.placement_handles > 0 && self.nand.slc_cache.is_on() {

@@ -45,6 +45,16 @@ impl PlacementIsolation {
     }
 }
 
+/// How requests arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostMode {
+    /// Requests arrive at their trace timestamps (times `time_scale`).
+    Open,
+    /// Timestamps are ignored; `queue_depth` requests are kept outstanding.
+    Closed,
+}
+
 /// A submission queue's priority class under weighted round robin (§3.4.4.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -72,6 +82,17 @@ pub struct TenantConfig {
     /// device or waiting in its queue to be fetched; later ones wait in the host.
     #[schemars(range(min = 1), extend("x-unit" = "requests"))]
     pub queue_depth: u32,
+    /// The most of its commands in the device at once (MQSim's `Queue_Fetch_Size`):
+    /// the device fetches from its queue only while fewer are in flight; default
+    /// `host.fetch_size` (0 there: its `queue_depth`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1), extend("x-unit" = "commands", "default" = null))]
+    pub fetch_size: Option<u32>,
+    /// Open loop (its trace times) or closed loop (`queue_depth` requests outstanding,
+    /// the next issued when one completes); default: `host.mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub mode: Option<HostMode>,
     /// Multiplies the trace's inter-arrival times (open loop).
     #[schemars(extend("exclusiveMinimum" = 0.0, "x-unit" = "factor"))]
     pub time_scale: f64,
@@ -93,6 +114,42 @@ pub struct TenantConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = null))]
     pub placement_handle: Option<u32>,
+    /// Its resource partition: the channels its host writes may go to (MQSim's
+    /// `Channel_IDs`; default: all). Its pages are written only to the planes in the
+    /// product of `channels`, `chips`, `dies` and `planes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub channels: Option<Vec<u32>>,
+    /// The chips of each channel it may write to, by position on the channel (MQSim's
+    /// `Chip_IDs`; default: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub chips: Option<Vec<u32>>,
+    /// The dies of each chip it may write to (MQSim's `Die_IDs`; default: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub dies: Option<Vec<u32>>,
+    /// The planes of each die it may write to (MQSim's `Plane_IDs`; default: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
+    pub planes: Option<Vec<u32>>,
+}
+
+impl TenantConfig {
+    /// True when it lists channels, chips, dies or planes (a resource partition).
+    pub fn partitioned(&self) -> bool {
+        self.partition_lists().iter().any(Option::is_some)
+    }
+
+    /// Its `channels`, `chips`, `dies` and `planes` lists (`None`: every id).
+    pub fn partition_lists(&self) -> [Option<&[u32]>; 4] {
+        [
+            self.channels.as_deref(),
+            self.chips.as_deref(),
+            self.dies.as_deref(),
+            self.planes.as_deref(),
+        ]
+    }
 }
 
 impl Default for TenantConfig {
@@ -101,12 +158,18 @@ impl Default for TenantConfig {
             name: String::new(),
             trace: PathBuf::new(),
             queue_depth: 64,
+            fetch_size: None,
+            mode: None,
             time_scale: 1.0,
             class: PriorityClass::Medium,
             namespace_offset_bytes: 0,
             namespace_bytes: 0,
             shared: false,
             placement_handle: None,
+            channels: None,
+            chips: None,
+            dies: None,
+            planes: None,
         }
     }
 }
@@ -122,6 +185,17 @@ pub fn default_weights(w: &[u32; 3]) -> bool {
 /// `true` for 0 (not written out).
 pub fn is_zero(v: &u32) -> bool {
     *v == 0
+}
+
+/// The most commands of tenant `t` in the device at once: its `fetch_size`, else
+/// `host_fetch_size` (0 = no limit), and never more than its `queue_depth`.
+pub fn fetch_limit(t: &TenantConfig, host_fetch_size: u32) -> u32 {
+    let f = t.fetch_size.unwrap_or(host_fetch_size);
+    if f == 0 {
+        t.queue_depth
+    } else {
+        f.min(t.queue_depth)
+    }
 }
 
 /// The placement handle tenant `i`'s writes carry, with `handles` handles (> 0).
@@ -238,6 +312,9 @@ pub fn validate(
         if t.queue_depth == 0 {
             errs.push((key("queue_depth"), "must be at least 1".into()));
         }
+        if t.fetch_size == Some(0) {
+            errs.push((key("fetch_size"), "must be at least 1".into()));
+        }
         if !(t.time_scale.is_finite() && t.time_scale > 0.0) {
             errs.push((
                 key("time_scale"),
@@ -318,6 +395,7 @@ mod tests {
         b.namespace_bytes = 8192;
         let mut c = t("");
         c.queue_depth = 0;
+        c.fetch_size = Some(0);
         c.namespace_offset_bytes = 1 << 20;
         c.namespace_bytes = 4096;
         let keys: Vec<String> = validate(&[a, b, c], &[0, 1, 300], 0, 4096, 65536)
@@ -333,6 +411,7 @@ mod tests {
                 "host.tenant[1].namespace_offset_bytes",
                 "host.tenant[2].trace",
                 "host.tenant[2].queue_depth",
+                "host.tenant[2].fetch_size",
                 "host.tenant[2].namespace_bytes",
             ]
         );
@@ -377,6 +456,18 @@ mod tests {
             placement_ranges(&ts, 4, 4096, 3 * 8192),
             [(0, 2, 0), (2, 4, 1), (4, 6, 0)]
         );
+    }
+
+    #[test]
+    fn the_fetch_limit_is_the_tenants_then_the_hosts_within_the_queue_depth() {
+        let mut a = t("a");
+        a.queue_depth = 8;
+        assert_eq!(fetch_limit(&a, 0), 8);
+        assert_eq!(fetch_limit(&a, 2), 2);
+        assert_eq!(fetch_limit(&a, 32), 8);
+        a.fetch_size = Some(3);
+        assert_eq!(fetch_limit(&a, 2), 3);
+        assert_eq!(fetch_limit(&a, 0), 3);
     }
 
     #[test]

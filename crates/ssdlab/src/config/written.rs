@@ -37,6 +37,7 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("host.arbitration", "\"round-robin\""),
     ("host.arbitration_burst", "1"),
     ("host.weights", "[1, 1, 1]"),
+    ("host.fetch_size", "0"),
     ("host.tenant", "[]"),
     ("errors.mode", "\"off\""),
     ("host.placement_handles", "0"),

@@ -31,6 +31,7 @@ mod content;
 mod fill;
 mod hipa;
 mod order;
+pub mod partition;
 mod raid;
 mod sda;
 #[cfg(test)]
@@ -40,6 +41,7 @@ pub use content::ContentAware;
 pub use fill::{fill_pattern, FillRun};
 pub use hipa::Hipa;
 pub use order::{LeastBusy, RoundRobin, StaticOrder};
+pub use partition::Partitioned;
 pub use raid::RaidLayoutPolicy;
 pub use sda::Sda;
 
@@ -159,8 +161,18 @@ impl Clone for Box<dyn PlacementPolicy> {
 }
 
 /// The policy the configuration selects: the RAID layout when RAID is on, else the
-/// FTL's allocation (content-aware placement wraps `dsftl.base`).
+/// FTL's allocation (content-aware placement wraps `dsftl.base`), inside the tenants'
+/// resource partitions when some tenant has one ([`Partitioned`]).
 pub fn build(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
+    let policy = build_unpartitioned(cfg);
+    if partition::any(cfg) {
+        return Box::new(Partitioned::new(policy, cfg));
+    }
+    policy
+}
+
+/// [`build`] without the tenants' partitions.
+pub fn build_unpartitioned(cfg: &SimConfig) -> Box<dyn PlacementPolicy> {
     let r = &cfg.raid;
     if r.level != RaidLevel::None {
         if r.domain == Domain::Channel && r.chip_in_channel == ChipChoice::Sda {

@@ -24,8 +24,12 @@ impl Simulation {
 
     /// Keeps every completed request in memory as columns, for
     /// [`Simulation::take_request_log`] (the per-request CSV's data without the text).
+    /// With tenants (set before), the log has a tenant column.
     pub fn keep_request_log(&mut self) {
         self.rec.keep_request_log(0);
+        if self.tenants.is_some() {
+            self.rec.log_tenants();
+        }
     }
 
     /// The request log kept since [`Simulation::keep_request_log`], leaving none.

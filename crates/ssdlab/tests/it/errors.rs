@@ -3,11 +3,9 @@
 //! uncorrectable read is rebuilt from chip RAID-5 (verified) or answered with a media
 //! error, in the report and in the per-request CSV; the same seed gives the same errors.
 
-use crate::util::{io, small_config, trace_sim, vec_sim};
+use crate::util::{io, small_config, trace_sim, vec_sim, Shared};
 use ssdlab::{ConfigBuilder, Report};
 use ssdlab_trace::Op;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 
 const TRACE: &str = "msr/hm_0-slice7016.csv.gz";
 
@@ -166,19 +164,6 @@ fn with_few_weak_blocks_chip_raid5_loses_nothing() {
     assert!(r.rebuilt_reads > 0, "{r:?}");
     assert_eq!((r.lost_reads, r.media_error_requests), (0, 0), "{r:?}");
     assert_eq!(r.rebuilt_verified, r.rebuilt_reads);
-}
-
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[test]

@@ -27,6 +27,7 @@ mod send;
 mod slc;
 mod structure;
 mod tenants;
+mod tenants_partition;
 mod timing;
 mod trace_flush;
 mod trim;

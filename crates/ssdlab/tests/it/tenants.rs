@@ -148,3 +148,148 @@ fn bad_tenants_are_refused_by_key() {
         assert!(errs.to_string().contains(key), "{text}: {errs}");
     }
 }
+
+/// For tenant `name`'s rows of a per-request CSV: `(arrival, completion)` in ns.
+fn spans(csv: &str, name: &str) -> Vec<(u64, u64)> {
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |c: &str| head.iter().position(|&h| h == c).unwrap();
+    let (a, c, t) = (col("arrival_ns"), col("completion_ns"), col("tenant"));
+    lines
+        .map(|l| l.split(',').collect::<Vec<&str>>())
+        .filter(|f| f[t] == name)
+        .map(|f| (f[a].parse().unwrap(), f[c].parse().unwrap()))
+        .collect()
+}
+
+/// A closed-loop tenant keeps exactly its queue depth outstanding, its trace times
+/// ignored: its first `qd` requests arrive at once, and every later one arrives when
+/// one of its requests completes. The open-loop tenant beside it keeps its trace
+/// times. A second run gives the same report.
+#[test]
+fn a_closed_loop_tenant_keeps_its_queue_depth_outstanding() {
+    let qd = 4;
+    let go = || {
+        let mut cfg = two_tenants("");
+        cfg.host.tenant[0].mode = Some(ssdlab::config::HostMode::Closed);
+        cfg.host.tenant[0].queue_depth = qd;
+        // A second apart: an open-loop replay would take 300 s.
+        let a: Vec<IoRequest> = (0..300)
+            .map(|i| {
+                io(
+                    i * 1_000_000,
+                    if i % 3 == 0 { Op::Write } else { Op::Read },
+                    i * 5,
+                    2,
+                )
+            })
+            .collect();
+        let b: Vec<IoRequest> = (0..50).map(|i| io(i * 100, Op::Write, i, 1)).collect();
+        crate::util::run_tenants_csv(cfg, "a + b", vec![a, b])
+    };
+    let (r, csv) = go();
+    let a = spans(&csv, "a");
+    assert_eq!(a.len(), 300);
+    let mut arrivals: Vec<u64> = a.iter().map(|s| s.0).collect();
+    let mut completions: Vec<u64> = a.iter().map(|s| s.1).collect();
+    arrivals.sort_unstable();
+    completions.sort_unstable();
+    assert!(arrivals[..qd as usize].iter().all(|&t| t == 0));
+    assert_eq!(
+        arrivals[qd as usize..],
+        completions[..300 - qd as usize],
+        "each later request arrives as one completes"
+    );
+    // Exactly qd outstanding just after each completion before the one that finds the
+    // workload over.
+    let over = completions[300 - qd as usize];
+    for &t in completions.iter().filter(|&&t| t < over) {
+        let out = a.iter().filter(|&&(s, e)| s <= t && t < e).count();
+        assert_eq!(out, qd as usize, "at {t} ns");
+    }
+    assert!(
+        *completions.last().unwrap() < 1_000_000_000,
+        "trace times ignored"
+    );
+    // The open-loop tenant arrives at its trace times.
+    let b = spans(&csv, "b");
+    let mut b_arrivals: Vec<u64> = b.iter().map(|s| s.0).collect();
+    b_arrivals.sort_unstable();
+    assert_eq!(
+        b_arrivals,
+        (0..50).map(|i| i * 100_000).collect::<Vec<u64>>()
+    );
+    let (again, csv2) = go();
+    assert_eq!(r.to_json(), again.to_json(), "a run is deterministic");
+    assert_eq!(csv, csv2);
+}
+
+/// `host.mode = "closed"` makes every tenant closed loop unless one says otherwise.
+#[test]
+fn host_mode_closed_applies_to_every_tenant() {
+    let mut cfg = two_tenants("queue_depth = 2");
+    cfg.host.mode = ssdlab::config::HostMode::Closed;
+    cfg.validate().unwrap();
+    let reqs = |first: u64| -> Vec<IoRequest> {
+        (0..40)
+            .map(|i| io(i * 1_000_000, Op::Write, first + i, 1))
+            .collect()
+    };
+    let (r, csv) = crate::util::run_tenants_csv(cfg, "a + b", vec![reqs(0), reqs(100)]);
+    assert_eq!(r.requests.write, 80);
+    for name in ["a", "b"] {
+        let s = spans(&csv, name);
+        assert_eq!(s.iter().filter(|x| x.0 == 0).count(), 2, "{name}");
+        assert!(
+            s.iter().all(|x| x.1 < 1_000_000_000),
+            "{name}: trace times ignored"
+        );
+    }
+}
+
+/// For tenant `name`'s rows of a per-request CSV: `(admitted, completion)` in ns.
+fn in_device(csv: &str, name: &str) -> Vec<(u64, u64)> {
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |c: &str| head.iter().position(|&h| h == c).unwrap();
+    let (a, c, t) = (col("admitted_ns"), col("completion_ns"), col("tenant"));
+    lines
+        .map(|l| l.split(',').collect::<Vec<&str>>())
+        .filter(|f| f[t] == name)
+        .map(|f| (f[a].parse().unwrap(), f[c].parse().unwrap()))
+        .collect()
+}
+
+/// The most of `spans` open at once.
+fn most_at_once(spans: &[(u64, u64)]) -> usize {
+    spans
+        .iter()
+        .map(|&(s, _)| spans.iter().filter(|&&(a, e)| a <= s && s < e).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// The fetch size (MQSim's `Queue_Fetch_Size`) bounds a queue's commands in the device:
+/// with `fetch_size = 2` at most two of tenant a's requests are between admission and
+/// completion at any time, though it keeps eight outstanding; tenant b, limited by its
+/// queue depth only, has more. `host.fetch_size` sets it for every tenant.
+#[test]
+fn the_fetch_size_bounds_a_queues_commands_in_the_device() {
+    let burst = |first: u64| -> Vec<IoRequest> {
+        (0..200)
+            .map(|i| io(0, Op::Read, first + i * 7, 1))
+            .collect()
+    };
+    let mut cfg = two_tenants("queue_depth = 8\nmode = \"closed\"");
+    cfg.host.tenant[0].fetch_size = Some(2);
+    let (_, csv) = crate::util::run_tenants_csv(cfg.clone(), "a + b", vec![burst(0), burst(3)]);
+    assert_eq!(most_at_once(&in_device(&csv, "a")), 2);
+    assert!(most_at_once(&in_device(&csv, "b")) > 2);
+    // Outstanding in the host, though: eight at once.
+    assert_eq!(spans(&csv, "a").iter().filter(|s| s.0 == 0).count(), 8);
+    cfg.host.tenant[0].fetch_size = None;
+    cfg.host.fetch_size = 3;
+    let (_, csv) = crate::util::run_tenants_csv(cfg, "a + b", vec![burst(0), burst(3)]);
+    assert_eq!(most_at_once(&in_device(&csv, "a")), 3);
+    assert_eq!(most_at_once(&in_device(&csv, "b")), 3);
+}

@@ -45,15 +45,42 @@ pub fn vec_sim(cfg: SimConfig, reqs: Vec<IoRequest>) -> Simulation {
 /// Runs `cfg` with one tenant per request list (`label` names the run), audits it,
 /// and gives its report.
 pub fn run_tenants(cfg: SimConfig, label: &str, tenants: Vec<Vec<IoRequest>>) -> ssdlab::Report {
+    run_tenants_csv(cfg, label, tenants).0
+}
+
+/// [`run_tenants`] with the per-request CSV it wrote.
+pub fn run_tenants_csv(
+    cfg: SimConfig,
+    label: &str,
+    tenants: Vec<Vec<IoRequest>>,
+) -> (ssdlab::Report, String) {
     let mut sim = Simulation::new(cfg, Box::new(VecStream::new(Vec::new())), label).unwrap();
+    let csv = Shared::default();
     let streams: Vec<Box<dyn ssdlab_trace::RequestStream>> = tenants
         .into_iter()
         .map(|r| Box::new(VecStream::new(r)) as Box<dyn ssdlab_trace::RequestStream>)
         .collect();
     sim.set_tenants(streams).unwrap();
+    sim.set_per_request_csv(Box::new(csv.clone()));
     sim.run_to_end().unwrap();
     sim.audit().unwrap();
-    sim.into_report().unwrap()
+    let r = sim.into_report().unwrap();
+    let text = String::from_utf8(csv.0.lock().unwrap().clone()).unwrap();
+    (r, text)
+}
+
+/// An in-memory writer that clones share (for a per-request CSV read after the run).
+#[derive(Clone, Default)]
+pub struct Shared(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A one-page request.

@@ -154,9 +154,11 @@ impl Simulation {
 
     /// Host request `id` completed at `now`: its device-queue slot takes the next one.
     fn request_left(&mut self, id: ReqId, now: u64) {
-        if self.tenants.is_some() {
-            self.tenant_left(id, now);
-        }
+        let closed_tenant = if self.tenants.is_some() {
+            self.tenant_left(id, now)
+        } else {
+            None
+        };
         self.reqs.remove(id);
         self.outstanding -= 1;
         self.completed += 1;
@@ -166,10 +168,10 @@ impl Simulation {
                 p(self.completed);
             }
         }
-        if self.cfg.host.mode == HostMode::Closed {
-            if let Some(io) = self.pull() {
-                self.arrive(io);
-            }
+        if closed_tenant.is_some() {
+            self.issue_closed(1, closed_tenant);
+        } else if self.cfg.host.mode == HostMode::Closed && self.tenants.is_none() {
+            self.issue_closed(1, None);
         }
         while self.outstanding < self.cfg.host.device_queue_depth {
             let Some(next) = self.host_queue.pop_front() else {

@@ -76,18 +76,29 @@ impl Simulation {
             self.cmt_write_directory()?;
         }
         match self.cfg.host.mode {
+            _ if self.tenants.is_some() => self.prime_tenants(),
             HostMode::Open => self.schedule_next_arrival(),
             HostMode::Closed => {
-                for _ in 0..self.cfg.host.queue_depth {
-                    let Some(io) = self.pull() else { break };
-                    self.arrive(io);
-                }
+                self.issue_closed(self.cfg.host.queue_depth, None);
                 self.wake_touched();
             }
         }
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
+        }
+    }
+
+    /// Closed loop: up to `n` requests issued now, from the run's source (`tenant`
+    /// None) or from closed-loop tenant `tenant`, their trace times ignored.
+    fn issue_closed(&mut self, n: u32, tenant: Option<usize>) {
+        for _ in 0..n {
+            let io = match tenant {
+                None => self.pull(),
+                Some(i) => self.pull_closed_tenant(i),
+            };
+            let Some(io) = io else { break };
+            self.arrive(io);
         }
     }
 

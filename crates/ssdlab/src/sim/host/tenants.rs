@@ -31,16 +31,39 @@ impl Simulation {
         Ok(())
     }
 
-    /// The next request of the tenants, merged by arrival time.
+    /// The next request of the open-loop tenants, merged by arrival time.
     #[inline(never)]
     pub(super) fn pull_tenant(&mut self) -> Option<IoRequest> {
-        let t = self.tenants.as_mut().expect("tenants");
-        match t.next() {
-            Some(Ok(io)) => {
+        let next = self.tenants.as_mut().expect("tenants").next();
+        let io = self.take_tenant_request(next);
+        if io.is_none() {
+            self.source_done = true;
+        }
+        io
+    }
+
+    /// The next request of closed-loop tenant `i`, which it issues now (None when its
+    /// workload is over or the run has stopped on an error).
+    #[inline(never)]
+    pub(super) fn pull_closed_tenant(&mut self, i: usize) -> Option<IoRequest> {
+        if self.error.is_some() {
+            return None;
+        }
+        let next = self.tenants.as_mut().expect("tenants").next_of(i);
+        self.take_tenant_request(next)
+    }
+
+    /// A tenant's request counted, or its error recorded (which stops the run).
+    fn take_tenant_request(
+        &mut self,
+        next: Option<Result<IoRequest, TenantError>>,
+    ) -> Option<IoRequest> {
+        match next? {
+            Ok(io) => {
                 self.counters.trace_requests += 1;
                 Some(io)
             }
-            Some(Err(e)) => {
+            Err(e) => {
                 self.source_done = true;
                 self.error = Some(match e {
                     TenantError::Trace(e) => SimError::Trace(e),
@@ -52,11 +75,18 @@ impl Simulation {
                 });
                 None
             }
-            None => {
-                self.source_done = true;
-                None
-            }
         }
+    }
+
+    /// The first requests of the tenants: the open-loop ones' first arrival scheduled,
+    /// each closed-loop tenant's `queue_depth` requests issued at once.
+    #[inline(never)]
+    pub(super) fn prime_tenants(&mut self) {
+        self.schedule_next_arrival();
+        for (i, depth) in self.tenants.as_ref().expect("tenants").closed_loop() {
+            self.issue_closed(depth, Some(i));
+        }
+        self.wake_touched();
     }
 
     /// Request `id` arrived at `now`: it joins its tenant's queue, and the device
@@ -79,9 +109,10 @@ impl Simulation {
     }
 
     /// Host request `id` completes at `now`: counted for its tenant, whose queue may
-    /// now have another fetched.
+    /// now have another fetched. Returns the tenant if it runs closed loop (it issues
+    /// its next request once the request has left).
     #[inline(never)]
-    pub(super) fn tenant_left(&mut self, id: ReqId, now: u64) {
+    pub(super) fn tenant_left(&mut self, id: ReqId, now: u64) -> Option<usize> {
         let r = &self.reqs[id];
         let read = match r.io.op {
             Op::Read => Some(true),
@@ -90,8 +121,9 @@ impl Simulation {
         };
         let (bytes, response) = (r.io.size_bytes, now - r.arrival_ns);
         let t = self.tenants.as_mut().expect("tenants");
-        let i = t.left(id);
+        let (i, closed) = t.left(id);
         t.results.done(i, read, bytes, response, now);
+        closed.then_some(i)
     }
 
     /// The request recorded next, `id`, is of its tenant (for the per-request CSV).

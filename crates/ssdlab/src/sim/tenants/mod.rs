@@ -9,7 +9,8 @@ mod results;
 pub use results::{TenantReport, TenantResults};
 
 use super::txn::ReqId;
-use crate::config::{tenants::namespace, SimConfig};
+use crate::config::tenants::{fetch_limit, namespace};
+use crate::config::{HostMode, SimConfig};
 use arbiter::Arbiter;
 use ssdlab_trace::{IoRequest, RequestStream, TraceError};
 use std::collections::VecDeque;
@@ -24,6 +25,11 @@ struct Tenant {
     ns: (u64, u64),
     time_scale: f64,
     queue_depth: u32,
+    /// The most of its requests in the device at once (the fetch size).
+    fetch_limit: u32,
+    /// Closed loop: `queue_depth` requests outstanding, the next issued when one
+    /// completes (its trace times ignored); else open loop.
+    closed: bool,
     /// Arrived, not yet fetched, in order.
     waiting: VecDeque<ReqId>,
     /// Fetched into the device and not yet completed.
@@ -35,8 +41,10 @@ struct Tenant {
 pub struct Tenants {
     tenants: Vec<Tenant>,
     arbiter: Arbiter,
-    /// The tenant of the request pulled last (it arrives next).
+    /// The tenant of the open-loop request pulled last (it arrives next).
     pulled: usize,
+    /// The closed-loop tenant whose request arrives now, if one does.
+    issuing: Option<usize>,
     /// The tenant of each request in the device or waiting, by request slot.
     of_req: Vec<u16>,
     /// Per-tenant results.
@@ -71,6 +79,8 @@ impl Tenants {
                 ns: namespace(&h.tenant, i, page, bytes),
                 time_scale: h.tenant[i].time_scale,
                 queue_depth: h.tenant[i].queue_depth,
+                fetch_limit: fetch_limit(&h.tenant[i], h.fetch_size),
+                closed: h.tenant[i].mode.unwrap_or(h.mode) == HostMode::Closed,
                 waiting: VecDeque::new(),
                 fetched: 0,
             })
@@ -92,29 +102,19 @@ impl Tenants {
             tenants,
             arbiter: Arbiter::new(h.arbitration, h.arbitration_burst, h.weights, classes),
             pulled: 0,
+            issuing: None,
             of_req: Vec::new(),
             results: TenantResults::new(names),
         }
     }
 
-    /// The next request of all tenants by arrival time (ties to the lower tenant), with
-    /// its time scaled and its address in its tenant's namespace.
+    /// The next request of the open-loop tenants by arrival time (ties to the lower
+    /// tenant), with its time scaled and its address in its tenant's namespace.
     pub(crate) fn next(&mut self) -> Option<Result<IoRequest, TenantError>> {
-        for (i, t) in self.tenants.iter_mut().enumerate() {
-            if t.head.is_none() && !t.done {
-                match t.stream.next() {
-                    None => t.done = true,
-                    Some(Err(e)) => return Some(Err(TenantError::Trace(e))),
-                    Some(Ok(io)) => match map(io, t.ns, t.time_scale) {
-                        Ok(io) => t.head = Some(io),
-                        Err((size_bytes, namespace_bytes)) => {
-                            return Some(Err(TenantError::Namespace(OutsideNamespace {
-                                tenant: i,
-                                size_bytes,
-                                namespace_bytes,
-                            })))
-                        }
-                    },
+        for i in 0..self.tenants.len() {
+            if !self.tenants[i].closed {
+                if let Err(e) = self.read_head(i) {
+                    return Some(Err(e));
                 }
             }
         }
@@ -122,15 +122,58 @@ impl Tenants {
             .tenants
             .iter()
             .enumerate()
+            .filter(|(_, t)| !t.closed)
             .filter_map(|(i, t)| t.head.as_ref().map(|h| (i, h.arrival_ns)))
             .min_by_key(|&(i, at)| (at, i))?;
         self.pulled = i;
         self.tenants[i].head.take().map(Ok)
     }
 
+    /// The next request of closed-loop tenant `i` (it arrives now).
+    pub(crate) fn next_of(&mut self, i: usize) -> Option<Result<IoRequest, TenantError>> {
+        if let Err(e) = self.read_head(i) {
+            return Some(Err(e));
+        }
+        let io = self.tenants[i].head.take()?;
+        self.issuing = Some(i);
+        Some(Ok(io))
+    }
+
+    /// Reads tenant `i`'s next request into its head, if it has none and its stream
+    /// has more.
+    fn read_head(&mut self, i: usize) -> Result<(), TenantError> {
+        let t = &mut self.tenants[i];
+        if t.head.is_some() || t.done {
+            return Ok(());
+        }
+        match t.stream.next() {
+            None => t.done = true,
+            Some(Err(e)) => return Err(TenantError::Trace(e)),
+            Some(Ok(io)) => match map(io, t.ns, t.time_scale) {
+                Ok(io) => t.head = Some(io),
+                Err((size_bytes, namespace_bytes)) => {
+                    return Err(TenantError::Namespace(OutsideNamespace {
+                        tenant: i,
+                        size_bytes,
+                        namespace_bytes,
+                    }))
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// The closed-loop tenants with their queue depths, in order.
+    pub(crate) fn closed_loop(&self) -> Vec<(usize, u32)> {
+        (self.tenants.iter().enumerate())
+            .filter(|(_, t)| t.closed)
+            .map(|(i, t)| (i, t.queue_depth))
+            .collect()
+    }
+
     /// Request `id`, pulled last, arrived at `now`: it waits in its tenant's queue.
     pub(crate) fn arrived(&mut self, id: ReqId, now: u64) {
-        let i = self.pulled;
+        let i = self.issuing.take().unwrap_or(self.pulled);
         let slot = id as usize;
         if self.of_req.len() <= slot {
             self.of_req.resize(slot + 1, 0);
@@ -145,17 +188,18 @@ impl Tenants {
         let ts = &self.tenants;
         let q = self
             .arbiter
-            .pick(|q| !ts[q].waiting.is_empty() && ts[q].fetched < ts[q].queue_depth)?;
+            .pick(|q| !ts[q].waiting.is_empty() && ts[q].fetched < ts[q].fetch_limit)?;
         let t = &mut self.tenants[q];
         t.fetched += 1;
         t.waiting.pop_front()
     }
 
-    /// Request `id` completed: its tenant may fetch another. Returns the tenant.
-    pub(crate) fn left(&mut self, id: ReqId) -> usize {
+    /// Request `id` completed: its tenant may fetch another. Returns the tenant and
+    /// whether it runs closed loop (then it issues its next request).
+    pub(crate) fn left(&mut self, id: ReqId) -> (usize, bool) {
         let i = usize::from(self.of_req[id as usize]);
         self.tenants[i].fetched -= 1;
-        i
+        (i, self.tenants[i].closed)
     }
 
     /// The tenant of request `id` (in the device or waiting).
