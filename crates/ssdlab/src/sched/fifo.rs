@@ -28,6 +28,8 @@ pub struct AsyncFifo {
     gc_first: bool,
     /// Collector work waiting for room, per chip (empty unless `gc_first`).
     gc_waiting: Vec<VecDeque<TxnId>>,
+    /// `gc_first` or write-behind-read: the pick takes [`AsyncFifo::pick_special`].
+    special: bool,
 }
 
 impl AsyncFifo {
@@ -39,6 +41,7 @@ impl AsyncFifo {
             wbr: WriteBehindRead::new(false),
             gc_first: false,
             gc_waiting: Vec::new(),
+            special: false,
         }
     }
 
@@ -50,7 +53,14 @@ impl AsyncFifo {
         } else {
             Vec::new()
         };
+        self.special = on || self.wbr.is_on();
         self
+    }
+
+    /// The pick with GC-first or write-behind-read on: true when it chose.
+    #[inline(never)]
+    fn pick_special(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) -> bool {
+        (self.gc_first && ctx.take_gc_for_die(die, group)) || self.wbr.pick(die, ctx, group)
     }
 
     /// Moves `chip`'s waiting collector work into its queue while it has room.
@@ -108,10 +118,9 @@ impl IoScheduler for AsyncFifo {
 
     #[inline(always)]
     fn pick(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) {
-        if self.gc_first && ctx.take_gc_for_die(die, group) {
-            return;
-        }
-        if !self.wbr.pick(die, ctx, group) {
+        // One test on the common path: `special` is set when GC-first or
+        // write-behind-read is on.
+        if !self.special || !self.pick_special(die, ctx, group) {
             ctx.take_for_die(die, self.multi_plane, group);
         }
     }

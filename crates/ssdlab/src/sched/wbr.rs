@@ -30,6 +30,11 @@ impl WriteBehindRead {
         }
     }
 
+    /// True when the rule is on.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
     /// With the rule on and `die`'s next queued transaction a program: takes into
     /// `group` the first read of `die` queued before that program reached the head, and
     /// returns true. Otherwise leaves `group` alone and returns false.
