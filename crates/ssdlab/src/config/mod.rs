@@ -421,9 +421,6 @@ impl SimConfig {
         if self.content_index() {
             refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
         }
-        if self.dgc.enabled {
-            refuse("dgc.enabled (DGC redirects writes through RAID)".into());
-        }
         if self.timing.transfer != ssdlab_nand::Transfer::Page {
             refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());
         }

@@ -34,3 +34,31 @@ fn raid5_with_a_small_cached_map_survives_a_chip_failure_and_its_rebuild() {
     assert_eq!(r.counter(Counter::UnrecoverablePages), 0);
     assert!(r.counter(Counter::VerifiedReads) > 1_000);
 }
+
+#[test]
+fn dgc_with_a_small_cached_map_redirects_writes_and_keeps_the_map() {
+    // DGC changes where a write's page goes, through the host write path: its entry is
+    // dirtied there like any write's.
+    let cfg = small_config(&[
+        "verify=true",
+        "ftl.precondition.enabled=true",
+        "ftl.mapping=\"cached\"",
+        "ftl.cmt.entries=512",
+        "ftl.cmt.entries_per_tpage=128",
+        "raid.level=5",
+        "raid.group_size=4",
+        "dgc.enabled=true",
+    ]);
+    let mut sim = trace_sim(cfg, "msr/hm_1-writes13069.csv.gz");
+    sim.run_to_end().unwrap();
+    sim.check_invariants();
+    sim.audit().unwrap();
+    let r = sim.into_report().unwrap();
+    assert!(r.counter(Counter::RedirectedWrites) > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::DeferredGc) > 0, "{:?}", r.counters);
+    let m = r.mapping.expect("a mapping section");
+    assert!(
+        m.translation_writes > 0 && m.translation_pages_moved > 0,
+        "{m:?}"
+    );
+}

@@ -175,7 +175,7 @@ proptest! {
         pre in any::<bool>(),
         n in 200u32..2_000,
         reads in 0u64..4,
-        layout in 0usize..5,
+        layout in 0usize..6,
         fail in any::<bool>(),
     ) {
         let mut sets: Vec<&str> = match layout {
@@ -183,6 +183,7 @@ proptest! {
             1 => NO_SPARE.to_vec(),
             2 => vec!["raid.level=1", "raid.group_size=2"],
             3 => vec!["raid.level=5", "raid.domain=\"channel\"", "raid.group_size=2"],
+            4 => with(&NO_SPARE, &["dgc.enabled=true"]),
             _ => with(&SPARE, &["raid.buffer_new_writes=false", "raid.unwritten_stripes=\"materialize\""]),
         };
         if fail {
