@@ -398,9 +398,9 @@ impl SimConfig {
     }
 
     /// The cached map (`ftl.mapping = "cached"`) follows host data pages through the
-    /// host write, read and GC paths only: the features that move or map pages by
-    /// other paths are refused with it rather than run with a map that does not see
-    /// their changes (docs/FTL.md §12).
+    /// host write, read, GC and fold paths and RAID's degraded writes and rebuilds: the
+    /// features that move or map pages by other paths are refused with it rather than
+    /// run with a map that does not see their changes (docs/FTL.md §12).
     fn validate_cached_mapping(&self, errs: &mut Vec<ConfigError>) {
         if self.ftl.mapping != ssdlab_ftl::MapMode::Cached {
             return;
@@ -413,14 +413,11 @@ impl SimConfig {
                 ),
             })
         };
-        if self.raid.level != RaidLevel::None {
-            refuse(format!("raid.level = {} (RAID, CR5M and failure injection: parity and mirror pages are mapped outside the host path)", self.raid.level));
+        if self.raid.level != RaidLevel::None && self.raid.mirror_chips {
+            refuse("raid.mirror_chips = true (CR5M's mirror copies and expired versions are mapped outside the host path)".into());
         }
         if self.content_index() {
             refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
-        }
-        if self.dgc.enabled {
-            refuse("dgc.enabled (DGC redirects writes through RAID)".into());
         }
         if self.timing.transfer != ssdlab_nand::Transfer::Page {
             refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());

@@ -51,16 +51,18 @@ impl Simulation {
             }
             None => {
                 let n = cfg.ftl.logical_pages(&geom);
-                // The cached map's translation pages are slots after the host's pages.
-                let tpages = if cfg.ftl.mapping == ssdlab_ftl::MapMode::Cached {
-                    n.div_ceil(cfg.ftl.cmt.per_tpage(geom.page_size_bytes))
-                } else {
-                    0
-                };
-                (None, n, tpages, n)
+                (None, n, 0, n)
             }
         };
-        let mut ftl = Ftl::with_slots(&cfg.ftl, &geom, map_entries, slots, rng.fork("ftl"))
+        // The cached map's translation pages are slots after every other page (host
+        // pages, RAID's redundancy pages and slots).
+        let tpage0 = map_entries + slots;
+        let ftl_slots = if cfg.ftl.mapping == ssdlab_ftl::MapMode::Cached {
+            slots + logical_pages.div_ceil(cfg.ftl.cmt.per_tpage(geom.page_size_bytes))
+        } else {
+            slots
+        };
+        let mut ftl = Ftl::with_slots(&cfg.ftl, &geom, map_entries, ftl_slots, rng.fork("ftl"))
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
         if cfg.content_index() {
             ftl.enable_content_index(&cfg.dsftl.index_config());
@@ -218,6 +220,7 @@ impl Simulation {
                     cfg.ftl.cmt.capacity() as u32,
                     cfg.ftl.cmt.per_tpage(geom.page_size_bytes),
                     logical_pages,
+                    tpage0,
                     cfg.verify,
                 ))
             }),

@@ -5,6 +5,7 @@
 mod adversarial;
 mod bind;
 mod cache_mode;
+mod cmt;
 mod cr5m;
 mod dgc;
 mod dram;

@@ -23,6 +23,9 @@
 //! what each translation page last recorded per LPN) that every LPN not dirty in the
 //! CMT maps where its translation page says.
 
+mod raid;
+#[cfg(test)]
+mod raid_tests;
 mod report;
 
 use super::host::ReadOutcome;
@@ -48,7 +51,8 @@ struct Waiter {
 /// The cached map's state in the controller.
 pub(crate) struct CmtState {
     pub cmt: Cmt,
-    /// The slot LPN of translation page 0 (= the host's logical pages).
+    /// The slot LPN of translation page 0 (after the host's logical pages and, with
+    /// RAID, its redundancy pages).
     slot0: u32,
     /// Per translation page: its version (programs so far).
     version: Vec<u32>,
@@ -75,12 +79,20 @@ pub(crate) struct CmtState {
 }
 
 impl CmtState {
-    pub fn new(capacity: u32, per_tpage: u32, logical_pages: u32, verify: bool) -> Self {
+    /// A CMT of `capacity` entries over `logical_pages` host pages, whose translation
+    /// pages are the FTL slots from `slot0` on.
+    pub fn new(
+        capacity: u32,
+        per_tpage: u32,
+        logical_pages: u32,
+        slot0: u32,
+        verify: bool,
+    ) -> Self {
         let cmt = Cmt::new(capacity, per_tpage, logical_pages);
         let tpages = cmt.tpages();
         CmtState {
             cmt,
-            slot0: logical_pages,
+            slot0,
             version: vec![0; tpages as usize],
             reading: FxHashMap::default(),
             rmw: FxHashSet::default(),
@@ -139,7 +151,7 @@ impl Simulation {
         }
         let slot = c.slot(tpage);
         let in_controller = c.rmw.contains(&tpage);
-        let on_flash = self.ftl.lookup(slot).filter(|&p| !self.ftl.is_pending(p));
+        let on_flash = self.ftl.lookup(slot).filter(|&p| self.tpage_readable(p));
         match on_flash {
             Some(ppn) if !in_controller => {
                 let c = self.cmt.as_mut().expect("cached map");
@@ -229,7 +241,7 @@ impl Simulation {
             return;
         }
         let slot = c.slot(tpage);
-        let old = self.ftl.lookup(slot).filter(|&p| !self.ftl.is_pending(p));
+        let old = self.ftl.lookup(slot).filter(|&p| self.tpage_readable(p));
         match old {
             Some(ppn) if !batch.all_cached => {
                 let c = self.cmt.as_mut().expect("cached map");
@@ -252,7 +264,7 @@ impl Simulation {
         let start = c.next_plane;
         for k in 0..planes {
             let plane = PlaneId((start + k) % planes);
-            if self.plane_dead(plane) {
+            if !self.tpage_plane_ok(plane) {
                 continue;
             }
             if let Ok(ppn) = self.ftl.map_write(slot, plane, token) {
@@ -273,12 +285,13 @@ impl Simulation {
 
     /// A GC or fold move of `lpn`'s page finished. A data page's entry changed, so its
     /// CMT entry turns dirty; a translation page's move already updated the directory
-    /// (the slot's forward map) and is only counted.
+    /// (the slot's forward map) and is only counted; a RAID redundancy page (parity or
+    /// mirror copy) is found through the stripe table, not the CMT, and costs nothing.
     #[inline(never)]
     pub(in crate::sim) fn cmt_after_move(&mut self, lpn: Lpn) {
         if u64::from(lpn.0) < self.logical_pages {
             self.cmt_mapped(lpn, false);
-        } else {
+        } else if lpn.0 >= self.cmt.as_ref().expect("cached map").slot0 {
             self.cmt_tpage_moved();
         }
     }
@@ -407,6 +420,9 @@ impl Simulation {
             let mut done = false;
             for k in 0..planes {
                 let plane = PlaneId((start + k) % planes);
+                if !self.tpage_plane_ok(plane) {
+                    continue;
+                }
                 if let Ok(ppn) = self.ftl.map_write(slot, plane, token) {
                     self.ftl.program_done(ppn);
                     if self.nand.is_some() {
@@ -497,7 +513,7 @@ mod tests {
     /// A verified small device (8 planes × 32 blocks × 16 pages), preconditioned full
     /// when `pre`, with a cached map of `entries` entries and 16 entries per
     /// translation page.
-    fn config(entries: u32, pre: bool, sets: &[&str]) -> SimConfig {
+    pub(super) fn config(entries: u32, pre: bool, sets: &[&str]) -> SimConfig {
         let text = format!(
             "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
              dies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\n\
@@ -512,7 +528,7 @@ mod tests {
         b.build().unwrap()
     }
 
-    fn one_page(ops: &[(Op, u32)], gap_ns: u64) -> Vec<IoRequest> {
+    pub(super) fn one_page(ops: &[(Op, u32)], gap_ns: u64) -> Vec<IoRequest> {
         ops.iter()
             .enumerate()
             .map(|(i, &(op, l))| IoRequest {
@@ -528,7 +544,7 @@ mod tests {
 
     /// Runs to the end, audits (host data, translation pages, the map against them) and
     /// returns the report.
-    fn run(cfg: SimConfig, reqs: Vec<IoRequest>) -> Report {
+    pub(super) fn run(cfg: SimConfig, reqs: Vec<IoRequest>) -> Report {
         let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "-").unwrap();
         sim.run_to_end().unwrap();
         sim.audit().unwrap();
@@ -536,11 +552,11 @@ mod tests {
         sim.into_report().unwrap()
     }
 
-    fn count(r: &Report, reason: TxnReason) -> u64 {
+    pub(super) fn count(r: &Report, reason: TxnReason) -> u64 {
         r.reason(reason).map_or(0, |s| s.count)
     }
 
-    fn mapping(r: &Report) -> MappingReport {
+    pub(super) fn mapping(r: &Report) -> MappingReport {
         r.mapping.expect("a mapping section with the cached map")
     }
 
@@ -621,7 +637,7 @@ mod tests {
     }
 
     /// Random one-page writes (and a quarter reads) over the whole small device.
-    fn churn(n: u32, seed: u64) -> Vec<IoRequest> {
+    pub(super) fn churn(n: u32, seed: u64) -> Vec<IoRequest> {
         let mut x = seed | 1;
         let ops: Vec<(Op, u32)> = (0..n)
             .map(|_| {
@@ -684,16 +700,31 @@ mod tests {
             ["ftl.cmt.entries_per_tpage"]
         );
         assert_eq!(key(&["ftl.cmt.entries=100"]), ["ftl.cmt"]);
-        for other in [
-            "raid.level=5",
-            "dsftl.index=true",
-            "timing.transfer=\"sectors\"",
-        ] {
+        for other in ["dsftl.index=true", "timing.transfer=\"sectors\""] {
             assert!(
                 key(&[cached, "ftl.cmt.entries=100", other]).contains(&"ftl.mapping".to_string()),
                 "{other}"
             );
         }
+        // RAID is accepted, CR5M's mirror chips are not.
+        let mut b = ConfigBuilder::new().preset("default").unwrap();
+        for s in [
+            cached,
+            "ftl.cmt.entries=100",
+            "raid.level=5",
+            "raid.group_size=4",
+        ] {
+            b = b.set(s).unwrap();
+        }
+        assert!(b.build().is_ok());
+        let cr5m = [
+            "raid.level=5",
+            "raid.domain=\"channel\"",
+            "raid.mirror_chips=true",
+            "raid.buffer_new_writes=false",
+        ];
+        assert!(key(&[&[cached, "ftl.cmt.entries=100"][..], &cr5m].concat())
+            .contains(&"ftl.mapping".to_string()));
         let ok = ConfigBuilder::new()
             .preset("default")
             .unwrap()

@@ -81,9 +81,11 @@ impl Simulation {
             self.raid_note_held(lpn, false);
         }
         let plane = self.place(PageToPlace::new(lpn, token, Role::Degraded));
+        let mut remapped = true;
         match self.ftl.host_write(lpn, plane, token) {
             Ok(p) => self.ftl.program_done(p),
             Err(_) => {
+                remapped = false;
                 // The dead plane has no room to record the page. If the current version
                 // lives on a live chip (DGC moved it), it is stale now: unmap it; the
                 // content exists only through redundancy.
@@ -97,6 +99,7 @@ impl Simulation {
                 if !on_dead || old.is_some_and(|p| self.ftl.is_pending(p)) {
                     if old.is_some() && !on_dead {
                         self.ftl.trim(lpn);
+                        remapped = true;
                     }
                     let redundant = self.has_redundancy();
                     let f = self.fs_mut();
@@ -107,6 +110,9 @@ impl Simulation {
                     }
                 }
             }
+        }
+        if remapped && self.cmt.is_some() {
+            self.cmt_remapped(lpn, reason == TxnReason::HostWrite);
         }
         // Degraded when its redundancy can hold the content; lost without redundancy or
         // when a page already holding its stripe's redundancy is on a dead chip too.

@@ -221,6 +221,9 @@ impl Simulation {
             self.release_parked_on(chip);
             self.start_rebuild(chip);
             self.cr5m_chip_died(chip);
+            if self.cmt.is_some() {
+                self.cmt_chip_died(chip);
+            }
         }
     }
 

@@ -163,6 +163,9 @@ impl Simulation {
                     .flatten()
                 {
                     Some(ppn) => {
+                        if self.cmt.is_some() {
+                            self.cmt_remapped(lpn, false);
+                        }
                         self.rebuild_txn(FlashOp::Program, ppn, lpn, k as u32);
                         self.gc_check_after(plane, GcCause::Other);
                     }

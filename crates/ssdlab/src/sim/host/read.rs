@@ -164,7 +164,8 @@ impl Simulation {
             Ok(ppn) => {
                 self.ftl.program_done(ppn);
                 if self.cmt.is_some() {
-                    self.cmt_mapped(lpn, false);
+                    // RAID materializes its stripes' parity too: not in the CMT.
+                    self.cmt_remapped(lpn, false);
                 }
                 self.gc_check_after(plane, GcCause::Other);
                 if self.nand.is_some() {
