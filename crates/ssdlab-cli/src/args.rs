@@ -82,6 +82,10 @@ pub enum StudyCmd {
     /// as it wears (P/E cycles), without RAID and with chip RAID-5, channel RAID-5 and
     /// CR5M (docs/ERRORS.md).
     Endurance(crate::reproduce::endurance::EnduranceArgs),
+    /// DS-FTL's read-latency change against static and dynamic allocation over the share
+    /// of reads with a copy on another channel, load and read share, with the paper's
+    /// eight traces placed on it (docs/reproductions/dsftl.md).
+    DsftlSurface(crate::reproduce::dsftl_surface::SurfaceArgs),
 }
 
 /// `trace` subcommands.

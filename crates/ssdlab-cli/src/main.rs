@@ -110,6 +110,9 @@ fn dispatch(cli: Cli) -> Result<(), Failure> {
         Cmd::Study {
             cmd: args::StudyCmd::Endurance(a),
         } => reproduce::endurance::run(&a),
+        Cmd::Study {
+            cmd: args::StudyCmd::DsftlSurface(a),
+        } => reproduce::dsftl_surface::run(&a),
     }
 }
 

@@ -50,6 +50,11 @@ pub struct DsftlReport {
     /// Read pages whose content had a valid, programmed copy on another chip when they
     /// were admitted (the reads a multi-path read could send elsewhere), over read pages.
     pub reads_with_copies_ratio: f64,
+    /// Read pages whose content had a valid, programmed copy on another channel when
+    /// they were admitted (a subset of the above: the reads a copy could take off their
+    /// own channel's bus), over read pages.
+    #[serde(default)]
+    pub reads_with_channel_copies_ratio: f64,
     /// Distinct contents held by valid pages at the end.
     pub tokens: u64,
     /// Contents held by two or more valid pages at the end (the secondary table's entries).
@@ -85,6 +90,7 @@ impl DsftlReport {
             self.duplicate_write_ratio,
             self.duplicate_read_ratio,
             self.reads_with_copies_ratio,
+            self.reads_with_channel_copies_ratio,
             self.bytes_per_page,
         ]
         .iter()
@@ -119,6 +125,11 @@ impl Report {
             w,
             "reads with a copy elsewhere",
             pct(d.reads_with_copies_ratio),
+        )?;
+        kv(
+            w,
+            "  on another channel",
+            pct(d.reads_with_channel_copies_ratio),
         )?;
         kv(w, "plane duplicate rate", spread(&d.plane_duplicate_rate))?;
         kv(

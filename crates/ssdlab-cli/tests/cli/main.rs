@@ -17,6 +17,7 @@ mod reproduce_dsftl;
 mod reproduce_nand;
 mod reproduce_paq;
 mod runs;
+mod study_dsftl_surface;
 mod sweep;
 mod tenants;
 mod traces;

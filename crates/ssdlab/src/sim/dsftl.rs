@@ -25,6 +25,8 @@ pub(crate) struct DsftlCounters {
     pub duplicate_reads: u64,
     /// Read pages whose content had a programmed copy on another chip.
     pub reads_with_copies: u64,
+    /// Read pages whose content had a programmed copy on another channel.
+    pub reads_with_channel_copies: u64,
 }
 
 impl Simulation {
@@ -35,15 +37,21 @@ impl Simulation {
         let direct = ReadPlan::only(PlanKind::Direct, Some(ppn), false);
         let mut plans = std::mem::take(&mut self.read_plans);
         plans.clear();
-        plans.push_copy(PlanKind::Direct, ppn, self.geom.chip_of_page(ppn));
+        let own_chip = self.geom.chip_of_page(ppn);
+        plans.push_copy(PlanKind::Direct, ppn, own_chip);
         let (geom, dead) = (&self.geom, &self.dead);
+        let own_channel = geom.channel_of_chip(own_chip);
+        let mut other_channel = false;
         self.ftl.duplicate_copies(ppn, |p| {
             if !dead.page_dead(geom, p) {
-                plans.push_copy(PlanKind::Duplicate, p, geom.chip_of_page(p));
+                let chip = geom.chip_of_page(p);
+                other_channel |= geom.channel_of_chip(chip) != own_channel;
+                plans.push_copy(PlanKind::Duplicate, p, chip);
             }
         });
         let several = plans.len() > 1;
         self.dsftl_counters.reads_with_copies += u64::from(several);
+        self.dsftl_counters.reads_with_channel_copies += u64::from(other_channel);
         self.read_plans = plans;
         if several && self.multipath {
             Enumerated::Plans
@@ -90,6 +98,7 @@ impl Simulation {
             duplicate_write_ratio: ratio(c.duplicate_writes, self.rec.pages(OpClass::Write)),
             duplicate_read_ratio: ratio(c.duplicate_reads, read_pages),
             reads_with_copies_ratio: ratio(c.reads_with_copies, read_pages),
+            reads_with_channel_copies_ratio: ratio(c.reads_with_channel_copies, read_pages),
             tokens: stats.tokens,
             groups: stats.groups,
             grouped_pages: stats.grouped_pages,

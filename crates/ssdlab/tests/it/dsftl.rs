@@ -336,3 +336,48 @@ fn hipa_moves_writes_off_loaded_dies_and_keeps_reads_right() {
     assert!(r.counter(Counter::HipaDynamicWrites) > 0);
     assert!(r.counter(Counter::VerifiedReads) > 0);
 }
+
+#[test]
+fn a_copy_on_another_chip_of_the_same_channel_is_not_a_copy_on_another_channel() {
+    // Two channels of two chips, static placement with the content index kept: LPN 0
+    // and 2 share channel 0 on different chips, LPN 1 sits on channel 1.
+    let cfg = |sets: &[&str]| {
+        let mut b = ConfigBuilder::new()
+            .text(
+                "verify = true\n[geometry]\nchannels = 2\nchips_per_channel = 2\n\
+                 dies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 32\n\
+                 pages_per_block = 16\n[ftl]\nallocation = \"static\"\n[dsftl]\nindex = true\n",
+                "dsftl-channels",
+            )
+            .unwrap();
+        for s in sets {
+            b = b.set(s).unwrap();
+        }
+        b.build().unwrap()
+    };
+    let reqs = vec![
+        write(0, 0, 0xaa),
+        write(MS, 2, 0xaa),
+        page(2 * MS, Op::Read, 0),
+        write(3 * MS, 1, 0xaa),
+        page(4 * MS, Op::Read, 0),
+    ];
+    let mut sim = vec_sim(cfg(&[]), reqs);
+    sim.run_to_end().unwrap();
+    let g: &Geometry = sim.ftl().geometry();
+    let at = |l: u32| {
+        let chip = g.chip_of_page(sim.ftl().lookup(Lpn(l)).unwrap());
+        (g.channel_of_chip(chip).0, chip.0)
+    };
+    let (l0, l2, l1) = (at(0), at(2), at(1));
+    assert_eq!(l0.0, l2.0, "LPN 0 and 2 share a channel");
+    assert_ne!(l0.1, l2.1, "on different chips");
+    assert_ne!(l0.0, l1.0, "LPN 1 is on the other channel");
+    let r = sim.into_report().unwrap();
+    let d = r.dsftl.as_ref().expect("the content section");
+    // Two reads: the first has a copy on another chip only, the second also one on
+    // another channel.
+    assert_eq!(d.reads_with_copies_ratio, 1.0);
+    assert_eq!(d.reads_with_channel_copies_ratio, 0.5);
+    assert!(r.table().contains("on another channel"));
+}
