@@ -57,6 +57,7 @@ mod meta;
 mod order;
 mod precondition;
 pub mod prefetch;
+mod retire;
 mod room;
 mod similarity;
 mod slc;

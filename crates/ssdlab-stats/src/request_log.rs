@@ -31,7 +31,7 @@ pub struct RequestLog {
     /// Service times (bus + array of the last-completing sub-request), ns.
     pub service_ns: Vec<u64>,
     /// The CSV's `status` column, on a device whose requests can fail (the error
-    /// model): 0 `ok`, 1 `media-error`; `None` otherwise.
+    /// model): 0 `ok`, 1 `media-error`, 2 `read-only`; `None` otherwise.
     pub status: Option<Vec<u8>>,
 }
 
@@ -56,7 +56,7 @@ impl RequestLog {
         self.completion_ns.push(r.completion_ns);
         self.service_ns.push(r.service_ns);
         if let Some(s) = self.status.as_mut() {
-            s.push(u8::from(r.media_error));
+            s.push(r.status as u8);
         }
     }
 
@@ -116,7 +116,7 @@ mod tests {
                 flash_ops: 2,
                 buffer_hits: 0,
                 pre_read_ns: 0,
-                media_error: false,
+                status: crate::RequestStatus::Ok,
             });
         }
         assert_eq!(log.len(), 2);
