@@ -64,6 +64,7 @@ mod slc;
 mod stats;
 #[cfg(test)]
 mod testutil;
+mod wear;
 
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
