@@ -74,6 +74,8 @@ pub(crate) struct PlaneMeta {
     /// [`FOLD_DUE`] while `fold_due` (kept by [`PlaneMeta::sync_gc_extra`], so that the
     /// test stays one comparison).
     pub gc_extra: u32,
+    /// Blocks retired as grown bad blocks (crate::retire).
+    pub retired: u32,
 }
 
 /// Added to a plane's GC threshold while its SLC region waits for a fold: more free
@@ -133,6 +135,7 @@ impl BlockManager {
                 slc_reserved: 0,
                 fold_due: false,
                 gc_extra: 0,
+                retired: 0,
             })
             .collect();
         BlockManager {
@@ -329,7 +332,7 @@ impl BlockManager {
     }
 
     /// Pushes full block `b` on the bucket of its valid count.
-    fn link(&mut self, b: u32) {
+    pub(crate) fn link(&mut self, b: u32) {
         let valid = u32::from(self.blocks[b as usize].valid);
         let at = self.bucket(b, valid);
         let head = self.heads[at];
@@ -444,11 +447,23 @@ impl BlockManager {
         let old = blk.erase_count;
         blk.erase_count += 1;
         blk.write_ptr = 0;
-        blk.set_state(BlockState::Free);
+        // A block doomed by a failed program or erase leaves service (crate::retire),
+        // unless its plane would be left without a free block.
+        let retire = blk.doomed() && self.planes[self.plane_of(b)].free_blocks() > 0;
+        let blk = &mut self.blocks[b as usize];
+        blk.set_state(if retire {
+            BlockState::Retired
+        } else {
+            BlockState::Free
+        });
         let key = self.free_key(b);
         let plane = self.plane_of(b);
         let pm = &mut self.planes[plane];
-        pm.free.push(Reverse(key));
+        if retire {
+            pm.retired += 1;
+        } else {
+            pm.free.push(Reverse(key));
+        }
         pm.victim = NONE;
         pm.erase_max = pm.erase_max.max(old + 1);
         if old == pm.erase_min {
@@ -457,44 +472,6 @@ impl BlockManager {
                 self.rescan_erase_min(PlaneId(plane as u32));
             }
         }
-    }
-
-    /// Recomputes the plane's smallest erase count and its multiplicity: O(blocks per
-    /// plane), once per rise of the minimum, i.e. at most once per `blocks_per_plane` erases.
-    fn rescan_erase_min(&mut self, plane: PlaneId) {
-        let (min, n) = self.erase_min_of(plane);
-        let pm = &mut self.planes[plane.idx()];
-        pm.erase_min = min;
-        pm.erase_min_blocks = n;
-    }
-
-    /// The smallest erase count in `plane` and how many blocks have it, by a scan.
-    pub fn erase_min_of(&self, plane: PlaneId) -> (u32, u32) {
-        let mut min = u32::MAX;
-        let mut n = 0;
-        for b in self.blocks_of(plane) {
-            let c = self.blocks[b as usize].erase_count;
-            if c < min {
-                (min, n) = (c, 1);
-            } else if c == min {
-                n += 1;
-            }
-        }
-        (min, n)
-    }
-
-    /// Max − min erase count in `plane`.
-    #[inline]
-    pub fn erase_spread(&self, plane: PlaneId) -> u32 {
-        let pm = &self.planes[plane.idx()];
-        pm.erase_max - pm.erase_min
-    }
-
-    /// The least-worn candidate block of `plane` (lowest index on ties), by a scan.
-    pub fn least_worn_full(&self, plane: PlaneId) -> Option<u32> {
-        self.blocks_of(plane)
-            .filter(|&b| self.is_candidate(b))
-            .min_by_key(|&b| self.blocks[b as usize].erase_count)
     }
 }
 

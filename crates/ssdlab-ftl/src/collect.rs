@@ -261,6 +261,10 @@ impl Ftl {
         assert_eq!(m.pins, 0, "erase_done({block}): pinned reads outstanding");
         assert_eq!(m.pending, 0, "erase_done({block}): programs outstanding");
         assert_eq!(m.moving_out, 0, "erase_done({block}): moves out in flight");
+        if m.doomed() && self.spares_exhausted(self.geom.plane_of_block(block)) {
+            // The spares have run out: the block stays in service (crate::retire).
+            self.blocks.blocks[block.idx()].undoom();
+        }
         self.map
             .erase(self.geom.page_of_block(block, 0), self.geom.pages_per_block);
         self.blocks.erase(block.0);

@@ -169,7 +169,7 @@ impl Ftl {
         let (ppb, m) = (self.geom.pages_per_block, &self.blocks.blocks[b as usize]);
         let pm = &self.blocks.planes[self.blocks.plane_of(b)];
         match m.state() {
-            BlockState::Free => {
+            BlockState::Free | BlockState::Retired => {
                 assert_eq!(m.write_ptr, 0, "free block {b} is written");
                 assert_eq!(m.pins, 0, "free block {b} has pinned reads");
                 assert_eq!(m.moving_out, 0, "free block {b} has moves out");
@@ -226,16 +226,17 @@ impl Ftl {
     fn check_plane(&self, plane: PlaneId) {
         let bm = &self.blocks;
         let pm = &bm.planes[plane.idx()];
-        let mut counts = [0u32; 7];
+        let mut counts = [0u32; 8];
         for b in bm.blocks_of(plane) {
             counts[bm.blocks[b as usize].state() as usize] += 1;
         }
-        let [free, host_open, gc_open, full, under_gc, slc_open, slc_full] = counts;
+        let [free, host_open, gc_open, full, under_gc, slc_open, slc_full, retired] = counts;
         assert_eq!(
-            free + host_open + gc_open + full + under_gc + slc_open + slc_full,
+            free + host_open + gc_open + full + under_gc + slc_open + slc_full + retired,
             bm.bpp,
             "plane {plane}: block total"
         );
+        assert_eq!(retired, pm.retired, "plane {plane}: retired blocks");
         assert_eq!(
             pm.free_blocks(),
             free,

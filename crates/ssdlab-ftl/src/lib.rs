@@ -57,12 +57,14 @@ mod meta;
 mod order;
 mod precondition;
 pub mod prefetch;
+mod retire;
 mod room;
 mod similarity;
 mod slc;
 mod stats;
 #[cfg(test)]
 mod testutil;
+mod wear;
 
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};

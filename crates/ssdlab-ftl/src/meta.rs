@@ -22,10 +22,13 @@ pub enum BlockState {
     /// An SLC-mode block with every SLC page allocated, waiting to be folded (never a
     /// GC candidate: folding takes it).
     SlcFull = 6,
+    /// Retired as a grown bad block (crate::retire): in no pool, never allocated,
+    /// chosen as a victim or counted by wear leveling again.
+    Retired = 7,
 }
 
 impl BlockState {
-    const ALL: [BlockState; 7] = [
+    const ALL: [BlockState; 8] = [
         BlockState::Free,
         BlockState::HostOpen,
         BlockState::GcOpen,
@@ -33,17 +36,21 @@ impl BlockState {
         BlockState::UnderGc,
         BlockState::SlcOpen,
         BlockState::SlcFull,
+        BlockState::Retired,
     ];
 }
+
+/// The flag of [`BlockMeta::doomed`] in its state byte.
+const DOOMED: u64 = 0x80;
 
 /// Metadata of one block: 32 bytes, two to a cache line. Page counts are 16-bit (a
 /// block holds at most [`ssdlab_nand::MAX_PAGES_PER_BLOCK`] pages); the write stamp and
 /// the state share a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BlockMeta {
-    /// `stamp << 8 | state`: the stamp of the last page allocated in the block (the
-    /// cost-benefit age; the FTL's page-allocation clock, far below 2^56) and the
-    /// [`BlockState`].
+    /// `stamp << 8 | doomed << 7 | state`: the stamp of the last page allocated in the
+    /// block (the cost-benefit age; the FTL's page-allocation clock, far below 2^56),
+    /// whether its next erase retires it ([`DOOMED`]), and the [`BlockState`].
     stamp_state: u64,
     /// Erases so far.
     pub erase_count: u32,
@@ -79,12 +86,28 @@ impl BlockMeta {
     /// Where the block is in its life cycle.
     #[inline]
     pub fn state(&self) -> BlockState {
-        BlockState::ALL[(self.stamp_state & 0xff) as usize]
+        BlockState::ALL[(self.stamp_state & 0x7f) as usize]
     }
 
     #[inline]
     pub fn set_state(&mut self, state: BlockState) {
-        self.stamp_state = self.stamp_state & !0xff | state as u64;
+        self.stamp_state = self.stamp_state & !0x7f | state as u64;
+    }
+
+    /// The block's next erase retires it (a program or erase on it failed).
+    #[inline]
+    pub fn doomed(&self) -> bool {
+        self.stamp_state & DOOMED != 0
+    }
+
+    /// Marks the block to be retired at its next erase.
+    pub fn doom(&mut self) {
+        self.stamp_state |= DOOMED;
+    }
+
+    /// Keeps the block in service after all.
+    pub fn undoom(&mut self) {
+        self.stamp_state &= !DOOMED;
     }
 
     /// The stamp of the last page allocated in the block.

@@ -53,6 +53,13 @@ pub enum TxnReason {
     RefreshWrite,
     /// The erase of a relocated block.
     RefreshErase,
+    /// A read of a valid page of a block being retired after a failed program (a grown
+    /// bad block, the error model: docs/ERRORS.md).
+    RetireRead,
+    /// The program of a page moved out of a block being retired.
+    RetireWrite,
+    /// The erase of a block being retired (after which it leaves service).
+    RetireErase,
     /// Rebuild traffic after a failure.
     Rebuild,
     /// A read of a stripe's pages by a CR5M expired-data reclaim that no host write
@@ -73,7 +80,7 @@ pub enum TxnReason {
 
 impl TxnReason {
     /// Every reason, in reporting order.
-    pub const ALL: [TxnReason; 21] = [
+    pub const ALL: [TxnReason; 24] = [
         TxnReason::HostRead,
         TxnReason::HostWrite,
         TxnReason::ReconstructRead,
@@ -89,6 +96,9 @@ impl TxnReason {
         TxnReason::RefreshRead,
         TxnReason::RefreshWrite,
         TxnReason::RefreshErase,
+        TxnReason::RetireRead,
+        TxnReason::RetireWrite,
+        TxnReason::RetireErase,
         TxnReason::Rebuild,
         TxnReason::ReclaimRead,
         TxnReason::ReclaimWrite,
@@ -127,14 +137,18 @@ impl TxnReason {
             TxnReason::RefreshRead => "refresh-read",
             TxnReason::RefreshWrite => "refresh-write",
             TxnReason::RefreshErase => "refresh-erase",
+            TxnReason::RetireRead => "retire-read",
+            TxnReason::RetireWrite => "retire-write",
+            TxnReason::RetireErase => "retire-erase",
         }
     }
 
-    /// True for the collector's traffic: GC, folding of SLC-mode blocks and relocation
-    /// for bit errors (adjacent in the enum, so that this is one range test).
+    /// True for the collector's traffic: GC, folding of SLC-mode blocks, relocation for
+    /// bit errors and the retirement of grown bad blocks (adjacent in the enum, so that
+    /// this is one range test).
     #[inline]
     pub fn is_gc(self) -> bool {
-        (TxnReason::GcRead as u8..=TxnReason::RefreshErase as u8).contains(&(self as u8))
+        (TxnReason::GcRead as u8..=TxnReason::RetireErase as u8).contains(&(self as u8))
     }
 
     /// The page read, program and erase reasons of a relocation for bit errors.
@@ -144,12 +158,20 @@ impl TxnReason {
         TxnReason::RefreshErase,
     ];
 
-    /// The reasons of the collector job whose page read is `read` (a GC, fold or
-    /// refresh read).
+    /// The page read, program and erase reasons of a grown bad block's retirement.
+    pub const RETIRE: [TxnReason; 3] = [
+        TxnReason::RetireRead,
+        TxnReason::RetireWrite,
+        TxnReason::RetireErase,
+    ];
+
+    /// The reasons of the collector job whose page read is `read` (a GC, fold,
+    /// refresh or retire read).
     #[inline]
     pub fn collector_of(read: TxnReason) -> [TxnReason; 3] {
         match read {
             TxnReason::RefreshRead => TxnReason::REFRESH,
+            TxnReason::RetireRead => TxnReason::RETIRE,
             r => TxnReason::collector(r == TxnReason::FoldRead),
         }
     }

@@ -130,7 +130,7 @@ def test_media_errors_are_a_status_column(slice7016: str) -> None:
     r = ssdlab.run(preset="default", trace=slice7016, set=aged)
     rows = r.requests()
     assert rows.columns[-1] == "status"
-    assert list(rows["status"].cat.categories) == ["ok", "media-error"]
+    assert list(rows["status"].cat.categories) == ["ok", "media-error", "read-only"]
     failed = rows[rows["status"] == "media-error"]
     assert len(failed) == r.summary["errors"]["media_error_requests"] > 0
     assert set(failed["op"].astype(str)) == {"read"}

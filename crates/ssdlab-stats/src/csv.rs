@@ -12,8 +12,9 @@ use crate::record::RequestRecord;
 pub const CSV_HEADER: &str = "id,op,offset_bytes,size_bytes,arrival_ns,admitted_ns,\
 completion_ns,response_ns,waiting_ns,service_ns";
 
-/// The column the CSV gains on a device with the error model: `ok`, or `media-error`
-/// for a request a page of which could be neither read nor rebuilt.
+/// The column the CSV gains on a device with the error model: `ok`, `media-error` for a
+/// request a page of which could be neither read nor rebuilt, or `read-only` for a write
+/// a drive out of spare blocks refused.
 pub const CSV_STATUS_COLUMN: &str = "status";
 
 /// The column a run with several tenants adds at the end of each line: the name of the
@@ -96,10 +97,10 @@ impl CsvSink {
         if !self.tenants.is_empty() {
             self.write_tenant();
         }
-        let end = match (self.status, r.media_error) {
-            (false, _) => writeln!(self.out),
-            (true, false) => writeln!(self.out, ",ok"),
-            (true, true) => writeln!(self.out, ",media-error"),
+        let end = if self.status {
+            writeln!(self.out, ",{}", r.status.name())
+        } else {
+            writeln!(self.out)
         };
         self.keep(end);
     }

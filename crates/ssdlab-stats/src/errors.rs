@@ -65,6 +65,48 @@ pub struct ErrorsReport {
     /// open).
     #[serde(default)]
     pub reclaim_skipped: u64,
+    /// Grown bad blocks and retention refresh, when either is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub housekeeping: Option<HousekeepingReport>,
+}
+
+/// Grown bad blocks (failed programs and erases, retired blocks, the read-only drive)
+/// and retention refresh (docs/ERRORS.md §5).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HousekeepingReport {
+    /// Block erases that failed.
+    pub erase_failures: u64,
+    /// Page programs that failed.
+    pub program_failures: u64,
+    /// Blocks retired, all causes.
+    pub retired_blocks: u64,
+    /// Of those, after a failed erase.
+    pub retired_by_erase: u64,
+    /// Of those, after a failed program.
+    pub retired_by_program: u64,
+    /// Erases of doomed blocks that did not retire them, their plane having no other
+    /// free block (the block stays in service, still doomed).
+    pub retire_deferred: u64,
+    /// Blocks whose valid data a retirement moved out (the `retire-*` transactions).
+    pub retire_relocations: u64,
+    /// Valid pages those moves took.
+    pub retire_pages: u64,
+    /// Fewest good (not retired) blocks in a plane at the end.
+    pub good_blocks_min: u64,
+    /// When the drive turned read-only (a plane's good blocks could no longer hold its
+    /// share of the data beside the GC reserve), ns; none if it did not.
+    pub read_only_at_ns: Option<u64>,
+    /// Blocks retired at that moment.
+    pub retired_at_read_only: u64,
+    /// Host write requests refused with the `read-only` status.
+    pub refused_writes: u64,
+    /// Retention-refresh scans run.
+    pub refresh_scans: u64,
+    /// Blocks relocated for their data's age (the `refresh-*` transactions, with read
+    /// reclaim's).
+    pub refreshed_blocks: u64,
+    /// Valid pages those relocations moved.
+    pub refreshed_pages: u64,
 }
 
 impl ErrorsReport {
@@ -132,6 +174,72 @@ impl crate::Report {
             "requests with media errors",
             fmt_count(e.media_error_requests),
         )?;
+        if let Some(h) = &e.housekeeping {
+            table_housekeeping(w, h)?;
+        }
         Ok(())
     }
+}
+
+/// The grown-bad-block and retention-refresh lines of the table.
+fn table_housekeeping(w: &mut dyn std::fmt::Write, h: &HousekeepingReport) -> std::fmt::Result {
+    use crate::table::{fmt_count, kv};
+    kv(
+        w,
+        "failed erases / programs",
+        format!(
+            "{} / {}",
+            fmt_count(h.erase_failures),
+            fmt_count(h.program_failures)
+        ),
+    )?;
+    kv(
+        w,
+        "retired blocks (erase / program)",
+        format!(
+            "{} ({} / {})",
+            fmt_count(h.retired_blocks),
+            fmt_count(h.retired_by_erase),
+            fmt_count(h.retired_by_program)
+        ),
+    )?;
+    kv(
+        w,
+        "  moved out (blocks / pages)",
+        format!(
+            "{} / {}",
+            fmt_count(h.retire_relocations),
+            fmt_count(h.retire_pages)
+        ),
+    )?;
+    kv(
+        w,
+        "  deferred (no other free block)",
+        fmt_count(h.retire_deferred),
+    )?;
+    kv(
+        w,
+        "  fewest good blocks in a plane",
+        fmt_count(h.good_blocks_min),
+    )?;
+    let ro = match h.read_only_at_ns {
+        Some(t) => format!(
+            "at {:.3} ms, {} blocks retired",
+            t as f64 / 1e6,
+            fmt_count(h.retired_at_read_only)
+        ),
+        None => "no".into(),
+    };
+    kv(w, "read-only", ro)?;
+    kv(w, "  writes refused", fmt_count(h.refused_writes))?;
+    kv(
+        w,
+        "retention refresh (scans / blocks / pages)",
+        format!(
+            "{} / {} / {}",
+            fmt_count(h.refresh_scans),
+            fmt_count(h.refreshed_blocks),
+            fmt_count(h.refreshed_pages)
+        ),
+    )
 }

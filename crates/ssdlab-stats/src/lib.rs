@@ -65,7 +65,7 @@ pub use counter::Counter;
 pub use csv::{CSV_HEADER, CSV_STATUS_COLUMN, CSV_TENANT_COLUMN};
 pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
-pub use errors::ErrorsReport;
+pub use errors::{ErrorsReport, HousekeepingReport};
 pub use latency::{ratio, ClassStats, Latency};
 pub use mapping::{HitMissLatency, MappingReport};
 pub use mirror::{MirrorEnd, MirrorReport};
@@ -73,7 +73,7 @@ pub use nand::{
     CacheReport, LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport,
 };
 pub use placement::{HandleReport, PlacementReport};
-pub use record::{EndState, FtlSummary, OpClass, RequestRecord, Shape, TxnRecord};
+pub use record::{EndState, FtlSummary, OpClass, RequestRecord, RequestStatus, Shape, TxnRecord};
 pub use recorder::Recorder;
 pub use report::{
     Breakdown, CountSpread, ReasonStats, Report, RequestWork, RunMeta, Spread, Utilization,

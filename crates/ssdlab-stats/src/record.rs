@@ -92,9 +92,33 @@ pub struct RequestRecord {
     /// update whose parity program finished the request (0 otherwise). Service, not
     /// waiting.
     pub pre_read_ns: u64,
-    /// Completed with a media error: a page's data could not be read nor rebuilt (the
-    /// error model only; see docs/ERRORS.md).
-    pub media_error: bool,
+    /// How it completed: `Ok`, or (the error model only; see docs/ERRORS.md) with a
+    /// media error or refused by a read-only drive.
+    pub status: RequestStatus,
+}
+
+/// How a host request completed (the per-request CSV's `status` column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RequestStatus {
+    /// Served.
+    #[default]
+    Ok = 0,
+    /// A page's data could be neither read nor rebuilt.
+    MediaError = 1,
+    /// A write refused: the drive turned read-only (its spare blocks ran out).
+    ReadOnly = 2,
+}
+
+impl RequestStatus {
+    /// The name in the per-request CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            RequestStatus::Ok => "ok",
+            RequestStatus::MediaError => "media-error",
+            RequestStatus::ReadOnly => "read-only",
+        }
+    }
 }
 
 /// Timing of one completed flash transaction.

@@ -31,7 +31,7 @@ pub struct RequestLog {
     /// Service times (bus + array of the last-completing sub-request), ns.
     pub service_ns: Vec<u64>,
     /// The CSV's `status` column, on a device whose requests can fail (the error
-    /// model): 0 `ok`, 1 `media-error`; `None` otherwise.
+    /// model): 0 `ok`, 1 `media-error`, 2 `read-only`; `None` otherwise.
     pub status: Option<Vec<u8>>,
     /// The CSV's `tenant` column, in a run of several tenants: each request's tenant
     /// (its index in the configuration); `None` otherwise.
@@ -59,7 +59,7 @@ impl RequestLog {
         self.completion_ns.push(r.completion_ns);
         self.service_ns.push(r.service_ns);
         if let Some(s) = self.status.as_mut() {
-            s.push(u8::from(r.media_error));
+            s.push(r.status as u8);
         }
         if let Some(t) = self.tenant.as_mut() {
             t.push(tenant as u16);
@@ -112,6 +112,7 @@ mod tests {
         };
         assert!(log.is_empty());
         for (id, op) in [(3, OpClass::Write), (1, OpClass::Read)] {
+<<<<<<< HEAD
             log.push(
                 &RequestRecord {
                     id,
@@ -130,6 +131,23 @@ mod tests {
                 },
                 id as usize + 4,
             );
+=======
+            log.push(&RequestRecord {
+                id,
+                op,
+                offset_bytes: id * 4096,
+                size_bytes: 8192,
+                arrival_ns: 10 * id,
+                admitted_ns: 10 * id + 1,
+                completion_ns: 10 * id + 50,
+                service_ns: 60,
+                pages: 2,
+                flash_ops: 2,
+                buffer_hits: 0,
+                pre_read_ns: 0,
+                status: crate::RequestStatus::Ok,
+            });
+>>>>>>> badblocks
         }
         assert_eq!(log.len(), 2);
         assert_eq!(

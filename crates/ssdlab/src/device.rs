@@ -58,6 +58,17 @@ impl DeadChips {
     }
 }
 
+/// Why a collector job moves its victim's data, when not for space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relocation {
+    /// Garbage collection (or a fold): for space.
+    No,
+    /// For its bit errors or its data's age (read reclaim, retention refresh).
+    Refresh,
+    /// The block failed a program: its data moves out before it is retired.
+    Retire,
+}
+
 /// The GC job of one plane.
 #[derive(Clone, Copy, Debug)]
 pub struct GcJob {
@@ -69,8 +80,9 @@ pub struct GcJob {
     pub erasing: bool,
     /// The victim is an SLC-mode block being folded.
     pub fold: bool,
-    /// The victim is relocated for its bit errors (read reclaim), not for space.
-    pub refresh: bool,
+    /// The victim is relocated for its bit errors (read reclaim, retention refresh) or
+    /// retired as a grown bad block, not collected for space.
+    pub reloc: Relocation,
 }
 
 impl GcJob {
@@ -81,7 +93,7 @@ impl GcJob {
             moves_left: 0,
             erasing: false,
             fold: false,
-            refresh: false,
+            reloc: Relocation::No,
         }
     }
 
@@ -89,10 +101,10 @@ impl GcJob {
     /// relocation's.
     #[inline]
     pub fn reasons(&self) -> [ssdlab_nand::TxnReason; 3] {
-        if self.refresh {
-            ssdlab_nand::TxnReason::REFRESH
-        } else {
-            ssdlab_nand::TxnReason::collector(self.fold)
+        match self.reloc {
+            Relocation::No => ssdlab_nand::TxnReason::collector(self.fold),
+            Relocation::Refresh => ssdlab_nand::TxnReason::REFRESH,
+            Relocation::Retire => ssdlab_nand::TxnReason::RETIRE,
         }
     }
 

@@ -352,6 +352,13 @@ impl Mapping {
         self.mark(|w| w.p2l.mark(ppn.idx()));
     }
 
+    /// Marks a free page written with no data (a block closed before it was full).
+    pub fn skip(&mut self, ppn: Ppn) {
+        debug_assert_eq!(self.owner(ppn), PageOwner::Free, "skipping page {ppn}");
+        self.p2l[ppn.idx()] = P2L_INVALID;
+        self.mark(|w| w.p2l.mark(ppn.idx()));
+    }
+
     /// Returns the pages `first .. first + n` to the free state (after an erase).
     pub fn erase(&mut self, first: Ppn, n: u32) {
         let range = first.idx()..first.idx() + n as usize;

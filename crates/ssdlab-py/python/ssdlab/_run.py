@@ -26,7 +26,7 @@ T = TypeVar("T")
 #: file ``ssdlab run --per-request-csv`` writes), then the derived ``host_queue_ns``.
 REQUEST_COLUMNS: tuple[str, ...] = tuple(_native.CSV_HEADER.split(",")) + ("host_queue_ns",)
 #: The values of the ``status`` column runs with the error model add (``errors.mode = "on"``).
-STATUS_NAMES: tuple[str, ...] = ("ok", "media-error")
+STATUS_NAMES: tuple[str, ...] = ("ok", "media-error", "read-only")
 
 _CONFIG_DICT_NAME = "<config dict>"
 
@@ -275,7 +275,8 @@ class Result:
             else:
                 out[name] = col[name]
         if "status" in raw:
-            # With the error model: 0 ok, 1 media-error (as the CSV's status column).
+            # With the error model: 0 ok, 1 media-error, 2 read-only (as the CSV's status
+            # column).
             out["status"] = np.frombuffer(raw["status"], dtype=np.uint8).copy()
         if "tenant" in raw:
             # With tenants: each request's tenant, its index in the configuration.
@@ -323,8 +324,9 @@ class Result:
         at least 0), ``service_ns`` (the flash work of the last-completing
         sub-request), and the derived ``host_queue_ns`` (admitted − arrival, time spent
         in the host queue). With the error model (``errors.mode = "on"``) a last column
-        ``status``, a ``category`` of ``ok``/``media-error`` (a request a page of which
-        could be neither read nor rebuilt). With tenants (``[[host.tenant]]``) a last
+        ``status``, a ``category`` of ``ok``/``media-error``/``read-only`` (a request a
+        page of which could be neither read nor rebuilt; a write refused by a drive that
+        ran out of spare blocks). With tenants (``[[host.tenant]]``) a last
         column ``tenant``, a ``category`` of the tenants' names in configuration order
         (as the CSV's ``tenant`` column).
 

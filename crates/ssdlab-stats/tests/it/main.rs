@@ -57,7 +57,7 @@ pub fn req(
         flash_ops: 1,
         buffer_hits: 0,
         pre_read_ns: 0,
-        media_error: false,
+        status: ssdlab_stats::RequestStatus::Ok,
     }
 }
 

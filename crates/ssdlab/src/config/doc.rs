@@ -427,6 +427,12 @@ mod tests {
         cfg.host.fetch_size = 4;
         cfg.host.tenant = vec![crate::config::TenantConfig::default()];
         cfg.errors.mode = crate::config::ErrorsMode::On;
+        cfg.errors.erase_fail_prob = 0.1;
+        cfg.errors.program_fail_prob = 0.1;
+        cfg.errors.rated_pe = 1;
+        cfg.errors.fail_exp = 1.0;
+        cfg.errors.refresh_age_s = 1.0;
+        cfg.errors.refresh_scan_s = 1.0;
         cfg.host.placement_handles = 1;
         cfg.host.placement_isolation = crate::config::tenants::PlacementIsolation::Initial;
         cfg.host.pcie.generation = 3;

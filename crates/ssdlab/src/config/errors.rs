@@ -37,6 +37,40 @@ pub struct ErrorsConfig {
     /// valid pages moved to fresh blocks, then erased) as soon as its plane runs no
     /// GC. 0 (default) relocates nothing.
     pub reclaim_steps: u32,
+    /// Grown bad blocks: the probability that a block erase fails at `rated_pe` P/E
+    /// cycles; at `PE` cycles it is `erase_fail_prob × (PE / rated_pe)^fail_exp`,
+    /// clamped to 1. A failed erase retires the block. 0 (default): erases never fail.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(extend("default" = 0.0))]
+    pub erase_fail_prob: f64,
+    /// Grown bad blocks: the probability that a page program fails at `rated_pe` P/E
+    /// cycles (same form as `erase_fail_prob`). The page's data is written again
+    /// elsewhere: the block is closed, its valid pages moved out (`retire-*`
+    /// transactions), and it is retired at its erase. 0 (default): programs never fail.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(extend("default" = 0.0))]
+    pub program_fail_prob: f64,
+    /// P/E cycles at which `erase_fail_prob` and `program_fail_prob` apply (the
+    /// rated endurance); at least 1.
+    #[serde(skip_serializing_if = "default_rated_pe")]
+    #[schemars(extend("x-unit" = "P/E cycles", "default" = 3000))]
+    pub rated_pe: u32,
+    /// Exponent of the wear dependence of the failure probabilities (the shape of a
+    /// Weibull hazard: above 1, failures grow faster than wear); finite, >= 0.
+    #[serde(skip_serializing_if = "default_fail_exp")]
+    #[schemars(extend("default" = 2.0))]
+    pub fail_exp: f64,
+    /// Retention refresh: a full block whose oldest data is at least this many seconds
+    /// old (`initial_age_s` counts) is relocated (`refresh-*` transactions). 0
+    /// (default): no retention refresh.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(extend("x-unit" = "s", "default" = 0.0))]
+    pub refresh_age_s: f64,
+    /// Retention refresh: seconds of simulated time between scans for old blocks (the
+    /// first at the first transaction completion). Only with `refresh_age_s` > 0.
+    #[serde(skip_serializing_if = "default_refresh_scan")]
+    #[schemars(extend("x-unit" = "s", "default" = 3600.0))]
+    pub refresh_scan_s: f64,
     /// Data bytes per ECC codeword: a page read decodes
     /// `ceil(page_size_bytes / codeword_data_bytes)` codewords.
     pub codeword_data_bytes: u32,
@@ -54,6 +88,12 @@ impl Default for ErrorsConfig {
             pe_spread: 0.0,
             initial_age_s: 0.0,
             reclaim_steps: 0,
+            erase_fail_prob: 0.0,
+            program_fail_prob: 0.0,
+            rated_pe: DEFAULT_RATED_PE,
+            fail_exp: DEFAULT_FAIL_EXP,
+            refresh_age_s: 0.0,
+            refresh_scan_s: DEFAULT_REFRESH_SCAN_S,
             codeword_data_bytes: 1024,
             rber: RberModel::default(),
             ecc: EccConfig::default(),
@@ -61,7 +101,29 @@ impl Default for ErrorsConfig {
     }
 }
 
+const DEFAULT_RATED_PE: u32 = 3000;
+const DEFAULT_FAIL_EXP: f64 = 2.0;
+const DEFAULT_REFRESH_SCAN_S: f64 = 3600.0;
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+fn default_rated_pe(v: &u32) -> bool {
+    *v == DEFAULT_RATED_PE
+}
+fn default_fail_exp(v: &f64) -> bool {
+    *v == DEFAULT_FAIL_EXP
+}
+fn default_refresh_scan(v: &f64) -> bool {
+    *v == DEFAULT_REFRESH_SCAN_S
+}
+
 impl ErrorsConfig {
+    /// True when programs or erases can fail (grown bad blocks).
+    pub fn bad_blocks_on(&self) -> bool {
+        self.erase_fail_prob > 0.0 || self.program_fail_prob > 0.0
+    }
+
     /// Every key at its default: left out of the resolved configuration.
     pub fn is_default(&self) -> bool {
         *self == ErrorsConfig::default()
@@ -107,6 +169,7 @@ impl ErrorsConfig {
                 format!("must be finite and >= 0, not {}", self.initial_age_s),
             ));
         }
+        self.validate_housekeeping(&mut errs);
         let data_bits = u64::from(self.codeword_data_bytes) * 8;
         if self.codeword_data_bytes == 0 || self.codeword_data_bytes > page_size_bytes {
             errs.push((
@@ -126,6 +189,66 @@ impl ErrorsConfig {
             ));
         }
         errs
+    }
+}
+
+impl ErrorsConfig {
+    /// The problems of the grown-bad-block and retention-refresh keys.
+    fn validate_housekeeping(&self, errs: &mut Vec<(String, String)>) {
+        let mut push = |key: &str, msg: String| errs.push((format!("errors.{key}"), msg));
+        for (key, p) in [
+            ("erase_fail_prob", self.erase_fail_prob),
+            ("program_fail_prob", self.program_fail_prob),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                push(key, format!("is a probability: must be in [0, 1], not {p}"));
+            }
+        }
+        if self.rated_pe == 0 {
+            push("rated_pe", "must be at least 1".into());
+        }
+        if !(self.fail_exp.is_finite() && self.fail_exp >= 0.0) {
+            push(
+                "fail_exp",
+                format!("must be finite and >= 0, not {}", self.fail_exp),
+            );
+        }
+        let failing = self.bad_blocks_on();
+        if !failing && self.rated_pe != DEFAULT_RATED_PE {
+            push(
+                "rated_pe",
+                "is set while errors.erase_fail_prob and errors.program_fail_prob are 0, \
+                 which would ignore it"
+                    .into(),
+            );
+        }
+        if !failing && self.fail_exp != DEFAULT_FAIL_EXP {
+            push(
+                "fail_exp",
+                "is set while errors.erase_fail_prob and errors.program_fail_prob are 0, \
+                 which would ignore it"
+                    .into(),
+            );
+        }
+        if !(self.refresh_age_s.is_finite() && self.refresh_age_s >= 0.0) {
+            push(
+                "refresh_age_s",
+                format!("must be finite and >= 0, not {}", self.refresh_age_s),
+            );
+        }
+        if !(self.refresh_scan_s.is_finite() && self.refresh_scan_s > 0.0) {
+            push(
+                "refresh_scan_s",
+                format!("must be finite and > 0, not {}", self.refresh_scan_s),
+            );
+        } else if self.refresh_age_s == 0.0 && self.refresh_scan_s != DEFAULT_REFRESH_SCAN_S {
+            push(
+                "refresh_scan_s",
+                "is set while errors.refresh_age_s = 0 (no retention refresh), which would \
+                 ignore it"
+                    .into(),
+            );
+        }
     }
 }
 
@@ -153,6 +276,13 @@ pub(super) fn validate(cfg: &super::SimConfig) -> Vec<(String, String)> {
         refuse(
             "ftl.mapping",
             "an uncorrectable translation-page read has no recovery path",
+        );
+    }
+    if e.bad_blocks_on() && cfg.nand.slc_cache.is_on() {
+        refuse(
+            "nand.slc_cache.mode",
+            "a failed program or erase of an SLC-mode block would leave the SLC region's \
+             accounting (grown bad blocks: errors.erase_fail_prob, errors.program_fail_prob)",
         );
     }
     if cfg.nand.cache_mode.reads() {
@@ -192,6 +322,38 @@ mod tests {
         let e = c.validate(16384);
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].0, "errors.mode");
+    }
+
+    #[test]
+    fn bad_housekeeping_values_name_their_keys() {
+        let mut c = on();
+        c.erase_fail_prob = 1.5;
+        c.program_fail_prob = -0.1;
+        c.rated_pe = 0;
+        c.fail_exp = f64::INFINITY;
+        c.refresh_age_s = f64::NAN;
+        c.refresh_scan_s = 0.0;
+        let keys: Vec<String> = c.validate(16384).into_iter().map(|e| e.0).collect();
+        for k in [
+            "errors.erase_fail_prob",
+            "errors.program_fail_prob",
+            "errors.rated_pe",
+            "errors.fail_exp",
+            "errors.refresh_age_s",
+            "errors.refresh_scan_s",
+        ] {
+            assert!(keys.iter().any(|x| x == k), "{k} missing from {keys:?}");
+        }
+        // Keys that only shape a mode that is off are refused too.
+        let mut c = on();
+        c.rated_pe = 5000;
+        c.refresh_scan_s = 60.0;
+        let keys: Vec<String> = c.validate(16384).into_iter().map(|e| e.0).collect();
+        assert_eq!(keys, ["errors.rated_pe", "errors.refresh_scan_s"]);
+        c.program_fail_prob = 1e-4;
+        c.refresh_age_s = 86400.0;
+        assert!(c.validate(16384).is_empty());
+        assert!(c.bad_blocks_on());
     }
 
     #[test]

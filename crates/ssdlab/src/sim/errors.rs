@@ -20,8 +20,10 @@ use super::raid::Rebuild;
 use super::txn::{ReqId, TxnId, NONE};
 use super::Simulation;
 use ssdlab_nand::{DieId, FlashOp, Lpn, Ppn, StepTimes, TxnReason};
-use ssdlab_stats::{ErrorsReport, OpClass};
+use ssdlab_stats::{ErrorsReport, OpClass, RequestStatus};
 
+mod house;
+mod retire;
 mod state;
 pub(crate) use state::ErrorsState;
 
@@ -84,11 +86,18 @@ impl Simulation {
                 if txn.reason == TxnReason::HostWrite {
                     e.poisoned.remove(&txn.lpn.0);
                 }
+                if e.house.is_some() {
+                    self.house_programmed(&txn);
+                }
                 return false;
             }
             FlashOp::Erase => {
                 let block = self.geom.block_of_page(txn.ppn);
-                self.errs().erased(block);
+                let e = self.errs();
+                e.erased(block);
+                if e.house.is_some() {
+                    self.house_erased(block);
+                }
                 return false;
             }
             FlashOp::Read => {}
@@ -180,6 +189,9 @@ impl Simulation {
         if !self.errs().reclaim.is_empty() {
             self.errors_start_reclaims();
         }
+        if self.errs().house.is_some() {
+            self.house_after_txn();
+        }
     }
 
     /// Starts the relocation of each queued block whose plane runs no GC (read
@@ -202,7 +214,7 @@ impl Simulation {
             let e = self.errs();
             e.c.reclaimed_blocks += 1;
             e.c.reclaimed_pages += pages;
-            self.launch_collector(plane, block, true, true);
+            self.launch_collector(plane, block, true, crate::device::Relocation::Refresh);
         }
         let e = self.errs();
         still.append(&mut e.reclaim);
@@ -246,21 +258,34 @@ impl Simulation {
     }
 
     /// Hook where host request `id` of class `op` completes: its T_retry goes to the
-    /// breakdown; true when it completes with a media error.
+    /// breakdown; returns its status (a media error, or a write a read-only drive
+    /// refused).
     #[inline(never)]
-    pub(super) fn errors_request_done(&mut self, id: ReqId, op: OpClass) -> bool {
+    pub(super) fn errors_request_done(&mut self, id: ReqId, op: OpClass) -> RequestStatus {
         let e = self.errs();
         let retry = e.req_retry.remove(&id).unwrap_or(0);
         let failed = e.failed.remove(&id);
         e.c.media_error_requests += u64::from(failed);
+        let refused = e.house.as_mut().is_some_and(|h| h.refused.remove(&id));
         self.rec.retry(op, retry);
-        failed
+        match (failed, refused) {
+            (true, _) => RequestStatus::MediaError,
+            (false, true) => RequestStatus::ReadOnly,
+            (false, false) => RequestStatus::Ok,
+        }
     }
 
     /// The report's `errors` section, when the error model is on.
     pub(super) fn errors_report(&self) -> Option<ErrorsReport> {
         let e = self.errors.as_ref()?;
-        Some(e.report(|b| self.ftl.erase_count(b), self.verify.is_some()))
+        let mut r = e.report(|b| self.ftl.erase_count(b), self.verify.is_some());
+        if let Some(h) = r.housekeeping.as_mut() {
+            h.good_blocks_min = (0..self.geom.planes())
+                .map(|p| u64::from(self.ftl.good_blocks(ssdlab_nand::PlaneId(p))))
+                .min()
+                .unwrap_or(0);
+        }
+        Some(r)
     }
 }
 

@@ -12,7 +12,7 @@
 use super::gc_trigger::{GcCause, GcKind};
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
-use crate::device::GcJob;
+use crate::device::{GcJob, Relocation};
 use ssdlab_nand::{BlockId, DieId, FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 
 /// A write waiting for space: a host page (or its mirror) of request `req`, or the
@@ -80,19 +80,20 @@ impl Simulation {
             self.note_gc_start(plane, counted);
         }
         self.gc_blocking[plane.idx()] = kind == GcKind::Foreground && self.gc_lazy();
-        self.launch_collector(plane, block, kind == GcKind::Background, false);
+        self.launch_collector(plane, block, kind == GcKind::Background, Relocation::No);
         true
     }
 
     /// Starts `plane`'s job on `block`, which the FTL has marked its victim: every valid
-    /// page a read then a program, the erase once erasable. A `refresh` job relocates
-    /// the block for its bit errors (its own transaction reasons).
+    /// page a read then a program, the erase once erasable. A relocation (`reloc`)
+    /// moves the block's data for its bit errors, its age or its retirement (each with
+    /// its own transaction reasons).
     pub(super) fn launch_collector(
         &mut self,
         plane: PlaneId,
         block: BlockId,
         idle: bool,
-        refresh: bool,
+        reloc: Relocation,
     ) {
         let mut pages = std::mem::take(&mut self.gc_pages);
         self.ftl.victim_valid_pages(block, &mut pages);
@@ -102,7 +103,7 @@ impl Simulation {
             moves_left: pages.len() as u32,
             erasing: false,
             fold,
-            refresh,
+            reloc,
         };
         if let Some(pace) = self.fold_pace.as_deref_mut().filter(|_| fold) {
             // A fold hands out its moves a few wordlines at a time (sim::fold).
@@ -173,7 +174,10 @@ impl Simulation {
         self.dies[txn.die.idx()].gc_ns += self.now().as_ns() - txn.started_ns;
         let plane = self.geom.plane_of_page(txn.ppn);
         match txn.reason {
-            TxnReason::GcRead | TxnReason::FoldRead | TxnReason::RefreshRead => {
+            TxnReason::GcRead
+            | TxnReason::FoldRead
+            | TxnReason::RefreshRead
+            | TxnReason::RetireRead => {
                 // A victim may hold pages whose program was still queued when it was
                 // chosen; the die serves that program before the GC read (GC starts only
                 // after the writing request's transactions are queued, and both sit in
@@ -185,7 +189,10 @@ impl Simulation {
                 );
                 self.gc_read_done(&txn, plane);
             }
-            TxnReason::GcWrite | TxnReason::FoldWrite | TxnReason::RefreshWrite => {
+            TxnReason::GcWrite
+            | TxnReason::FoldWrite
+            | TxnReason::RefreshWrite
+            | TxnReason::RetireWrite => {
                 if self.ftl.gc_finish_move(Ppn(txn.aux), txn.ppn) && self.cmt.is_some() {
                     self.cmt_after_move(txn.lpn);
                 }
@@ -194,7 +201,10 @@ impl Simulation {
                     _ => self.move_finished(plane),
                 }
             }
-            TxnReason::GcErase | TxnReason::FoldErase | TxnReason::RefreshErase => {
+            TxnReason::GcErase
+            | TxnReason::FoldErase
+            | TxnReason::RefreshErase
+            | TxnReason::RetireErase => {
                 let block = self.geom.block_of_page(txn.ppn);
                 self.ftl.erase_done(block);
                 self.gc_jobs[plane.idx()] = GcJob::none();

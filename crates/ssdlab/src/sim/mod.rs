@@ -132,8 +132,9 @@ pub(crate) enum Event {
     /// The host may have been idle long enough for the SLC cache to fold
     /// (`nand.slc_cache.idle_after_ns`).
     SlcIdle,
-    /// A trim request is done (it was carried out at its admission).
-    TrimDone(ReqId),
+    /// A request that moved no data is done: a trim (carried out at its admission), or
+    /// a write a read-only drive refused (the error model).
+    DoneAtOnce(ReqId),
     /// A request's command (and a write's data) crossed the PCIe link to the device.
     PcieDown(ReqId),
     /// A request's completion (and a read's data) crossed the PCIe link to the host.
@@ -391,7 +392,7 @@ impl Simulation {
             Event::DramPartDone(key) => self.on_dram_part_done(key),
             Event::NandDone(die, epoch) => self.on_nand_done(die, epoch),
             Event::SlcIdle => return self.on_slc_idle_event(),
-            Event::TrimDone(req) => self.finish_request(req),
+            Event::DoneAtOnce(req) => self.finish_request(req),
             Event::PcieDown(req) => self.on_pcie_down(req),
             Event::PcieUp(req) => self.finish_request(req),
         }

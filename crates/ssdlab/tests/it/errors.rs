@@ -250,6 +250,7 @@ fn bad_settings_are_refused_by_key() {
         ("errors.ecc.t=100000", "errors.ecc.t"),
         ("errors.pe_spread=-0.5", "errors.pe_spread"),
         ("errors.codeword_data_bytes=0", "errors.codeword_data_bytes"),
+        ("errors.erase_fail_prob=2.0", "errors.erase_fail_prob"),
         ("ftl.mapping=\"cached\"", "ftl.mapping"),
         (
             "scheduler.merge.reads=\"same-ppn\"",
@@ -312,7 +313,8 @@ mod random {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
-        /// With or without read reclaim: writes, reads and (without RAID) trims in any order on a worn device: verify finds no read
+        /// With or without read reclaim and grown bad blocks: writes, reads and (without
+        /// RAID) trims in any order on a worn device: verify finds no read
         /// wrong (a rebuilt read returns the last write; a lost one returns a status,
         /// not data), the audit finds every page right, and the counts add up: every
         /// uncorrectable host read is rebuilt or lost, every failed rebuild is a lost
@@ -323,6 +325,7 @@ mod random {
             raid in 0u8..4,
             pe in 7500u32..10000,
             reclaim in prop::bool::ANY,
+            fail in 0u8..3,
         ) {
             let reqs: Vec<IoRequest> = ops
                 .iter()
@@ -339,11 +342,26 @@ mod random {
                 .collect();
             let mut cfg = device(raid, pe);
             cfg.errors.reclaim_steps = if reclaim { 3 } else { 0 };
+            // Grown bad blocks: none, failed programs, or failed programs and erases
+            // (at this wear nearly every operation fails: the drive turns read-only).
+            match fail {
+                1 => cfg.errors.program_fail_prob = 1e-4,
+                2 => {
+                    cfg.errors.program_fail_prob = 1e-4;
+                    cfg.errors.erase_fail_prob = 0.01;
+                }
+                _ => {}
+            }
             let mut sim = vec_sim(cfg, reqs);
             sim.run_to_end().map_err(|e| TestCaseError::fail(format!("{e}")))?;
             sim.audit().map_err(|e| TestCaseError::fail(format!("{e}")))?;
             let r = sim.into_report().unwrap();
             let e = r.errors.unwrap();
+            if let Some(h) = &e.housekeeping {
+                prop_assert!(h.retired_by_program <= h.program_failures);
+                prop_assert!(h.retired_by_erase <= h.erase_failures);
+                prop_assert_eq!(h.retired_blocks, h.retired_by_erase + h.retired_by_program);
+            }
             prop_assert_eq!(e.steps_histogram.iter().sum::<u64>(), e.reads_decoded);
             prop_assert_eq!(*e.steps_histogram.last().unwrap(), e.uncorrectable_reads);
             prop_assert!(e.host_uncorrectable <= e.rebuilt_reads + e.lost_reads);

@@ -3,6 +3,7 @@
 //! source tree and of the repository (crate layering, no machine paths).
 
 mod adversarial;
+mod bad_blocks;
 mod bind;
 mod cache_mode;
 mod cmt;

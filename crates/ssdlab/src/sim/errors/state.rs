@@ -82,6 +82,8 @@ pub(crate) struct ErrorsState {
     pub(super) rber_sum: f64,
     /// Reads by steps taken; the last entry counts the uncorrectable ones.
     pub(super) histogram: Vec<u64>,
+    /// Grown bad blocks and retention refresh, when configured.
+    pub(super) house: Option<Box<super::house::Housekeeping>>,
 }
 
 impl ErrorsState {
@@ -121,6 +123,7 @@ impl ErrorsState {
             c: Counts::default(),
             rber_sum: 0.0,
             histogram: vec![0; steps + 2],
+            house: super::house::Housekeeping::new(cfg, blocks, run_rng).map(Box::new),
             model,
         }
     }
@@ -230,7 +233,9 @@ impl ErrorsState {
 
     /// True when rebuilds or relocations wait for a completion.
     pub(crate) fn has_pending(&self) -> bool {
-        !self.waiting.is_empty() || !self.reclaim.is_empty()
+        !self.waiting.is_empty()
+            || !self.reclaim.is_empty()
+            || self.house.as_ref().is_some_and(|h| h.has_pending())
     }
 
     /// The report section; `erases` gives each block's erases in the run.
@@ -272,6 +277,7 @@ impl ErrorsState {
             reclaimed_blocks: c.reclaimed_blocks,
             reclaimed_pages: c.reclaimed_pages,
             reclaim_skipped: c.reclaim_skipped,
+            housekeeping: self.house.as_ref().map(|h| h.r.clone()),
         }
     }
 }

@@ -189,3 +189,131 @@ fn the_report_spreads_wear_over_blocks() {
     assert_eq!(r.pe_cycles.mean, 115.0);
     assert!(r.all_finite());
 }
+
+mod house {
+    use super::super::house::{Cause, Housekeeping};
+    use super::cfg;
+    use crate::config::ErrorsConfig;
+    use ssdlab_engine::SimRng;
+    use ssdlab_nand::{BlockId, Ppn};
+
+    fn failing(erase: f64, program: f64) -> ErrorsConfig {
+        ErrorsConfig {
+            erase_fail_prob: erase,
+            program_fail_prob: program,
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn none_without_failures_or_refresh() {
+        assert!(Housekeeping::new(&cfg(), 8, &SimRng::new(1)).is_none());
+        assert!(Housekeeping::new(&failing(0.0, 1e-3), 8, &SimRng::new(1)).is_some());
+        let refresh = ErrorsConfig {
+            refresh_age_s: 10.0,
+            ..cfg()
+        };
+        assert!(Housekeeping::new(&refresh, 8, &SimRng::new(1)).is_some());
+    }
+
+    #[test]
+    fn the_failure_probability_is_the_written_power_law() {
+        // rated 3000, exponent 2: p(PE) = p_rated × (PE / 3000)^2, at most 1.
+        let h = Housekeeping::new(&failing(0.01, 0.0), 8, &SimRng::new(1)).unwrap();
+        assert_eq!(h.fail_prob(0.01, 3000), 0.01);
+        assert!((h.fail_prob(0.01, 1500) - 0.0025).abs() < 1e-15);
+        assert_eq!(h.fail_prob(0.01, 0), 0.0);
+        assert_eq!(h.fail_prob(0.01, 300_000), 1.0, "clamped");
+        assert_eq!(h.fail_prob(0.0, 9000), 0.0);
+    }
+
+    #[test]
+    fn failures_follow_the_seed_the_block_and_its_erase_count_only() {
+        let c = failing(0.05, 0.05);
+        let a = Housekeeping::new(&c, 8, &SimRng::new(1)).unwrap();
+        let b = Housekeeping::new(&c, 8, &SimRng::new(1)).unwrap();
+        let other = Housekeeping::new(&c, 8, &SimRng::new(2)).unwrap();
+        let draws = |h: &Housekeeping| -> Vec<bool> {
+            (0..4000u32)
+                .flat_map(|i| {
+                    [
+                        h.erase_fails(BlockId(i % 400), i / 400, 3000),
+                        h.program_fails(Ppn(i), i % 7, 3000),
+                    ]
+                })
+                .collect()
+        };
+        let (da, db, dother) = (draws(&a), draws(&b), draws(&other));
+        assert_eq!(da, db, "same seed, same failures");
+        assert_ne!(da, dother, "another seed, other failures");
+        // Asked in another order, the same key gives the same answer.
+        let rev: Vec<bool> = (0..4000u32)
+            .rev()
+            .map(|i| a.erase_fails(BlockId(i % 400), i / 400, 3000))
+            .collect();
+        let fwd: Vec<bool> = da.iter().step_by(2).copied().collect();
+        assert!(rev.iter().rev().eq(fwd.iter()));
+        // At the rated wear about 5 % fail; a fresh block never does.
+        let n = da.iter().filter(|&&f| f).count();
+        assert!((300..500).contains(&n), "{n} of 8000");
+        assert!((0..1000).all(|i| !a.erase_fails(BlockId(i), 0, 0)));
+    }
+
+    #[test]
+    fn retirements_are_counted_by_cause_and_a_failed_program_queues_one_move() {
+        let mut h = Housekeeping::new(&failing(0.1, 0.1), 8, &SimRng::new(1)).unwrap();
+        h.doomed(BlockId(3), Cause::Program);
+        h.doomed(BlockId(5), Cause::Erase);
+        assert_eq!(h.retire, [BlockId(3)], "only a failed program moves data");
+        h.retired(BlockId(3));
+        h.retired(BlockId(5));
+        assert_eq!(h.r.program_failures, 1);
+        assert_eq!(h.r.erase_failures, 1);
+        assert_eq!(
+            (
+                h.r.retired_blocks,
+                h.r.retired_by_program,
+                h.r.retired_by_erase
+            ),
+            (2, 1, 1)
+        );
+        assert!(!h.read_only());
+        h.turn_read_only(7_000);
+        h.retired(BlockId(6));
+        h.turn_read_only(9_000);
+        assert_eq!(h.r.read_only_at_ns, Some(7_000), "the first moment");
+        assert_eq!(h.r.retired_at_read_only, 2);
+    }
+
+    #[test]
+    fn the_retention_scan_queues_the_oldest_blocks_first() {
+        let c = ErrorsConfig {
+            refresh_age_s: 100.0,
+            refresh_scan_s: 10.0,
+            ..cfg()
+        };
+        // 4 blocks of 4 pages. Block 0 holds data from before the run (50 s old at the
+        // start); block 1 was programmed at 1 s, block 2 at 30 s; block 3 is not full.
+        let mut h = Housekeeping::new(&c, 4, &SimRng::new(1)).unwrap();
+        h.programmed(Ppn(4), 4, 1_000_000_000);
+        h.programmed(Ppn(5), 4, 20_000_000_000); // not the block's first: no change
+        h.programmed(Ppn(8), 4, 30_000_000_000);
+        let full = |b: BlockId| b.0 < 3;
+        assert!(h.scan_due(0));
+        h.scan(0, 50.0, full);
+        assert!(h.refresh.is_empty(), "nothing 100 s old yet");
+        assert!(!h.scan_due(9_999_999_999) && h.scan_due(10_000_000_000));
+        // At 120 s: block 0 is 170 s old, block 1 119 s, block 2 90 s.
+        h.scan(120_000_000_000, 50.0, full);
+        assert_eq!(h.refresh, [BlockId(0), BlockId(1)], "oldest first");
+        // Queued blocks are not queued twice; erased ones leave the queue.
+        h.scan(200_000_000_000, 50.0, full);
+        assert_eq!(h.refresh, [BlockId(0), BlockId(1), BlockId(2)]);
+        h.erased(BlockId(1));
+        assert_eq!(h.refresh, [BlockId(0), BlockId(2)]);
+        assert_eq!(h.r.refresh_scans, 3);
+        // Erased, the block's data is new when next programmed.
+        h.programmed(Ppn(4), 4, 150_000_000_000);
+        assert_eq!(h.oldest_age_s(BlockId(1), 200_000_000_000, 50.0), 50.0);
+    }
+}

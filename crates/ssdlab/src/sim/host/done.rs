@@ -6,7 +6,7 @@ use super::super::Simulation;
 use super::ADMIT_CHUNK_PAGES;
 use crate::config::HostMode;
 use ssdlab_nand::TxnReason;
-use ssdlab_stats::{OpClass, RequestRecord};
+use ssdlab_stats::{OpClass, RequestRecord, RequestStatus};
 use ssdlab_trace::Op;
 
 impl Simulation {
@@ -130,7 +130,11 @@ impl Simulation {
             self.rec.pcie(op, p.last_ns);
         }
         self.note_response_phase(now - r.arrival_ns);
-        let media_error = self.errors.is_some() && self.errors_request_done(id, op);
+        let status = if self.errors.is_some() {
+            self.errors_request_done(id, op)
+        } else {
+            RequestStatus::Ok
+        };
         if self.tenants.is_some() {
             self.tenant_of_record(id);
         }
@@ -147,7 +151,7 @@ impl Simulation {
             pages: r.pages,
             flash_ops: r.flash_txns,
             buffer_hits: r.buffer_hits,
-            media_error,
+            status,
         });
         self.request_left(id, now);
     }

@@ -265,7 +265,8 @@ impl Simulation {
     pub(in crate::sim) fn start_request(&mut self, id: ReqId) {
         let r = &mut self.reqs[id];
         r.pending = r.pages;
-        match r.io.op {
+        let op = r.io.op;
+        match op {
             // A flush holds no data: it is done when every write acknowledged before it
             // is durable (at once without a DRAM stage).
             Op::Flush => {
@@ -275,7 +276,10 @@ impl Simulation {
             }
             // A trim moves no data: the mapping forgets its pages (host/trim.rs).
             Op::Trim => self.trim_request(id),
+            // A drive out of spare blocks refuses writes (the error model).
+            _ if self.errors.is_some() && self.errors_refuse_write(id) => {}
             _ => {
+                let r = &self.reqs[id];
                 self.counters.fua_writes += u64::from(r.io.fua);
                 self.admit_chunk(id);
             }

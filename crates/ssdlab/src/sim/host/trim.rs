@@ -81,7 +81,7 @@ impl Simulation {
             self.dram_trimmed();
         }
         self.events
-            .schedule_in(ssdlab_engine::SimDuration(0), Event::TrimDone(id));
+            .schedule_in(ssdlab_engine::SimDuration(0), Event::DoneAtOnce(id));
     }
 
     /// Forgets host page `lpn`.
