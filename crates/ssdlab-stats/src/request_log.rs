@@ -112,7 +112,6 @@ mod tests {
         };
         assert!(log.is_empty());
         for (id, op) in [(3, OpClass::Write), (1, OpClass::Read)] {
-<<<<<<< HEAD
             log.push(
                 &RequestRecord {
                     id,
@@ -127,27 +126,10 @@ mod tests {
                     flash_ops: 2,
                     buffer_hits: 0,
                     pre_read_ns: 0,
-                    media_error: false,
+                    status: crate::RequestStatus::Ok,
                 },
                 id as usize + 4,
             );
-=======
-            log.push(&RequestRecord {
-                id,
-                op,
-                offset_bytes: id * 4096,
-                size_bytes: 8192,
-                arrival_ns: 10 * id,
-                admitted_ns: 10 * id + 1,
-                completion_ns: 10 * id + 50,
-                service_ns: 60,
-                pages: 2,
-                flash_ops: 2,
-                buffer_hits: 0,
-                pre_read_ns: 0,
-                status: crate::RequestStatus::Ok,
-            });
->>>>>>> badblocks
         }
         assert_eq!(log.len(), 2);
         assert_eq!(
