@@ -33,8 +33,13 @@ pub struct ErrorsReport {
     /// Host page reads among them, with the pages whose data a background read had
     /// already lost.
     pub host_uncorrectable: u64,
-    /// Host page reads rebuilt from their RAID stripe instead.
+    /// Host page reads rebuilt from their RAID stripe (or read again from a duplicate of
+    /// their content) instead.
     pub rebuilt_reads: u64,
+    /// Among them, those read again from a DS-FTL duplicate of their content (a copy on
+    /// another chip the content index knows of).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rebuilt_from_duplicates: u64,
     /// Rebuilt reads whose content verify mode checked (0 without verify).
     pub rebuilt_verified: u64,
     /// Host page reads answered with a media error (data lost for the host), failed
@@ -148,6 +153,13 @@ impl crate::Report {
         kv(w, "uncorrectable reads", fmt_count(e.uncorrectable_reads))?;
         kv(w, "  host reads", fmt_count(e.host_uncorrectable))?;
         kv(w, "  rebuilt from RAID", fmt_count(e.rebuilt_reads))?;
+        if e.rebuilt_from_duplicates > 0 {
+            kv(
+                w,
+                "    of which read from a duplicate",
+                fmt_count(e.rebuilt_from_duplicates),
+            )?;
+        }
         kv(w, "  rebuilt and verified", fmt_count(e.rebuilt_verified))?;
         kv(w, "  lost (media error)", fmt_count(e.lost_reads))?;
         kv(
@@ -242,4 +254,9 @@ fn table_housekeeping(w: &mut dyn std::fmt::Write, h: &HousekeepingReport) -> st
             fmt_count(h.refreshed_pages)
         ),
     )
+}
+
+/// `serde` skips a zero count.
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

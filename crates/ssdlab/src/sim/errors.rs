@@ -22,6 +22,7 @@ use super::Simulation;
 use ssdlab_nand::{DieId, FlashOp, Lpn, Ppn, StepTimes, TxnReason};
 use ssdlab_stats::{ErrorsReport, OpClass, RequestStatus};
 
+mod duplicate;
 mod house;
 mod retire;
 mod state;
@@ -109,11 +110,21 @@ impl Simulation {
                 let e = self.errs();
                 e.req_retry
                     .insert(txn.req, charge.map_or(0, |c| c.retry_ns));
+                let second =
+                    !e.from_duplicate.is_empty() && e.from_duplicate.remove(&(txn.req, txn.lpn.0));
                 if !(uncorrectable || e.poisoned.contains(&txn.lpn.0)) {
                     return false;
                 }
-                e.c.host_uncorrectable += 1;
-                if self.raid.is_some() {
+                if second {
+                    // The duplicate was unreadable too: the rebuild failed.
+                    e.c.failed_rebuilds += 1;
+                } else {
+                    e.c.host_uncorrectable += 1;
+                    if self.ftl.has_content_index() && self.errors_read_duplicate(&txn) {
+                        return true;
+                    }
+                }
+                if !second && self.raid.is_some() {
                     let expect = self.errors_rebuild_expect(txn.lpn, txn.ppn, txn.expect);
                     let rebuild = self.rebuild_now_or_later(txn.req, txn.lpn, expect);
                     match rebuild {

@@ -381,3 +381,59 @@ fn a_copy_on_another_chip_of_the_same_channel_is_not_a_copy_on_another_channel()
     assert_eq!(d.reads_with_channel_copies_ratio, 0.5);
     assert!(r.table().contains("on another channel"));
 }
+
+/// With the error model on a worn device: a host read whose page is uncorrectable is
+/// read again from a duplicate of its content on another chip (DS-FTL's content index),
+/// verified; without duplicates (every content unique) the same reads are lost.
+#[test]
+fn an_uncorrectable_read_is_served_from_a_duplicate_of_its_content() {
+    let sets: Vec<&str> = [
+        "errors.mode=\"on\"",
+        "errors.initial_pe=14000",
+        "errors.pe_spread=0.3",
+        "errors.initial_age_s=3.15e7",
+    ]
+    .into_iter()
+    .chain(crate::errors::STRESS)
+    .collect();
+    let reqs = |dup: bool| {
+        // 128 pages, each content twice (LPN 2k and 2k+1) or every one its own, then
+        // every page read three times.
+        let mut v: Vec<IoRequest> = (0..128u64)
+            .map(|l| write(l * 10_000, l, if dup { 1_000 + l / 2 } else { 1_000 + l }))
+            .collect();
+        for round in 0..3u64 {
+            for l in 0..128u64 {
+                v.push(page(10 * MS + (round * 128 + l) * 200_000, Op::Read, l));
+            }
+        }
+        v
+    };
+    let go_at = |sets: &[&str], dup: bool| {
+        let mut sim = vec_sim(config(4, sets), reqs(dup));
+        sim.run_to_end().unwrap();
+        sim.check_invariants();
+        assert!(sim.audit().unwrap() > 0);
+        let r = sim.into_report().unwrap();
+        assert!(r.counter(Counter::VerifiedReads) > 0);
+        r.errors.unwrap()
+    };
+    let (with, without) = (go_at(&sets, true), go_at(&sets, false));
+    assert!(without.host_uncorrectable > 0, "{without:?}");
+    assert_eq!(without.rebuilt_from_duplicates, 0);
+    assert_eq!(without.lost_reads, without.host_uncorrectable);
+    assert!(with.rebuilt_from_duplicates > 0, "{with:?}");
+    assert_eq!(with.rebuilt_reads, with.rebuilt_from_duplicates);
+    // Every uncorrectable host read was read again from its copy or lost; a copy that
+    // failed too is a failed rebuild, and lost.
+    assert_eq!(
+        with.rebuilt_reads + with.lost_reads - with.failed_rebuilds,
+        with.host_uncorrectable,
+        "{with:?}"
+    );
+    assert!(with.lost_reads < with.host_uncorrectable, "{with:?}");
+    assert_eq!(
+        with.rebuilt_verified,
+        with.rebuilt_reads - with.failed_rebuilds
+    );
+}

@@ -41,6 +41,7 @@ pub(super) struct Counts {
     pub(super) reclaimed_blocks: u64,
     pub(super) reclaimed_pages: u64,
     pub(super) reclaim_skipped: u64,
+    pub(super) from_duplicates: u64,
 }
 
 /// The device's wear, age and read-disturb state and the run's error draws.
@@ -76,6 +77,9 @@ pub(crate) struct ErrorsState {
     pub(super) reclaim_set: FxHashSet<u32>,
     /// Host page reads waiting for their stripe to settle before a rebuild.
     pub(super) waiting: Vec<(ReqId, Lpn)>,
+    /// Host page reads in flight from a duplicate of their content, after their own
+    /// page was uncorrectable: (request, logical page).
+    pub(super) from_duplicate: FxHashSet<(ReqId, u32)>,
     /// Per host request: T_retry of its last-completing page read.
     pub(super) req_retry: FxHashMap<ReqId, u64>,
     pub(super) c: Counts,
@@ -117,6 +121,7 @@ impl ErrorsState {
             failed_jobs: FxHashSet::default(),
             req_retry: FxHashMap::default(),
             waiting: Vec::new(),
+            from_duplicate: FxHashSet::default(),
             reclaim_steps: cfg.reclaim_steps,
             reclaim: Vec::new(),
             reclaim_set: FxHashSet::default(),
@@ -262,6 +267,7 @@ impl ErrorsState {
             uncorrectable_reads: c.uncorrectable,
             host_uncorrectable: c.host_uncorrectable,
             rebuilt_reads: c.rebuilt,
+            rebuilt_from_duplicates: c.from_duplicates,
             rebuilt_verified: if rebuilt_verified {
                 c.rebuilt - c.failed_rebuilds
             } else {
