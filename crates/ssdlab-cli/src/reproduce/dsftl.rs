@@ -272,13 +272,10 @@ pub(super) fn standin(
     // Uniform over the 4 KiB multiples of [4 KiB, max]: mean (4 KiB + max) / 2.
     let max_bytes = ((2.0 * kib * 1024.0 - 4096.0) / 4096.0).round().max(1.0) as u64 * 4096;
     let mean_pages = (4096 + max_bytes) as f64 / 2.0 / 4096.0;
-    let g = &cfg.geometry;
-    let page_ns = cfg.timing.page_transfer_ns(g.page_size_bytes) as f64;
-    let pages_per_s = f64::from(g.channels) * 1e9 / page_ns;
     SyntheticConfig {
         requests,
         arrival: Arrival::Poisson {
-            iops: load * pages_per_s / mean_pages,
+            iops: load * channel_pages_per_s(cfg) / mean_pages,
         },
         read_ratio,
         size: SizeDist::Uniform {
@@ -433,6 +430,14 @@ impl Experiment<'_> {
         }
         w("dsftl-summary.md", self.summary(wall_s, threads))
     }
+}
+
+/// Pages per second the channels of `cfg` carry together, each bus busy all the time:
+/// the offered load a fraction of it names.
+pub(super) fn channel_pages_per_s(cfg: &SimConfig) -> f64 {
+    let g = &cfg.geometry;
+    let page_ns = cfg.timing.page_transfer_ns(g.page_size_bytes) as f64;
+    f64::from(g.channels) * 1e9 / page_ns
 }
 
 #[cfg(test)]

@@ -119,13 +119,10 @@ pub(super) fn workload(
     load: f64,
     read: f64,
 ) -> SyntheticConfig {
-    let g = &cfg.geometry;
-    let page_ns = cfg.timing.page_transfer_ns(g.page_size_bytes) as f64;
-    let pages_per_s = f64::from(g.channels) * 1e9 / page_ns;
     SyntheticConfig {
         requests,
         arrival: Arrival::Poisson {
-            iops: load * pages_per_s / 2.0,
+            iops: load * super::dsftl::channel_pages_per_s(cfg) / 2.0,
         },
         read_ratio: read,
         size: SizeDist::Uniform {

@@ -162,6 +162,19 @@ impl super::Simulation {
         t
     }
 
+    /// Inserts transaction `t`, enqueued now, counts it on its chip and hands it to the
+    /// scheduler as background work (no request's own page: a map, rebuild or recovery
+    /// read or program).
+    pub(crate) fn submit_background_txn(&mut self, mut t: Txn) -> TxnId {
+        t.enqueued_ns = self.now().as_ns();
+        t.gc_mark_ns = self.dies[t.die.idx()].gc_ns;
+        let chip = self.geom.chip_of_die(t.die);
+        let id = self.txns.insert(t);
+        self.queues.load[chip.idx()] += 1;
+        sched!(self, |s, ctx| s.submit_background(id, ctx));
+        id
+    }
+
     /// A transaction finished on the flash: statistics, then the owner's bookkeeping.
     pub(crate) fn complete_txn(&mut self, t: TxnId) {
         let txn = self.txns[t];

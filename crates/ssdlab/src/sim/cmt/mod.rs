@@ -188,18 +188,7 @@ impl Simulation {
         let mut t = Txn::new(FlashOp::Read, TxnReason::MapRead, ppn, die, slot, NONE);
         t.aux = aux;
         t.expect = expect;
-        self.submit_map_txn(t);
-    }
-
-    /// Hands a translation transaction to the scheduler (no request waits on it
-    /// directly).
-    fn submit_map_txn(&mut self, mut t: Txn) {
-        t.enqueued_ns = self.now().as_ns();
-        t.gc_mark_ns = self.dies[t.die.idx()].gc_ns;
-        let chip = self.geom.chip_of_die(t.die);
-        let id = self.txns.insert(t);
-        self.queues.load[chip.idx()] += 1;
-        sched!(self, |s, ctx| s.submit_background(id, ctx));
+        self.submit_background_txn(t);
     }
 
     /// `lpn`'s forward-map entry changed (a host write, a GC move, a materialized page):
@@ -275,7 +264,7 @@ impl Simulation {
                 let die = self.geom.die_of_page(ppn);
                 let mut t = Txn::new(FlashOp::Program, TxnReason::MapWrite, ppn, die, slot, NONE);
                 t.aux = tpage;
-                self.submit_map_txn(t);
+                self.submit_background_txn(t);
                 self.gc_check_after(plane, super::gc_trigger::GcCause::Other);
                 return;
             }

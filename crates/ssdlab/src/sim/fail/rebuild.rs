@@ -127,11 +127,7 @@ impl Simulation {
         let die = self.geom.die_of_page(ppn);
         let mut t = self.queued_txn(op, TxnReason::Rebuild, ppn, die, lpn, NONE);
         t.aux = k;
-        let chip = self.geom.chip_of_die(die);
-        let id = self.txns.insert(t);
-        self.queues.load[chip.idx()] += 1;
-        sched!(self, |s, ctx| s.submit_background(id, ctx));
-        id
+        self.submit_background_txn(t)
     }
 
     /// A rebuild read or program finished.
