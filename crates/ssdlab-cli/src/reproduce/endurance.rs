@@ -57,6 +57,14 @@ impl Rber {
         }
     }
 
+    /// Where they come from, in a figure's title.
+    fn label(self) -> &'static str {
+        match self {
+            Rber::Paper => "RBER of Li et al., HotStorage '21",
+            Rber::Stress => "stress RBER, not fitted",
+        }
+    }
+
     /// Where they come from, for the summary.
     fn source(self) -> &'static str {
         match self {
@@ -252,7 +260,7 @@ pub fn run(a: &EnduranceArgs) -> Result<(), Failure> {
     }
     write_out(out, "endurance.csv", csv(&a.pe, &grid))
         .map_err(|e| Failure::internal(anyhow!(e)))?;
-    figures(out, &a.pe, &grid).map_err(|e| Failure::internal(anyhow!(e)))?;
+    figures(out, &a.pe, &grid, a.rber).map_err(|e| Failure::internal(anyhow!(e)))?;
     let md = summary(&trace, a, &grid, done.wall_s, done.threads);
     write_out(out, "endurance.md", md).map_err(|e| Failure::internal(anyhow!(e)))?;
     eprintln!("wrote {}", out.join("endurance.md").display());
@@ -303,7 +311,7 @@ type Chart = (
     Box<dyn Fn(&Point) -> f64>,
 );
 
-fn figures(out: &Path, pe: &[u32], grid: &[Vec<Point>]) -> Result<(), String> {
+fn figures(out: &Path, pe: &[u32], grid: &[Vec<Point>], rber: Rber) -> Result<(), String> {
     let xs: Vec<String> = pe.iter().map(|p| p.to_string()).collect();
     let series = |f: &dyn Fn(&Point) -> f64| -> Vec<(String, Vec<f64>)> {
         grid.iter()
@@ -345,8 +353,9 @@ fn figures(out: &Path, pe: &[u32], grid: &[Vec<Point>]) -> Result<(), String> {
     ];
     for (file, title, y, f) in &charts {
         let s = series(f.as_ref());
+        let title = format!("{title} ({})", rber.label());
         let l = plot::Lines {
-            title,
+            title: &title,
             x_label: "P/E cycles before the run",
             y_label: y,
             xs: &xs,
