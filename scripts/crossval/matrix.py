@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--anchors", type=Path, help="the anchors' directory (ssdconfig_8x8_*.xml, ssdsim-page.parameters_*)")
     ap.add_argument("--mqsim", help="MQSim binary")
     ap.add_argument("--ssdsim", default=None, help="SSDsim binary (optional)")
-    ap.add_argument("--ssdlab", default=None, help="ssdlab binary (default target/release)")
+    ap.add_argument("--ssdlab", default=None, help="ssdlab binary (default target/release, else target/debug)")
     ap.add_argument("--work", type=Path, default=Path("target/crossval-matrix"), help="traces and runs")
     ap.add_argument("--out", type=Path, default=None, help="append every case's table and the summary here")
     ap.add_argument("--only", default=None, help="run the cases whose name matches this regular expression")
@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (a.bench and a.anchors and a.mqsim):
         ap.error("--bench, --anchors and --mqsim are needed to run the matrix")
     a.work.mkdir(parents=True, exist_ok=True)
-    ssdlab = a.ssdlab or str(ROOT / "target/release/ssdlab")
+    ssdlab = a.ssdlab or next((str(p) for p in (ROOT / "target/release/ssdlab", ROOT / "target/debug/ssdlab")
+                               if p.is_file()), "ssdlab")
     rows: list[tuple[str, dict, float]] = []
     for name, geo, tr, sets, ss in cases:
         cfg, xml, params = FILES[geo]
