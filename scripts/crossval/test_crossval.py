@@ -224,7 +224,7 @@ def test_a_case_runs_ssdlab_with_the_mqsim_files_link(tmp_path, no_link):
     given = (tmp_path / "w" / "c" / "given-device.xml").read_text()
     assert "<PCIe_Lane_Count>8</PCIe_Lane_Count>" in given, "the base's link, written back"
     if no_link:
-        assert "PCIe link" not in text and "host.pcie.lane_gbytes_per_s: " in text, text
+        assert "the MQSim file's PCIe link" not in text and "host.pcie.lane_gbytes_per_s: " in text, text
         assert not any(pcie_means(report)), "no link"
     else:
         assert "the MQSim file's PCIe link (8 lanes × 2.5 GB/s" in text, text
