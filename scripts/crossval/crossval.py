@@ -103,6 +103,34 @@ def export(ssdlab: str, cfg_args: list[str], to: str, base: Path | None, out: Pa
     return [l.split(": ", 1)[1] for l in p.stderr.splitlines() if l.startswith("not representable")]
 
 
+PCIE_KEYS = ("lanes", "lane_gbytes_per_s", "max_payload_bytes", "tlp_overhead_bytes")
+
+
+def mqsim_link(ssdlab: str, base: Path) -> list[str]:
+    """ssdlab's `--set`s for the PCIe link of the MQSim device file `base`, read through
+    `ssdlab config import` (the one mapping table, docs/IMPORT.md "The host link")."""
+    with tempfile.TemporaryDirectory() as d:
+        clean = Path(d) / "base.xml"
+        clean.write_text(base.read_text(encoding="utf-8", errors="replace"))
+        p = subprocess.run([ssdlab, "config", "import", str(clean)], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"ssdlab config import {base}: {p.stderr.strip()}")
+    pcie = tomllib.loads(p.stdout).get("host", {}).get("pcie", {})
+    missing = [k for k in PCIE_KEYS if k not in pcie]
+    if missing:
+        raise RuntimeError(f"ssdlab config import {base}: no host.pcie.{', '.join(missing)}")
+    return [f"host.pcie.{k}={pcie[k]}" for k in PCIE_KEYS]
+
+
+def link_note(sets: list[str]) -> str:
+    """The table note saying ssdlab runs with MQSim's link."""
+    v = dict(s.split("=", 1) for s in sets)
+    return (f"ssdlab runs with the MQSim file's PCIe link ({v['host.pcie.lanes']} lanes × "
+            f"{v['host.pcie.lane_gbytes_per_s']} GB/s, TLPs of {v['host.pcie.max_payload_bytes']} B + "
+            f"{v['host.pcie.tlp_overhead_bytes']} B; `--no-mqsim-link` turns it off)"
+            "; against SSDsim, which has no link, ssdlab runs without it (column `ssdlab, no link`)")
+
+
 def pct(ours: float | None, theirs: float | None) -> str:
     if ours is None or theirs is None:
         return "—"
@@ -188,18 +216,22 @@ ROWS = ["page reads", "page programs", "erases", "GC page moves"] + [
 ]
 
 
-def table(name: str, cols: dict[str, dict], notes: list[str]) -> str:
+def table(name: str, cols: dict[str, dict], notes: list[str],
+          pairs: list[tuple[str, str]] | None = None) -> str:
+    """One markdown table: every column, then the differences of `pairs` (ours, anchor);
+    by default the first column against each other one."""
     heads = list(cols)
+    pairs = pairs or [(heads[0], h) for h in heads[1:]]
     out = [f"### {name}", "", "| metric | " + " | ".join(heads) + "".join(
-        f" | ssdlab vs {h}" for h in heads[1:]) + " |",
-        "|---|" + "---:|" * (2 * len(heads) - 1)]
+        f" | {a} vs {b}" for a, b in pairs) + " |",
+        "|---|" + "---:|" * (len(heads) + len(pairs))]
     fmt = lambda v: "—" if v is None else (f"{v:,.1f}" if isinstance(v, float) else f"{v:,}")  # noqa: E731
     for r in ROWS:
         vals = [cols[h].get(r) for h in heads]
         if all(v is None for v in vals):
             continue
         out.append(f"| {r} | " + " | ".join(fmt(v) for v in vals)
-                   + "".join(f" | {pct(vals[0], v)}" for v in vals[1:]) + " |")
+                   + "".join(f" | {pct(cols[a].get(r), cols[b].get(r))}" for a, b in pairs) + " |")
     out += [""] + [f"- {n}" for n in notes] + [""]
     return "\n".join(out)
 
@@ -211,7 +243,8 @@ def find_binary(flag: str | None, env: str) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, results: list | None = None) -> int:
+    """Runs one case; with `results`, also appends `(name, columns)` to it."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--name", required=True, help="the case's name (table heading)")
     ap.add_argument("--config", required=True, type=Path, help="ssdlab TOML configuration")
@@ -225,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ssdsim-base", type=Path, default=None, help="SSDsim page.parameters to export over")
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "ssdlab-crossval",
                     help="where the converted files and the anchors' outputs go (default: the system's temporary directory)")
+    ap.add_argument("--no-mqsim-link", action="store_true",
+                    help="do not give ssdlab the PCIe link of the --mqsim-base file")
     ap.add_argument("--out", type=Path, default=None, help="append the markdown table here (else stdout)")
     a = ap.parse_args(argv)
 
@@ -234,7 +269,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     ssdlab = a.ssdlab or next((str(p) for p in (ROOT / "target/release/ssdlab", ROOT / "target/debug/ssdlab")
                                if p.is_file()), "ssdlab")
-    cfg_args = ["--config", str(a.config.resolve())] + [x for s in a.set for x in ("--set", s)]
+    base_args = ["--config", str(a.config.resolve())] + [x for s in a.set for x in ("--set", s)]
+    link = mqsim_link(ssdlab, a.mqsim_base) if mqsim and a.mqsim_base and not a.no_mqsim_link else []
+    # The link goes before the case's own --sets, so that a case can still change it.
+    cfg_args = base_args[:2] + [x for s in link for x in ("--set", s)] + base_args[2:]
     geometry = tomllib.loads(a.config.read_text())["geometry"]
     work = a.workdir / re.sub(r"[^A-Za-z0-9_.-]+", "_", a.name)
     if work.exists():
@@ -244,13 +282,19 @@ def main(argv: list[str] | None = None) -> int:
     lines = read_trace(a.trace, a.requests)
     trace = work / "trace.mqsim"
     trace.write_text("\n".join(lines) + "\n")
-    notes = [f"{len(lines):,} requests of `{a.trace.name}`; ssdlab `{' '.join(cfg_args[2:]) or 'as configured'}`"]
+    notes = [f"{len(lines):,} requests of `{a.trace.name}`; ssdlab `{' '.join(base_args[2:]) or 'as configured'}`"]
+    if link:
+        notes.append(link_note(link))
     cols: dict[str, dict] = {}
+    pairs: list[tuple[str, str]] = []
 
-    rep = work / "ssdlab.json"
-    subprocess.run([ssdlab, "run", *cfg_args, "--trace", str(trace), "--format", "mqsim", "--json", str(rep)],
-                   check=True, stdout=subprocess.DEVNULL)
-    cols["ssdlab"] = ssdlab_metrics(json.loads(rep.read_text()))
+    def run_ssdlab(args: list[str], tag: str) -> dict:
+        rep = work / f"ssdlab{tag}.json"
+        subprocess.run([ssdlab, "run", *args, "--trace", str(trace), "--format", "mqsim", "--json", str(rep)],
+                       check=True, stdout=subprocess.DEVNULL)
+        return ssdlab_metrics(json.loads(rep.read_text()))
+
+    cols["ssdlab"] = run_ssdlab(cfg_args, "")
 
     if mqsim:
         dev = work / "ssdconfig.xml"
@@ -260,21 +304,30 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([mqsim, "-i", str(dev), "-w", str(wl)], check=True, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, cwd=work)
         cols["MQSim"] = mqsim_metrics(work / "wl_scenario_1.xml")
+        pairs.append(("ssdlab", "MQSim"))
         notes += [f"MQSim cannot express {r}" for r in refused]
     if ssdsim:
+        ours = "ssdlab"
+        if link:
+            ours = "ssdlab, no link"
+            cols[ours] = run_ssdlab(base_args, "-nolink")
         run = work / "ssdsim"
         run.mkdir()
-        refused = export(ssdlab, cfg_args, "ssdsim", a.ssdsim_base, run / "page.parameters")
+        refused = export(ssdlab, base_args, "ssdsim", a.ssdsim_base, run / "page.parameters")
         (run / "t.trace").write_text(to_ssdsim(lines))
         subprocess.run([ssdsim], input="t.trace\n", text=True, cwd=run, stdout=subprocess.DEVNULL)
         try:
             cols["SSDsim"] = ssdsim_metrics(run, read_pages(lines, geometry["page_size_bytes"] // 512))
+            pairs.append((ours, "SSDsim"))
             notes.append("SSDsim drops the trace's last line; its programs exclude the untimed pre-fill of read pages")
         except (AttributeError, OSError):
+            cols.pop("ssdlab, no link", None)
             notes.append("SSDsim wrote no complete statistics (a read-only or write-only trace stops it there:"
                          " its summary divides by both request counts; otherwise see its run directory)")
         notes += [f"SSDsim cannot express {r}" for r in refused]
-    text = table(a.name, cols, notes)
+    if results is not None:
+        results.append((a.name, cols))
+    text = table(a.name, cols, notes, pairs)
     if a.out:
         with open(a.out, "a") as f:
             f.write(text + "\n")

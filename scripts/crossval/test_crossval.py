@@ -2,6 +2,7 @@
 trace, reads the anchors' output formats, and the configuration conversion is the
 identity both ways (ssdlab → MQSim XML → ssdlab, ssdlab → SSDsim → ssdlab) on a tiny
 case. Needs the ssdlab binary ($SSDLAB_CLI, as scripts/test.sh sets it)."""
+import json
 import os
 import subprocess
 import sys
@@ -48,7 +49,8 @@ multi_plane = true
 # write at transfer and has no dynamic wear leveling; MQSim's GC threshold is a fraction
 # of free blocks above its mapping frontier, never below 11 blocks of 64 here.
 FOR = {
-    "mqsim": TINY.replace("threshold_free_ratio = 0.1", "threshold_free_ratio = 0.2\nbackground_free_ratio = 0.2"),
+    "mqsim": TINY.replace("threshold_free_ratio = 0.1", "threshold_free_ratio = 0.2\nbackground_free_ratio = 0.2")
+    + "[host.pcie]\nlanes = 8\nlane_gbytes_per_s = 2.5\nmax_payload_bytes = 128\ntlp_overhead_bytes = 28\n",
     "ssdsim": TINY + "[ftl.wear_leveling]\ndynamic = false\n",
 }
 FOR["ssdsim"] = FOR["ssdsim"].replace("t_cmd_ns = 35", "t_cmd_ns = 35\nwrite_ack = \"transfer\"")
@@ -57,7 +59,7 @@ FOR["ssdsim"] = FOR["ssdsim"].replace("t_cmd_ns = 35", "t_cmd_ns = 35\nwrite_ack
 SHARED = {
     "mqsim": ["seed", "geometry.*", "timing.t_read_ns", "timing.t_prog_ns", "timing.t_erase_ns",
               "timing.bus_ps_per_byte", "ftl.over_provisioning", "ftl.static_order",
-              "ftl.gc.victim", "ftl.gc.copyback", "host.device_queue_depth"],
+              "ftl.gc.victim", "ftl.gc.copyback", "host.device_queue_depth", "host.pcie.*"],
     "ssdsim": ["geometry.*", "timing.*", "ftl.over_provisioning", "ftl.allocation",
                "ftl.static_order", "ftl.gc.threshold_free_ratio", "ftl.gc.copyback",
                "host.device_queue_depth", "scheduler.multi_plane"],
@@ -143,3 +145,124 @@ def test_reads_the_anchors_outputs(tmp_path):
     assert (m["page reads"], m["page programs"], m["erases"]) == (12, 15, 2)
     assert m["read mean (µs)"] == 30.0 and m["write max (µs)"] == 15.0 and m["all mean (µs)"] == 22.5
     assert "+10.0 %" == crossval.pct(110, 100)
+
+
+def test_export_says_mqsim_cannot_do_without_a_link(tmp_path):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY)
+    refused = crossval.export(CLI, ["--config", str(cfg)], "mqsim", None, tmp_path / "d.xml")
+    assert [r for r in refused if r.startswith("host.pcie")] == [
+        r for r in refused if r.startswith("host.pcie.lane_gbytes_per_s: ") and "no host link" in r], refused
+    assert any(r.startswith("host.pcie.lane_gbytes_per_s") for r in refused), refused
+    refused = crossval.export(CLI, ["--config", str(cfg), "--set", "host.pcie.generation=3"], "ssdsim", None,
+                              tmp_path / "p")
+    assert any(r.startswith("host.pcie.lane_gbytes_per_s") and "SSDsim has no host link" in r
+               for r in refused), refused
+
+
+def test_the_link_of_the_mqsim_file_becomes_sets(tmp_path):
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(FOR["mqsim"])
+    dev = tmp_path / "device.xml"
+    crossval.export(CLI, ["--config", str(cfg)], "mqsim", None, dev)
+    sets = crossval.mqsim_link(CLI, dev)
+    assert sets == ["host.pcie.lanes=8", "host.pcie.lane_gbytes_per_s=2.5", "host.pcie.max_payload_bytes=128",
+                    "host.pcie.tlp_overhead_bytes=28"]
+    note = crossval.link_note(sets)
+    assert "8 lanes × 2.5 GB/s" in note and "128 B + 28 B" in note and "--no-mqsim-link" in note
+    bad = tmp_path / "bad.xml"
+    bad.write_text(dev.read_text().replace("<PCIe_Lane_Count>8<", "<PCIe_Lane_Count>3<"))
+    with pytest.raises(RuntimeError, match="PCIe_Lane_Count"):
+        crossval.mqsim_link(CLI, bad)
+
+
+def test_table_compares_the_given_pairs():
+    cols = {"ssdlab": {"erases": 110}, "MQSim": {"erases": 100}, "ssdlab, no link": {"erases": 90},
+            "SSDsim": {"erases": 100}}
+    t = crossval.table("x", cols, ["n"], [("ssdlab", "MQSim"), ("ssdlab, no link", "SSDsim")])
+    assert "| ssdlab vs MQSim | ssdlab, no link vs SSDsim |" in t
+    assert "| erases | 110 | 100 | 90 | 100 | +10.0 % | -10.0 % |" in t, t
+
+
+def pcie_means(v) -> list:
+    """Every `pcie_ns_mean` in a JSON report."""
+    if isinstance(v, dict):
+        return [x for k, w in v.items() for x in ([w] if k == "pcie_ns_mean" else pcie_means(w))]
+    if isinstance(v, list):
+        return [x for w in v for x in pcie_means(w)]
+    return []
+
+
+FAKE_MQSIM = """#!/bin/sh
+# Stands in for MQSim: keeps the device file it was given and writes a result.
+while [ $# -gt 0 ]; do [ "$1" = -i ] && cp "$2" given-device.xml; shift; done
+cat > wl_scenario_1.xml <<'X'
+<MQSim_Results><Host><Host.IO_Flow Device_Response_Time="50" Max_Device_Response_Time="90"/></Host>
+<SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD="2" Issued_Flash_Program_CMD="3"/></SSDDevice></MQSim_Results>
+X
+"""
+
+
+@pytest.mark.parametrize("no_link", [False, True])
+def test_a_case_runs_ssdlab_with_the_mqsim_files_link(tmp_path, no_link):
+    mq = tmp_path / "mqsim"
+    mq.write_text(FAKE_MQSIM)
+    mq.chmod(0o755)
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(FOR["mqsim"])
+    base = tmp_path / "base.xml"
+    crossval.export(CLI, ["--config", str(cfg)], "mqsim", None, base)
+    plain = tmp_path / "plain.toml"
+    plain.write_text(FOR["mqsim"].split("[host.pcie]")[0])
+    out = tmp_path / "out.md"
+    argv = ["--name", "c", "--config", str(plain), "--trace", str(Path(__file__).parent / "tiny.mqsim"),
+            "--ssdlab", CLI, "--mqsim", str(mq), "--mqsim-base", str(base), "--workdir", str(tmp_path / "w"),
+            "--out", str(out)] + (["--no-mqsim-link"] if no_link else [])
+    assert crossval.main(argv) == 0
+    text = out.read_text()
+    report = json.loads((tmp_path / "w" / "c" / "ssdlab.json").read_text())
+    given = (tmp_path / "w" / "c" / "given-device.xml").read_text()
+    assert "<PCIe_Lane_Count>8</PCIe_Lane_Count>" in given, "the base's link, written back"
+    if no_link:
+        assert "the MQSim file's PCIe link" not in text and "host.pcie.lane_gbytes_per_s: " in text, text
+        assert not any(pcie_means(report)), "no link"
+    else:
+        assert "the MQSim file's PCIe link (8 lanes × 2.5 GB/s" in text, text
+        assert "MQSim cannot express" not in text, text
+        assert any(v and v > 0 for v in pcie_means(report)), "time on the link"
+
+
+def test_matrix_cases_traces_and_summary(tmp_path, capsys):
+    import matrix
+    assert len(matrix.CASES) >= 24 and len({c[0] for c in matrix.CASES}) == len(matrix.CASES)
+    for name, geo, tr, sets, _ in matrix.CASES:
+        assert geo in matrix.FILES and (tr in matrix.SYNTH or tr in matrix.SEQ or tr in matrix.SAMPLES), name
+        assert all("=" in s for s in sets), name
+    path = tmp_path / "s"
+    matrix.seq128k(path, "mixed", 3)
+    assert path.read_text() == "200000 0 0 256 0\n400000 0 256 256 1\n600000 0 512 256 0"
+    rows = [("a", {"ssdlab": {"all mean (µs)": 110.0, "erases": 0}, "MQSim": {"all mean (µs)": 100.0, "erases": 0}}, 1.0),
+            ("b", {"ssdlab": {"all mean (µs)": 50.0, "erases": 7},
+                   "MQSim": {"all mean (µs)": 100.0, "all max (µs)": 200.0, "erases": 9},
+                   "ssdlab, no link": {"all mean (µs)": 40.0, "all p99 (µs)": 60.0},
+                   "SSDsim": {"all mean (µs)": 80.0, "all p99 (µs)": 30.0}}, 2.0)]
+    text = matrix.summary(rows)
+    assert "| a | 110.0 | 100.0 | 1.100 | — | — | — | — | — | no (0 / 0) | 1 |" in text, text
+    assert "| b | 50.0 | 100.0 | 0.500 | — | 40.0 | 80.0 | 0.500 | 2.000 | yes (7 / 9) | 2 |" in text, text
+    assert matrix.main(["--list", "--only", "M2[12]"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 2 and "16GiB" in out
+
+
+def test_ssdsim_inflight_counts_overlap_in_simulated_time(tmp_path):
+    import ssdsim_inflight as sf
+    (tmp_path / "ex.out").write_text(
+        "      arrive           lsn     size ope     begin time    response time    process time\n"
+        "               0          0      8  1                0            30000      30000\n"
+        "            1000          4      8  0             1000            16000      15000\n"
+        "           40000          4      8  0            45000            50000      10000\n")
+    r = sf.inflight(sf.requests(tmp_path / "ex.out"))
+    assert r["requests"] == 3 and r["most overlapping [arrival, end)"] == 2
+    assert r["most overlapping [begin, end)"] == 2 and r["begin = arrival"] == 2
+    assert r["last completion (ms)"] == 0.05 and r["sum of end − begin (ms)"] == (30000 + 15000 + 5000) / 1e6
+    assert sf.most_at_once([(0, 5), (5, 9)]) == 1, "an interval ending as another starts does not overlap"

@@ -3,6 +3,7 @@
 //! (export).
 
 use super::error::ImportError;
+use super::link;
 use super::mqsim as mq;
 use super::params::Params;
 use super::ssdsim as ss;
@@ -63,6 +64,16 @@ pub enum Conv {
     SsMultiPlane,
     /// SSDsim `[aged]` → precondition switch.
     SsAged,
+    /// MQSim `[PCIe_Lane_Count]` → `host.pcie.lanes`.
+    MqPcieLanes,
+    /// MQSim `[PCIe_Lane_Bandwidth]` → `host.pcie.lane_gbytes_per_s`.
+    MqPcieRate,
+    /// No parameter: MQSim's Max Payload Size → `host.pcie.max_payload_bytes`.
+    MqPciePayload,
+    /// No parameter: MQSim's bytes per TLP → `host.pcie.tlp_overhead_bytes`.
+    MqPcieOverhead,
+    /// No parameter: SSDsim has no host link (export refuses one).
+    SsNoLink,
     /// SSDsim `[gc hard threshold]` → GC threshold.
     SsGc,
     /// The GC threshold parameter again → `ftl.gc.background_free_ratio`, which ssdlab
@@ -76,7 +87,7 @@ impl Conv {
     /// # Errors
     /// A missing parameter without a default, or a value out of range.
     pub fn import(self, p: &mut Params, names: &[&str]) -> Result<Outcome, ImportError> {
-        let n0 = names[0];
+        let n0 = names.first().copied().unwrap_or_default();
         match self {
             Conv::Int { min, max } => Ok(Outcome::exact(Val::Int(p.int(n0, min, max)?))),
             Conv::Ratio => Ok(Outcome::exact(Val::Float(p.float(n0, 0.0, 1.0, false)?))),
@@ -108,6 +119,11 @@ impl Conv {
             Conv::SsMultiPlane => ss::multi_plane(p, names),
             Conv::SsAged => ss::aged(p, names),
             Conv::SsGc => ss::gc_threshold(p, names),
+            Conv::MqPcieLanes => link::mq_lanes(p, names),
+            Conv::MqPcieRate => link::mq_rate(p, names),
+            Conv::MqPciePayload => Ok(link::mq_tlp(true)),
+            Conv::MqPcieOverhead => Ok(link::mq_tlp(false)),
+            Conv::SsNoLink => Ok(link::ss_none()),
             Conv::GcBackground => {
                 let gc = match p.simulator() {
                     super::Simulator::MqSim => Conv::MqGc,
@@ -136,7 +152,7 @@ impl Conv {
     /// # Errors
     /// Why the simulator cannot represent the value.
     pub fn export(self, cfg: &toml::Table, key: &str, names: &[&str]) -> Result<Exported, String> {
-        let n0 = names[0];
+        let n0 = names.first().copied().unwrap_or_default();
         match self {
             Conv::Int { min, max } => {
                 let v = int_at(cfg, key)?;
@@ -166,6 +182,11 @@ impl Conv {
             }
             Conv::SsCopyback | Conv::SsMultiPlane => ss::export_advanced(cfg, key, names),
             Conv::GcBackground => Ok(Exported::default()),
+            Conv::MqPcieLanes => link::export_lanes(cfg, key, names),
+            Conv::MqPcieRate => link::export_rate(cfg, key, names),
+            Conv::MqPciePayload => link::export_tlp(cfg, key, true),
+            Conv::MqPcieOverhead => link::export_tlp(cfg, key, false),
+            Conv::SsNoLink => link::export_none(cfg, key),
             Conv::SsAged => {
                 if bool_at(cfg, key)? {
                     Err(

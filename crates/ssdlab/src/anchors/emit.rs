@@ -20,6 +20,9 @@ fn sources_text(sim: Simulator, sources: &[Read]) -> String {
             }
         })
         .collect();
+    if parts.is_empty() {
+        return sim.name().to_string();
+    }
     format!("{} {}", sim.name(), parts.join(", "))
 }
 

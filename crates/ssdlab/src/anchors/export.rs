@@ -152,6 +152,7 @@ mod tests {
         let mut c = import(MQSIM.as_bytes(), "f").unwrap().config;
         c.geometry.blocks_per_plane = 128;
         c.host.device_queue_depth = 512;
+        c.host.pcie.lanes = 8;
         let file = export_file(&c, Simulator::MqSim, Some(MQSIM), false)
             .unwrap()
             .0;
@@ -164,7 +165,12 @@ mod tests {
             "{file}"
         );
         assert!(
-            file.contains("<PCIe_Lane_Bandwidth>1.0</PCIe_Lane_Bandwidth>"),
+            file.contains("<PCIe_Lane_Bandwidth>1</PCIe_Lane_Bandwidth>")
+                && file.contains("<PCIe_Lane_Count>8</PCIe_Lane_Count>"),
+            "the link, written back: {file}"
+        );
+        assert!(
+            file.contains("<Caching_Mechanism>ADVANCED</Caching_Mechanism>"),
             "unmapped stays"
         );
         assert_eq!(import(file.as_bytes(), "g").unwrap().config, c);

@@ -18,6 +18,7 @@ mod conv;
 mod emit;
 mod error;
 mod export;
+mod link;
 mod mqsim;
 mod params;
 mod ssdsim;
@@ -495,13 +496,25 @@ mod tests {
             .toml
             .contains("# not imported: Ideal_Mapping_Table = true — "));
         let names: Vec<&str> = imp.not_imported.iter().map(|n| n.name.as_str()).collect();
-        for n in [
-            "PCIe_Lane_Bandwidth",
-            "CMT_Capacity",
-            "Page_Metadat_Capacity",
-        ] {
+        for n in ["CMT_Capacity", "Page_Metadat_Capacity"] {
             assert!(names.contains(&n), "{n} in {names:?}");
         }
+        assert!(
+            !names.iter().any(|n| n.starts_with("PCIe")),
+            "the link is imported: {names:?}"
+        );
+        let l = &c.host.pcie;
+        assert_eq!(
+            (
+                l.lanes,
+                l.lane_gbytes_per_s,
+                l.max_payload_bytes,
+                l.tlp_overhead_bytes
+            ),
+            (4, 1.0, 128, 28),
+            "MQSim's link and its TLP constants"
+        );
+        assert!(l.is_on() && l.generation == 0);
         let latency = imp
             .not_imported
             .iter()
@@ -559,7 +572,7 @@ mod tests {
     fn strict_lists_what_changes_the_device() {
         let imp = import(MQSIM.as_bytes(), "small.xml").unwrap();
         let e = imp.check_strict().unwrap_err().to_string();
-        assert!(e.contains("PCIe_Lane_Bandwidth = 1.0"), "{e}");
+        assert!(!e.contains("PCIe_Lane"), "the link is imported: {e}");
         assert!(e.contains("Transaction_Scheduling_Policy"), "{e}");
         assert!(
             !e.contains("Page_Metadat_Capacity"),

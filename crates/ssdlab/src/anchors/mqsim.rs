@@ -48,6 +48,8 @@ const FLASH: &[&str] = &[
 /// without them does not describe a device.
 pub const DEFAULTS: &[(&str, &str)] = &[
     ("Seed", "123"),
+    ("PCIe_Lane_Bandwidth", "0.4"),
+    ("PCIe_Lane_Count", "4"),
     ("Enabled_Preconditioning", "true"),
     ("HostInterface_Type", "NVME"),
     ("IO_Queue_Depth", "1024"),
@@ -74,15 +76,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
 ];
 
 const NO_CACHE: &str = "ssdlab has no DRAM data cache yet (the workload file's Device_Level_Data_Caching_Mode says whether MQSim uses it)";
-/// The PCIe keys: ssdlab's link (`host.pcie`) is not imported.
-const NO_LINK: &str = "not imported: ssdlab's PCIe link (host.pcie, docs/HOST.md §6) is off unless set, and the imported device has none (a request's data reaches it in zero time)";
 const NO_SUSPEND: Effect = Effect::Unless("CMD_Suspension_Support", &["NONE"]);
 const NO_SUSPEND_WHY: &str = "ssdlab never suspends a program or an erase";
 
 /// MQSim parameters with no ssdlab counterpart.
 pub const UNMAPPED: &[Unmapped] = &[
-    Unmapped::new("PCIe_Lane_Bandwidth", Effect::Always, NO_LINK),
-    Unmapped::new("PCIe_Lane_Count", Effect::Always, NO_LINK),
     Unmapped::new("SATA_Processing_Delay", Effect::Unless("HostInterface_Type", &["NVME"]), "used by SATA only; ssdlab has no host link delay"),
     Unmapped::new("Enable_ResponseTime_Logging", Effect::Never, "an output option of MQSim"),
     Unmapped::new("ResponseTime_Logging_Period_Length", Effect::Never, "an output option of MQSim"),

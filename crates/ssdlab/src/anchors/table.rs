@@ -178,6 +178,26 @@ pub const TABLE: &[Row] = &[
         Fixed("\"materialize\"", "SSDsim writes every page the trace reads before the replay (pre_process_page)"),
     ),
     row(
+        "host.pcie.lanes",
+        Param(&["PCIe_Lane_Count"], Conv::MqPcieLanes),
+        Param(&[], Conv::SsNoLink),
+    ),
+    row(
+        "host.pcie.lane_gbytes_per_s",
+        Param(&["PCIe_Lane_Bandwidth"], Conv::MqPcieRate),
+        Param(&[], Conv::SsNoLink),
+    ),
+    row(
+        "host.pcie.max_payload_bytes",
+        Param(&[], Conv::MqPciePayload),
+        Param(&[], Conv::SsNoLink),
+    ),
+    row(
+        "host.pcie.tlp_overhead_bytes",
+        Param(&[], Conv::MqPcieOverhead),
+        Param(&[], Conv::SsNoLink),
+    ),
+    row(
         "scheduler.name",
         Param(&["Transaction_Scheduling_Policy"], Conv::MqScheduler),
         Fixed("\"async-fifo\"", "SSDsim serves each chip's sub-requests first come, first served"),

@@ -90,6 +90,7 @@ use backend::{ChannelState, ChipRun, DieState};
 pub(crate) use counters::SimCounters;
 use gc::Parked;
 use host::ReqSlab;
+pub(crate) use pcie::generation_rate as pcie_generation_rate;
 use ssdlab_engine::{EventQueue, SimDuration, SimTime};
 use ssdlab_ftl::Ftl;
 use ssdlab_nand::{ChannelId, DieId, Geometry, Lpn, PlaneId, Ppn};
