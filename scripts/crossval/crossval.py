@@ -211,7 +211,56 @@ def ssdsim_metrics(run: Path, prefill_reads: int) -> dict:
     return m
 
 
-ROWS = ["page reads", "page programs", "erases", "GC page moves"] + [
+# The cached mapping table (ssdlab `ftl.mapping = "cached"`, MQSim `Ideal_Mapping_Table`
+# false): rows present only when a simulator reports them.
+CMT_ROWS = ["CMT lookups", "CMT hits", "CMT hit ratio (%)", "translation reads", "translation writes",
+            "read hit mean (µs)", "read miss mean (µs)"]
+
+
+def ssdlab_cmt_metrics(report: dict, m: dict) -> dict:
+    """ssdlab's `mapping` section (present with the cached map) as CMT rows. Page reads
+    then count translation-page reads too (`map-read`), as MQSim's read commands do;
+    `programmed_pages` already counts translation programs."""
+    mp = report.get("mapping")
+    if not mp:
+        return m
+    tx = {t["reason"]: t for t in report.get("transactions", [])}
+    m = dict(m)
+    m["page reads"] = (m.get("page reads") or 0) + tx.get("map-read", {}).get("pages", 0)
+    m["CMT lookups"] = mp["lookups"]
+    m["CMT hits"] = mp["hits"]
+    m["CMT hit ratio (%)"] = 100.0 * mp["hits"] / mp["lookups"] if mp["lookups"] else 0.0
+    m["translation reads"] = mp["miss_reads"] + mp["writeback_reads"]
+    m["translation writes"] = mp["translation_writes"]
+    for k, f in (("read hit mean (µs)", "read_hit"), ("read miss mean (µs)", "read_miss")):
+        if mp.get(f, {}).get("count"):
+            m[k] = mp[f]["mean_ns"] / 1000.0
+    return m
+
+
+def mqsim_cmt_metrics(result: Path, m: dict) -> dict:
+    """MQSim's CMT counters (attributes of `SSDDevice.FTL`), when its table is not ideal.
+    Hits over `Total_CMT_Queries` (its `CMT_Misses` leaves out the misses that wait for a
+    flash read, so it is not used); translation traffic is `Issued_Flash_Read_CMD_For_Mapping`
+    and `Issued_Flash_Program_CMD_For_Mapping`, which count the transactions the mapping unit
+    created (one read and one program per dirty eviction, one read per miss that reads)."""
+    root = ET.parse(result).getroot()
+    ftl = next(e for e in root.iter() if e.tag == "SSDDevice.FTL").attrib
+    n = lambda k: int(float(ftl.get(k, 0)))  # noqa: E731
+    reads, writes = n("Issued_Flash_Read_CMD_For_Mapping"), n("Issued_Flash_Program_CMD_For_Mapping")
+    hits, queries = n("CMT_Hits"), n("Total_CMT_Queries")
+    if reads == 0 and writes == 0 and hits == queries:
+        return m  # an ideal table: every query hits, no translation traffic
+    m = dict(m)
+    m["CMT lookups"] = queries
+    m["CMT hits"] = hits
+    m["CMT hit ratio (%)"] = 100.0 * hits / queries if queries else 0.0
+    m["translation reads"] = reads
+    m["translation writes"] = writes
+    return m
+
+
+ROWS = ["page reads", "page programs", "erases", "GC page moves"] + CMT_ROWS + [
     f"{c} {k} (µs)" for c in ("all", "read", "write") for k in ("mean", "p50", "p99", "max")
 ]
 
@@ -292,7 +341,8 @@ def main(argv: list[str] | None = None, results: list | None = None) -> int:
         rep = work / f"ssdlab{tag}.json"
         subprocess.run([ssdlab, "run", *args, "--trace", str(trace), "--format", "mqsim", "--json", str(rep)],
                        check=True, stdout=subprocess.DEVNULL)
-        return ssdlab_metrics(json.loads(rep.read_text()))
+        report = json.loads(rep.read_text())
+        return ssdlab_cmt_metrics(report, ssdlab_metrics(report))
 
     cols["ssdlab"] = run_ssdlab(cfg_args, "")
 
@@ -303,7 +353,7 @@ def main(argv: list[str] | None = None, results: list | None = None) -> int:
         wl.write_text(mqsim_workload(trace, geometry))
         subprocess.run([mqsim, "-i", str(dev), "-w", str(wl)], check=True, stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, cwd=work)
-        cols["MQSim"] = mqsim_metrics(work / "wl_scenario_1.xml")
+        cols["MQSim"] = mqsim_cmt_metrics(work / "wl_scenario_1.xml", mqsim_metrics(work / "wl_scenario_1.xml"))
         pairs.append(("ssdlab", "MQSim"))
         notes += [f"MQSim cannot express {r}" for r in refused]
     if ssdsim:

@@ -266,3 +266,40 @@ def test_ssdsim_inflight_counts_overlap_in_simulated_time(tmp_path):
     assert r["most overlapping [begin, end)"] == 2 and r["begin = arrival"] == 2
     assert r["last completion (ms)"] == 0.05 and r["sum of end − begin (ms)"] == (30000 + 15000 + 5000) / 1e6
     assert sf.most_at_once([(0, 5), (5, 9)]) == 1, "an interval ending as another starts does not overlap"
+def test_cached_map_round_trip_through_mqsim(tmp_path):
+    # MQSim's entries on this 2^14-page device: 5 bytes cached, 3 in a translation page.
+    text = FOR["mqsim"].replace('static_order = "cwdp"', 'static_order = "cwdp"\nmapping = "cached"')
+    text += "[ftl.cmt]\nentries = 1000\nentry_bytes = 3\n"
+    cfg = tmp_path / "cached.toml"
+    cfg.write_text(text)
+    dev = tmp_path / "device.xml"
+    assert crossval.export(CLI, ["--config", str(cfg)], "mqsim", None, dev) == []
+    xml = dev.read_text()
+    assert "<Ideal_Mapping_Table>false</Ideal_Mapping_Table>" in xml and "<CMT_Capacity>5000</CMT_Capacity>" in xml
+    back = subprocess.run([CLI, "config", "import", str(dev)], capture_output=True, text=True, check=True)
+    got = flat(tomllib.loads(back.stdout))
+    assert (got["ftl.mapping"], got["ftl.cmt.entries"], got["ftl.cmt.entry_bytes"]) == ("cached", 1000, 3)
+    refused = crossval.export(CLI, ["--config", str(cfg)], "ssdsim", None, tmp_path / "p")
+    assert any(r.startswith("ftl.mapping:") for r in refused), refused
+
+
+def test_reads_both_cmt_counters(tmp_path):
+    res = tmp_path / "r.xml"
+    res.write_text('<MQSim_Results><SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD="110" '
+                   'Issued_Flash_Read_CMD_For_Mapping="30" Issued_Flash_Program_CMD_For_Mapping="4" '
+                   'CMT_Hits="25" CMT_Misses="60" Total_CMT_Queries="100"/></SSDDevice></MQSim_Results>')
+    m = crossval.mqsim_cmt_metrics(res, {"page reads": 110})
+    assert (m["CMT lookups"], m["CMT hits"], m["translation reads"], m["translation writes"]) == (100, 25, 30, 4)
+    assert m["CMT hit ratio (%)"] == 25.0 and m["page reads"] == 110
+    res.write_text('<MQSim_Results><SSDDevice><SSDDevice.FTL Issued_Flash_Read_CMD_For_Mapping="0" '
+                   'Issued_Flash_Program_CMD_For_Mapping="0" CMT_Hits="7" Total_CMT_Queries="7"/>'
+                   '</SSDDevice></MQSim_Results>')
+    assert "CMT hits" not in crossval.mqsim_cmt_metrics(res, {}), "an ideal table has no CMT rows"
+    report = {"transactions": [{"reason": "host-read", "pages": 80}, {"reason": "map-read", "pages": 31}],
+              "mapping": {"lookups": 100, "hits": 24, "miss_reads": 29, "writeback_reads": 2,
+                          "translation_writes": 3, "read_hit": {"count": 2, "mean_ns": 40000.0},
+                          "read_miss": {"count": 0, "mean_ns": 0.0}}}
+    m = crossval.ssdlab_cmt_metrics(report, {"page reads": 80})
+    assert (m["page reads"], m["translation reads"], m["translation writes"]) == (111, 31, 3)
+    assert m["CMT hit ratio (%)"] == 24.0 and m["read hit mean (µs)"] == 40.0 and "read miss mean (µs)" not in m
+    assert crossval.ssdlab_cmt_metrics({"transactions": []}, {"page reads": 5}) == {"page reads": 5}

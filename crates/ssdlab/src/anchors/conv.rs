@@ -2,6 +2,7 @@
 //! ssdlab value (import) and writes that value back as the simulator's parameters
 //! (export).
 
+use super::cmt;
 use super::error::ImportError;
 use super::link;
 use super::mqsim as mq;
@@ -44,6 +45,12 @@ pub enum Conv {
     MqScheduler,
     /// MQSim `[Plane_Allocation_Scheme]` (`CWDP`…) → static order.
     MqOrder,
+    /// MQSim `[Ideal_Mapping_Table]` → `ftl.mapping`.
+    MqMapping,
+    /// MQSim `[Ideal_Mapping_Table, CMT_Capacity, geometry…]` → CMT entries.
+    MqCmtEntries,
+    /// MQSim `[Ideal_Mapping_Table, geometry…]` → translation-page entry bytes.
+    MqCmtEntryBytes,
     /// SSDsim `[chip number, channel number]` and `chip number[i]` → chips per channel.
     SsChips,
     /// SSDsim `[page capacity, subpage page, subpage capacity]` → page size.
@@ -108,6 +115,9 @@ impl Conv {
                     Err(_) => Err(p.bad(n0, "expected a permutation of C, W, D, P (e.g. CWDP)")),
                 }
             }
+            Conv::MqMapping => cmt::mapping(p, names),
+            Conv::MqCmtEntries => cmt::entries(p, names),
+            Conv::MqCmtEntryBytes => cmt::entry_bytes(p, names),
             Conv::SsChips => ss::chips(p, names),
             Conv::SsPageSize => ss::page_size(p, names),
             Conv::SsByteCycles => ss::byte_cycles(p, names),
@@ -173,6 +183,9 @@ impl Conv {
             Conv::MqPrecondition => mq::export_precondition(cfg, key, names),
             Conv::MqScheduler => mq::export_scheduler(cfg, key, names),
             Conv::MqOrder => Ok(Exported::one(n0, str_at(cfg, key)?.to_ascii_uppercase())),
+            Conv::MqMapping => cmt::export_mapping(cfg, key, names),
+            Conv::MqCmtEntries => cmt::export_entries(cfg, key, names),
+            Conv::MqCmtEntryBytes => cmt::export_entry_bytes(cfg, key, names),
             Conv::SsChips => ss::export_chips(cfg, key, names),
             Conv::SsPageSize => ss::export_page(cfg, key, names),
             Conv::SsByteCycles => ss::export_cycles(cfg, key, names),

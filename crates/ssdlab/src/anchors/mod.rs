@@ -14,6 +14,7 @@
 //! the validated [`SimConfig`], and every parameter left out with why), [`ImportError`].
 //! docs/IMPORT.md documents the unit and reading of every parameter.
 
+mod cmt;
 mod conv;
 mod emit;
 mod error;
@@ -32,7 +33,7 @@ pub use params::{Param, Params, Read};
 pub use table::{Row, Side, TABLE};
 pub use value::{Exported, Outcome, Val};
 
-use crate::config::{ConfigBuilder, ConfigError, SimConfig};
+use crate::config::{ConfigBuilder, ConfigError, SimConfig, WRITTEN_WHEN_SET};
 
 /// A reference simulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -425,7 +426,14 @@ pub fn export(cfg: &SimConfig, sim: Simulator) -> Vec<(&'static str, Result<Expo
                     let want: toml::Value = toml::from_str::<toml::Table>(&format!("v = {lit}"))
                         .expect("fixed values are TOML literals")["v"]
                         .clone();
-                    if value::lookup(&table, row.key) == Some(&want) {
+                    // A key written only when set holds its default when absent.
+                    let got = value::lookup(&table, row.key).cloned().or_else(|| {
+                        let (_, d) = WRITTEN_WHEN_SET.iter().find(|(k, _)| *k == row.key)?;
+                        toml::from_str::<toml::Table>(&format!("v = {d}"))
+                            .ok()?
+                            .remove("v")
+                    });
+                    if got.as_ref() == Some(&want) {
                         Ok(Exported::default())
                     } else {
                         Err(format!("{} cannot change it: {why}", sim.name()))
@@ -492,9 +500,12 @@ mod tests {
         assert!(imp
             .toml
             .contains("# not imported: Caching_Mechanism = ADVANCED — "));
-        assert!(imp
-            .toml
-            .contains("# not imported: Ideal_Mapping_Table = true — "));
+        assert!(
+            imp.toml
+                .contains("# MQSim Ideal_Mapping_Table = true\nmapping = \"ideal\"\n"),
+            "{}",
+            imp.toml
+        );
         let names: Vec<&str> = imp.not_imported.iter().map(|n| n.name.as_str()).collect();
         for n in ["CMT_Capacity", "Page_Metadat_Capacity"] {
             assert!(names.contains(&n), "{n} in {names:?}");

@@ -123,6 +123,11 @@ pub const TABLE: &[Row] = &[
         Param(&["allocation", "dynamic_allocation"], Conv::SsDynamicPolicy),
     ),
     row(
+        "ftl.mapping",
+        Param(&["Ideal_Mapping_Table"], Conv::MqMapping),
+        Fixed("\"ideal\"", "SSDsim keeps the whole page map in DRAM: no translation reads or writes"),
+    ),
+    row(
         "ftl.gc.victim",
         Param(&["GC_Block_Selection_Policy"], Conv::MqVictim),
         Fixed("\"greedy\"", "SSDsim collects the block with the most invalid pages"),
@@ -161,6 +166,41 @@ pub const TABLE: &[Row] = &[
         "ftl.precondition.enabled",
         Param(&["Enabled_Preconditioning"], Conv::MqPrecondition),
         Param(&["aged"], Conv::SsAged),
+    ),
+    row(
+        "ftl.cmt.entries",
+        Param(
+            &[
+                "Ideal_Mapping_Table",
+                "CMT_Capacity",
+                "Flash_Channel_Count",
+                "Chip_No_Per_Channel",
+                "Die_No_Per_Chip",
+                "Plane_No_Per_Die",
+                "Block_No_Per_Plane",
+                "Page_No_Per_Block",
+                "Page_Capacity",
+            ],
+            Conv::MqCmtEntries,
+        ),
+        Absent("SSDsim has no cached mapping table"),
+    ),
+    row(
+        "ftl.cmt.entry_bytes",
+        Param(
+            &[
+                "Ideal_Mapping_Table",
+                "Flash_Channel_Count",
+                "Chip_No_Per_Channel",
+                "Die_No_Per_Chip",
+                "Plane_No_Per_Die",
+                "Block_No_Per_Plane",
+                "Page_No_Per_Block",
+                "Page_Capacity",
+            ],
+            Conv::MqCmtEntryBytes,
+        ),
+        Absent("SSDsim has no cached mapping table"),
     ),
     row(
         "host.mode",
