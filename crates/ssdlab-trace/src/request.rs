@@ -206,8 +206,8 @@ mod tests {
     }
 
     #[test]
-    fn the_stream_fits_beside_the_flags() {
-        // The stream identifier takes no room the request did not have.
+    fn a_request_stays_within_a_cache_line() {
+        // The stream identifier (8 bytes with its tag) keeps a request to 64 bytes.
         assert!(std::mem::size_of::<IoRequest>() <= 64);
     }
 
