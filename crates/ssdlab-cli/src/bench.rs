@@ -113,6 +113,7 @@ pub fn cmd_bench(a: &BenchArgs) -> Result<(), Failure> {
                 .map(|f| (f, p))
         })
         .transpose()?;
+    let src = &ssdlab::sim::workload_streams(&cfg, &src)?;
     let start = Instant::now();
     let sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
     let setup = start.elapsed();

@@ -198,7 +198,7 @@ pub fn prepare(
         Shown::Bar => progress::Progress::step(setup_step(&cfg)),
         _ => None,
     };
-    let src = &with_capacity(src, &cfg);
+    let src = &with_capacity(&ssdlab::sim::workload_streams(&cfg, src)?, &cfg);
     let mut sim = Simulation::on_trace(cfg, || src.open(), &src.describe())?;
     drop(step);
     if let Some(p) = preset {

@@ -181,6 +181,7 @@ fn simulate(
     cache: bool,
 ) -> Result<RunOutput, RunError> {
     let config_json = config_json(&cfg)?;
+    let src = &ssdlab::sim::workload_streams(&cfg, src)?;
     let cached = match src {
         TraceSource::File { path, options } if cache => Some(cache::load(path, options)?),
         _ => None,

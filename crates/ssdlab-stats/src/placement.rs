@@ -12,6 +12,11 @@ pub struct HandleReport {
     pub handle: u32,
     /// The tenants writing through it (empty without tenants).
     pub tenants: Vec<String>,
+    /// The workload's streams written through it (`host.placement_from = "workload"`),
+    /// each as its field and value (`ASU 3`, `pid 2718`) or its synthetic rule's name;
+    /// empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<String>,
     /// Host pages written through it.
     pub host_pages: u64,
     /// GC copies of pages its writes stored.
@@ -50,6 +55,7 @@ impl PlacementReport {
             .map(|(h, (&(host, gc), tenants))| HandleReport {
                 handle: h as u32,
                 tenants,
+                streams: Vec::new(),
                 host_pages: host,
                 gc_copies: gc,
                 write_amplification: wa(host, gc),
@@ -65,19 +71,31 @@ impl PlacementReport {
         }
     }
 
+    /// The report with the workload's streams of each handle (`streams[h]`).
+    pub fn with_streams(mut self, streams: Vec<Vec<String>>) -> PlacementReport {
+        for (h, s) in self.handles.iter_mut().zip(streams) {
+            h.streams = s;
+        }
+        self
+    }
+
     /// The section of the text report.
     pub fn write_table(&self, w: &mut dyn Write) -> fmt::Result {
         writeln!(w, "\nPlacement handles")?;
+        let by_stream = self.handles.iter().any(|h| !h.streams.is_empty());
+        let who = if by_stream { "streams" } else { "tenants" };
         writeln!(
             w,
-            "  {:<7} {:<20} {:>12} {:>12} {:>8}",
-            "handle", "tenants", "host pages", "GC copies", "WA"
+            "  {:<7} {who:<20} {:>12} {:>12} {:>8}",
+            "handle", "host pages", "GC copies", "WA"
         )?;
         let row = |w: &mut dyn Write, h: &str, t: &str, host: u64, gc: u64, wa: f64| {
             writeln!(w, "  {h:<7} {t:<20} {host:>12} {gc:>12} {wa:>8.3}")
         };
         for h in &self.handles {
-            let t = if h.tenants.is_empty() {
+            let t = if by_stream && !h.streams.is_empty() {
+                h.streams.join(",")
+            } else if h.tenants.is_empty() {
                 "-".to_string()
             } else {
                 h.tenants.join(",")
@@ -111,5 +129,25 @@ mod tests {
             s.lines().last().unwrap().trim_end().ends_with("1.125"),
             "{s}"
         );
+        assert!(s.contains(" tenants "), "{s}");
+        assert!(!serde_json::to_string(&r).unwrap().contains("streams"));
+    }
+
+    #[test]
+    fn handles_of_a_workload_name_their_streams() {
+        let r = PlacementReport::new(&[(10, 5), (20, 0)], Vec::new())
+            .with_streams(vec![vec!["ASU 0".into(), "ASU 2".into()], Vec::new()]);
+        assert_eq!(r.handles[0].streams, ["ASU 0", "ASU 2"]);
+        let mut s = String::new();
+        r.write_table(&mut s).unwrap();
+        assert!(s.contains(" streams "), "{s}");
+        assert!(s.contains("ASU 0,ASU 2"), "{s}");
+        let row1 = s
+            .lines()
+            .find(|l| l.trim_start().starts_with("1 "))
+            .unwrap();
+        assert!(row1.contains(" - "), "a handle without a stream: {row1}");
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains(r#""streams":["ASU 0","ASU 2"]"#), "{json}");
     }
 }

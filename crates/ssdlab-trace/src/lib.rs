@@ -57,6 +57,6 @@ pub use source::{
 };
 pub use stats::{analyze, TraceStats};
 pub use synthetic::{
-    AddressPattern, Arrival, SizeDist, SyntheticConfig, SyntheticError, SyntheticErrors,
-    SyntheticGen, DUPLICATE_POOL_SEEDS,
+    AddressPattern, Arrival, PlacementRule, SizeDist, SyntheticConfig, SyntheticError,
+    SyntheticErrors, SyntheticGen, DUPLICATE_POOL_SEEDS,
 };

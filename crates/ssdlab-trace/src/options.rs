@@ -50,6 +50,22 @@ impl TraceFormat {
     }
 }
 
+impl TraceFormat {
+    /// The field of its lines that names a stream of data, which the reader delivers as
+    /// [`crate::IoRequest::stream`] when [`TraceOptions::streams`] asks for it: SPC's
+    /// application specific unit, MSR's disk number, FIU's and blkparse's process id,
+    /// the device column of DiskSim, SSDsim and MQSim.
+    pub fn stream_field(self) -> &'static str {
+        match self {
+            TraceFormat::Msr => "DiskNumber",
+            TraceFormat::Spc => "ASU",
+            TraceFormat::Fiu | TraceFormat::Blkparse => "pid",
+            TraceFormat::Disksim | TraceFormat::Mqsim => "device",
+            TraceFormat::Ssdsim => "dev",
+        }
+    }
+}
+
 impl fmt::Display for TraceFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -212,6 +228,10 @@ pub struct TraceOptions {
     /// Discards: dropped (the default) or kept as trims.
     #[serde(skip_serializing_if = "Discards::is_drop")]
     pub discards: Discards,
+    /// Deliver each request's stream field ([`TraceFormat::stream_field`]) as
+    /// [`crate::IoRequest::stream`]; off (the default), every request's is `None`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub streams: bool,
     /// The device's logical capacity in bytes, when the caller knows it: a trim that
     /// runs past it is a bad line (named by file and line). Reads and writes are not
     /// checked here (the simulator folds or refuses them, `ftl.address_fold`).
@@ -234,6 +254,7 @@ impl Default for TraceOptions {
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             max_gap_ns: None,
             discards: Discards::Drop,
+            streams: false,
             device_bytes: None,
         }
     }

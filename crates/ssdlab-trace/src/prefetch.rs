@@ -203,6 +203,7 @@ mod tests {
                 offset_bytes: i * 4096,
                 size_bytes: 4096,
                 content: None,
+                stream: None,
             }))
         }
     }

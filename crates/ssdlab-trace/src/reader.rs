@@ -42,6 +42,7 @@ pub struct TraceReader {
     repeat: u32,
     discards: Discards,
     device_bytes: Option<u64>,
+    streams: bool,
     input: LineInput,
     parser: Parser,
     ns_per_tick: u64,
@@ -116,6 +117,7 @@ impl TraceReader {
             repeat: opts.repeat,
             discards: opts.discards,
             device_bytes: opts.device_bytes,
+            streams: opts.streams,
             input,
             ns_per_tick: parser.ns_per_tick(),
             parser,
@@ -237,6 +239,11 @@ impl TraceReader {
         if rec.op == Op::Trim {
             self.check_trim(&rec)?;
         }
+        let stream = if self.streams {
+            Some(self.stream(&rec)?)
+        } else {
+            None
+        };
         let (first_time, prev_time) = if self.pass_requests == 0 {
             (rec.time, rec.time)
         } else {
@@ -287,6 +294,16 @@ impl TraceReader {
             offset_bytes: rec.offset_bytes,
             size_bytes: rec.size_bytes,
             content: rec.content,
+            stream,
+        })
+    }
+
+    /// The record's stream field, which must fit in 32 bits.
+    #[cold]
+    fn stream(&self, rec: &Record) -> Result<u32, TraceErrorKind> {
+        u32::try_from(rec.stream).map_err(|_| TraceErrorKind::OutOfRange {
+            field: self.format.stream_field(),
+            value: format!("{} (a stream identifier must be below 2^32)", rec.stream),
         })
     }
 

@@ -295,6 +295,7 @@ mod tests {
             offset_bytes: page * 4096,
             size_bytes: pages * 4096,
             content: content.map(Content::Seed),
+            stream: None,
         }
     }
 

@@ -94,7 +94,7 @@ impl BlkparseParser {
         lex::uint("cpu", w.field("cpu")?)?;
         lex::uint("sequence", w.field("sequence")?)?;
         let time = lex::decimal("time", w.field("time")?, 9)?;
-        lex::uint("pid", w.field("pid")?)?;
+        let pid = lex::uint("pid", w.field("pid")?)?;
         let action = w.field("action")?;
         if action != COUNTED_ACTION {
             return Ok(None);
@@ -102,7 +102,7 @@ impl BlkparseParser {
         let (op, preflush, fua) = match rwbs(w.field("rwbs")?)? {
             Rwbs::Ignored => return Ok(None),
             Rwbs::Discard { .. } if !self.keep_discards => return Ok(None),
-            Rwbs::Discard { preflush } => return discard(&mut w, time, preflush),
+            Rwbs::Discard { preflush } => return discard(&mut w, time, preflush, pid),
             Rwbs::Flush => return Ok(Some(Record::flush(time))),
             Rwbs::Data { op, preflush, fua } => (op, preflush, fua),
         };
@@ -125,6 +125,7 @@ impl BlkparseParser {
         Ok(Some(Record {
             fua,
             preflush,
+            stream: pid,
             ..Record::plain(time, op, offset_bytes, size_bytes)
         }))
     }
@@ -133,12 +134,13 @@ impl BlkparseParser {
 /// The trim of a kept discard event at `time`, from its `sector + blocks` (every one
 /// required, the size positive).
 #[cold]
-fn discard(w: &mut Words<'_>, time: u64, preflush: bool) -> LineResult {
+fn discard(w: &mut Words<'_>, time: u64, preflush: bool, pid: u64) -> LineResult {
     let offset_bytes = sectors_to_bytes("sector", w.field("sector")?)?;
     let blocks = blocks_after_plus(w)?;
     let size_bytes = lex::scale("blocks", blocks, lex::size("blocks", blocks)?, 512)?;
     Ok(Some(Record {
         preflush,
+        stream: pid,
         ..Record::plain(time, Op::Trim, offset_bytes, size_bytes)
     }))
 }
@@ -214,6 +216,7 @@ mod tests {
             (r.time, r.op, r.offset_bytes, r.size_bytes),
             (5_462, Op::Read, 282_624 * 512, 4096)
         );
+        assert_eq!(r.stream, 4020, "the pid is the stream field");
         let w = "  8,16   2       10     1.002328218  3626  D  WSM 4811688 + 256 [java]";
         let r = parse_one(F, w).unwrap().unwrap();
         assert_eq!(
@@ -252,6 +255,7 @@ mod tests {
         Some(Record {
             preflush,
             fua,
+            stream: 697,
             ..Record::plain(2_000_000_000, op, 1234 * 512, 4096)
         })
     }

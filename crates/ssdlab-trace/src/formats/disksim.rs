@@ -32,18 +32,17 @@ impl DisksimParser {
         let raw = parse_raw(line)?;
         let offset_bytes = raw.offset_bytes;
         let size_bytes = lex::scale("size", raw.size_raw, raw.size, self.unit_bytes)?;
-        Ok(Some(Record::plain(
-            raw.time_ns,
-            raw.op,
-            offset_bytes,
-            size_bytes,
-        )))
+        Ok(Some(Record {
+            stream: raw.device,
+            ..Record::plain(raw.time_ns, raw.op, offset_bytes, size_bytes)
+        }))
     }
 }
 
 /// The fields of one line, with `size` still in its unknown unit.
 pub(crate) struct RawLine<'a> {
     pub time_ns: u64,
+    pub device: u64,
     pub block: u64,
     pub offset_bytes: u64,
     pub size: u64,
@@ -61,13 +60,14 @@ pub(crate) fn parse_raw(line: &[u8]) -> Result<RawLine<'_>, crate::TraceErrorKin
     let size_raw = w.field("size")?;
     let flags = w.field("flags")?;
     let time_ns = lex::decimal("time_ms", time, 6)?;
-    lex::uint("device", dev)?;
+    let device = lex::uint("device", dev)?;
     let offset_bytes = sectors_to_bytes("block", block)?;
     let size = lex::size("size", size_raw)?;
     let flags = lex::uint("flags", flags)?;
     let op = if flags & 1 == 1 { Op::Read } else { Op::Write };
     Ok(RawLine {
         time_ns,
+        device,
         block: offset_bytes / 512,
         offset_bytes,
         size,
@@ -158,8 +158,10 @@ mod tests {
         assert_eq!(p.parse(line.as_bytes()).unwrap().unwrap().size_bytes, 8192);
         let mut p = Parser::new(F, SizeUnit::Bytes);
         assert_eq!(p.parse(line.as_bytes()).unwrap().unwrap().size_bytes, 2);
-        let r = parse_one(F, "0 0 8 1 2").unwrap().unwrap();
+        assert_eq!(r.stream, 0);
+        let r = parse_one(F, "0 5 8 1 2").unwrap().unwrap();
         assert_eq!(r.op, Op::Write);
+        assert_eq!(r.stream, 5, "the device is the stream field");
     }
 
     #[test]

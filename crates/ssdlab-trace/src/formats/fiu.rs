@@ -50,7 +50,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
     }
     let at = |i: usize| tail[(n - 6 + i) % 6];
     let time = lex::uint("ts", head[0])?;
-    lex::uint("pid", head[1])?;
+    let pid = lex::uint("pid", head[1])?;
     let lba = at(0);
     let offset_bytes = sectors_to_bytes("lba", lba)?;
     let size_raw = at(1);
@@ -68,6 +68,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
         content,
         fua: false,
         preflush: false,
+        stream: pid,
     }))
 }
 
@@ -176,6 +177,7 @@ mod tests {
         assert_eq!(r.offset_bytes, 18_579_576 * 512);
         assert_eq!(r.size_bytes, 4096);
         assert_eq!(r.content, Some(Content::Seed(0xd6c7_5ba4_6e82_326f)));
+        assert_eq!(r.stream, 4270, "the pid is the stream field");
     }
 
     #[test]

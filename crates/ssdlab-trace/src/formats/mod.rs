@@ -29,6 +29,10 @@ pub(crate) struct Record {
     /// A flush comes before the request, at the same time: the reader delivers a flush
     /// command, then the request (blkparse's preflush).
     pub preflush: bool,
+    /// The line's stream field ([`TraceFormat::stream_field`]: SPC's ASU, MSR's disk
+    /// number, FIU's and blkparse's pid, the device column of DiskSim, SSDsim and
+    /// MQSim); 0 for a request without one (a blkparse flush command).
+    pub stream: u64,
 }
 
 impl Record {
@@ -43,6 +47,7 @@ impl Record {
             content: None,
             fua: false,
             preflush: false,
+            stream: 0,
         }
     }
 
@@ -149,7 +154,7 @@ pub(crate) fn parse_sim_columns(line: &[u8], c: &SimColumns) -> LineResult {
     let size = w.field(c.size_sectors)?;
     let op = w.field(c.op)?;
     let time = lex::uint(c.time_ns, time)?;
-    lex::uint(c.device, dev)?;
+    let stream = lex::uint(c.device, dev)?;
     let offset_bytes = sectors_to_bytes(c.lba_sectors, lba)?;
     let size_bytes = lex::scale(c.size_sectors, size, lex::size(c.size_sectors, size)?, 512)?;
     let op = match op {
@@ -162,7 +167,10 @@ pub(crate) fn parse_sim_columns(line: &[u8], c: &SimColumns) -> LineResult {
             })
         }
     };
-    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
+    Ok(Some(Record {
+        stream,
+        ..Record::plain(time, op, offset_bytes, size_bytes)
+    }))
 }
 
 /// A sector-address field converted to bytes.

@@ -35,6 +35,7 @@ mod tests {
             (r.time, r.op, r.offset_bytes, r.size_bytes),
             (938_513_000, Op::Write, 264_719_034 * 512, 8192)
         );
+        assert_eq!(r.stream, 4, "the device is the stream field");
         assert_eq!(parse_one(F, "1 0 0 1 1").unwrap().unwrap().op, Op::Read);
     }
 

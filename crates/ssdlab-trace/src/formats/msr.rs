@@ -22,7 +22,7 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
         Err(e) => return Err(e),
     };
     let _host = f.field("Hostname")?;
-    lex::uint("DiskNumber", f.field("DiskNumber")?)?;
+    let disk = lex::uint("DiskNumber", f.field("DiskNumber")?)?;
     let op = op_word("Type", f.field("Type")?)?;
     let offset_bytes = lex::uint("Offset", f.field("Offset")?)?;
     let size_bytes = lex::size("Size", f.field("Size")?)?;
@@ -33,7 +33,10 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
             value: offset_bytes.to_string(),
         });
     }
-    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
+    Ok(Some(Record {
+        stream: disk,
+        ..Record::plain(time, op, offset_bytes, size_bytes)
+    }))
 }
 
 #[cfg(test)]
@@ -54,8 +57,10 @@ mod tests {
         assert_eq!(r.offset_bytes, 9_056_014_336);
         assert_eq!(r.size_bytes, 2048);
         assert_eq!(r.content, None);
-        let r = parse_one(F, "1,hm,0,READ,0,512,1").unwrap().unwrap();
+        assert_eq!(r.stream, 0);
+        let r = parse_one(F, "1,hm,3,READ,0,512,1").unwrap().unwrap();
         assert_eq!(r.op, Op::Read);
+        assert_eq!(r.stream, 3, "the disk number is the stream field");
     }
 
     #[test]

@@ -44,7 +44,10 @@ pub(crate) fn parse(line: &[u8]) -> LineResult {
         });
     }
     let offset_bytes = ((asu << LBA_BITS) | lba) * 512;
-    Ok(Some(Record::plain(time, op, offset_bytes, size_bytes)))
+    Ok(Some(Record {
+        stream: asu,
+        ..Record::plain(time, op, offset_bytes, size_bytes)
+    }))
 }
 
 #[cfg(test)]
@@ -67,6 +70,7 @@ mod tests {
         assert_eq!(r.time, 26_214_001_000);
         assert_eq!(r.op, Op::Read);
         assert_eq!(r.offset_bytes, ((2u64 << 40) | 55_590) * 512);
+        assert_eq!(r.stream, 2, "the ASU is the stream field");
         assert_eq!(parse_one(F, "ASU,LBA,Size,Opcode,Timestamp"), Ok(None));
     }
 

@@ -34,6 +34,7 @@ mod tests {
             (r.time, r.op, r.offset_bytes, r.size_bytes),
             (78_643_005, Op::Read, 55_596 * 512, 3072)
         );
+        assert_eq!(r.stream, 1, "the device is the stream field");
         assert_eq!(
             parse_one(F, "0 0 303567 7 0").unwrap().unwrap().op,
             Op::Write

@@ -109,6 +109,15 @@ pub enum SyntheticError {
         /// `footprint_bytes`.
         footprint_bytes: u64,
     },
+    /// A placement rule that names no stream or whose values are out of order
+    /// (`placement.bounds`).
+    #[error("{key}: {message}")]
+    Rule {
+        /// The key, e.g. `placement.bounds`.
+        key: &'static str,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl SyntheticError {
@@ -126,7 +135,8 @@ impl SyntheticError {
             | E::WeightCount { key, .. }
             | E::ZeroChoiceSize { key }
             | E::BadWeights { key, .. }
-            | E::SizeExceedsFootprint { key, .. } => key,
+            | E::SizeExceedsFootprint { key, .. }
+            | E::Rule { key, .. } => key,
         }
     }
 }

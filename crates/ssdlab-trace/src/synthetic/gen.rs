@@ -197,6 +197,13 @@ impl Iterator for SyntheticGen {
         } else {
             (op, content)
         };
+        // The rule draws nothing: every other request is as without it.
+        let stream = match &self.cfg.placement {
+            Some(rule) if op == Op::Write => {
+                Some(rule.stream(offset_bytes, size_bytes, self.cfg.footprint_bytes))
+            }
+            _ => None,
+        };
         self.emitted += 1;
         let every = self.cfg.flush_every;
         if every > 0 && self.emitted.is_multiple_of(every) {
@@ -209,6 +216,7 @@ impl Iterator for SyntheticGen {
             offset_bytes,
             size_bytes,
             content,
+            stream,
         })
     }
 

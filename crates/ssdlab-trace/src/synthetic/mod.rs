@@ -12,11 +12,13 @@
 mod describe;
 mod error;
 mod gen;
+mod placement;
 mod sample;
 mod zipf;
 
 pub use error::{SyntheticError, SyntheticErrors};
 pub use gen::SyntheticGen;
+pub use placement::PlacementRule;
 
 use crate::request::Op;
 use serde::{Deserialize, Serialize};
@@ -144,6 +146,10 @@ pub struct SyntheticConfig {
     /// content and no FUA. Every other request is as without trims.
     #[serde(skip_serializing_if = "is_zero_ratio")]
     pub trim_ratio: f64,
+    /// How writes name their stream of data (the placement identifier a simulator with
+    /// `host.placement_from = "workload"` takes); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementRule>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -183,6 +189,7 @@ impl Default for SyntheticConfig {
             flush_every: 0,
             fua_ratio: 0.0,
             trim_ratio: 0.0,
+            placement: None,
         }
     }
 }
@@ -308,6 +315,9 @@ impl SyntheticConfig {
         errs.extend(check_unit("duplicate_ratio", self.duplicate_ratio));
         errs.extend(check_unit("fua_ratio", self.fua_ratio));
         errs.extend(check_unit("trim_ratio", self.trim_ratio));
+        if let Some(rule) = &self.placement {
+            rule.validate(&mut errs);
+        }
         if self.alignment_bytes == 0 {
             errs.push(E::Zero {
                 key: "alignment_bytes",

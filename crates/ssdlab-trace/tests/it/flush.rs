@@ -39,6 +39,7 @@ fn req(t_us: u64, op: Op, fua: bool, sector: u64, sectors: u64) -> IoRequest {
         offset_bytes: sector * 512,
         size_bytes: sectors * 512,
         content: None,
+        stream: None,
     }
 }
 

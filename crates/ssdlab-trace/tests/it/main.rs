@@ -5,6 +5,7 @@ mod any_bytes;
 mod bad_input;
 mod flush;
 mod real_traces;
+mod streams;
 mod synthetic;
 mod tokens;
 mod trim;

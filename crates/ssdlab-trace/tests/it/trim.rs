@@ -55,6 +55,7 @@ fn discards_are_dropped_by_default_and_kept_as_trims_when_asked() {
             offset_bytes: 2048 * 512,
             size_bytes: 16 * 512,
             content: None,
+            stream: None,
         }
     );
     let src = TraceSource::File {

@@ -435,6 +435,7 @@ mod tests {
         cfg.errors.refresh_scan_s = 1.0;
         cfg.host.placement_handles = 1;
         cfg.host.placement_isolation = crate::config::tenants::PlacementIsolation::Initial;
+        cfg.host.placement_from = crate::config::tenants::PlacementFrom::Workload;
         cfg.host.pcie.generation = 3;
         cfg.raid.mirror_channel = ssdlab_raid::MirrorChannel::Next;
         cfg.scheduler.vaq.lookahead = 1;

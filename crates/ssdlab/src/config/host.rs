@@ -3,7 +3,8 @@
 use super::pcie::PcieConfig;
 pub use super::tenants::HostMode;
 use super::tenants::{
-    default_burst, default_weights, Arbitration, PlacementIsolation, TenantConfig, DEFAULT_WEIGHTS,
+    default_burst, default_weights, Arbitration, PlacementFrom, PlacementIsolation, TenantConfig,
+    DEFAULT_WEIGHTS,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,13 @@ pub struct HostConfig {
         )
     )]
     pub placement_handles: u32,
+    /// Where a write's placement identifier comes from (with `placement_handles`):
+    /// `"tenant"`, its tenant's handle; `"workload"`, the stream its workload names (a
+    /// trace's stream field, a synthetic workload's placement rule), handle = stream
+    /// modulo `placement_handles` (docs/HOST.md §5).
+    #[serde(skip_serializing_if = "PlacementFrom::is_default")]
+    #[schemars(extend("default" = "tenant"))]
+    pub placement_from: PlacementFrom,
     /// Whether GC keeps the handles' data apart too (with `placement_handles`).
     #[serde(skip_serializing_if = "PlacementIsolation::is_default")]
     #[schemars(extend("default" = "persistent"))]
@@ -99,7 +107,33 @@ impl Default for HostConfig {
             tenant: Vec::new(),
             placement_handles: 0,
             placement_isolation: PlacementIsolation::Persistent,
+            placement_from: PlacementFrom::Tenant,
             pcie: PcieConfig::default(),
         }
+    }
+}
+
+impl HostConfig {
+    /// The refusals of `placement_from`: `(key, message)`.
+    pub fn validate_placement_from(&self) -> Vec<(String, String)> {
+        let mut errs = Vec::new();
+        if self.placement_from == PlacementFrom::Workload {
+            let key = "host.placement_from".to_string();
+            if self.placement_handles == 0 {
+                errs.push((
+                    key.clone(),
+                    "\"workload\" needs host.placement_handles (the handle count)".into(),
+                ));
+            }
+            if !self.tenant.is_empty() {
+                errs.push((
+                    key,
+                    "\"workload\" takes the one workload's streams; tenants write through \
+                     their own handles (placement_from = \"tenant\")"
+                        .into(),
+                ));
+            }
+        }
+        errs
     }
 }

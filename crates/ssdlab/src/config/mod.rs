@@ -190,7 +190,8 @@ impl SimConfig {
             {
                 invalid(&key, message);
             }
-            for (key, message) in partitions::validate(self) {
+            let from = h.validate_placement_from();
+            for (key, message) in partitions::validate(self).into_iter().chain(from) {
                 invalid(&key, message);
             }
             if h.placement_handles > 0 && self.nand.slc_cache.is_on() {

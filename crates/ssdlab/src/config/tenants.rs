@@ -45,6 +45,25 @@ impl PlacementIsolation {
     }
 }
 
+/// Where a write's placement identifier comes from (`host.placement_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementFrom {
+    /// Its tenant's handle (handle 0 without tenants).
+    #[default]
+    Tenant,
+    /// The stream its workload names: a trace's stream field, a synthetic workload's
+    /// placement rule; the handle is the stream modulo `host.placement_handles`.
+    Workload,
+}
+
+impl PlacementFrom {
+    /// `true` for the default (the tenant's), which is not written out.
+    pub fn is_default(&self) -> bool {
+        *self == PlacementFrom::Tenant
+    }
+}
+
 /// How requests arrive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]

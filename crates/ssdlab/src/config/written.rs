@@ -48,6 +48,7 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("errors.refresh_scan_s", "3600.0"),
     ("host.placement_handles", "0"),
     ("host.placement_isolation", "\"persistent\""),
+    ("host.placement_from", "\"tenant\""),
     ("host.pcie.generation", "0"),
     ("host.pcie.lanes", "4"),
     ("host.pcie.lane_gbytes_per_s", "0.0"),

@@ -3,10 +3,11 @@
 
 use super::backend::{ChannelState, ChipRun, DieState};
 use super::cr5m::Cr5m;
+use super::stream_tags::StreamTags;
 use super::txn::TxnSlab;
 use super::verify::Verifier;
 use super::{bind, dgc, fold, host::ReqSlab, merge, raid, SimCounters, Simulation};
-use crate::config::tenants::{placement_ranges, PlacementIsolation};
+use crate::config::tenants::{placement_ranges, PlacementFrom, PlacementIsolation};
 use crate::config::{Bind, SimConfig};
 use crate::device::{DeadChips, GcJob};
 use crate::error::SimError;
@@ -111,6 +112,8 @@ impl Simulation {
             preset: None,
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
+        let stream_tags = (cfg.host.placement_from == PlacementFrom::Workload)
+            .then(|| Box::new(StreamTags::new(handles, source.format_name())));
         let mut sim = Simulation {
             events: EventQueue::new(),
             sched: sched::build(&cfg.scheduler, &geom, &cfg.timing),
@@ -202,6 +205,7 @@ impl Simulation {
             merge: merge::MergeState::new(&cfg.scheduler.merge),
             dram: None,
             tenants: None,
+            stream_tags,
             pcie: super::pcie::Pcie::new(&cfg.host.pcie).map(Box::new),
             nand: super::nand::NandState::build(
                 &cfg.nand,
@@ -311,6 +315,7 @@ mod tests {
                 offset_bytes: (i * 7919 % pages) * 4096,
                 size_bytes: 4096 * (1 + i % 3),
                 content: None,
+                stream: None,
             })
             .collect()
     }

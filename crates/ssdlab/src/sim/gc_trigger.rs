@@ -222,6 +222,7 @@ mod tests {
             offset_bytes: u64::from(lpn) * 4096,
             size_bytes: 4096,
             content: None,
+            stream: None,
         }
     }
 

@@ -75,6 +75,7 @@ mod report;
 mod sectors;
 mod starve;
 mod stream;
+mod stream_tags;
 pub mod tenants;
 pub(crate) mod txn;
 mod verify;
@@ -103,7 +104,7 @@ pub use prepare::{
     device_order, order_by_device, release_shared_devices, reserve_device, set_device_sharing,
     shared_device_key, shared_devices, RunQueue,
 };
-pub use stream::VecStream;
+pub use stream::{workload_streams, VecStream};
 pub use warmup::WarmUp;
 
 /// What happens at an instant.
@@ -250,6 +251,8 @@ pub struct Simulation {
     pub(crate) dram: Option<Box<dram::DramHook>>,
     /// Several tenants' queues and their arbiter, when `host.tenant` names any.
     pub(crate) tenants: Option<Box<tenants::Tenants>>,
+    /// Handles named by the workload's streams (`host.placement_from = "workload"`).
+    pub(crate) stream_tags: Option<Box<stream_tags::StreamTags>>,
     /// The PCIe link between host and device (`host.pcie`; none: transfers take no time).
     pub(crate) pcie: Option<Box<pcie::Pcie>>,
     /// Page types, one-shot programs and suspend, when `[nand]` or `scheduler.suspend` asks.

@@ -417,6 +417,7 @@ mod tests {
             offset_bytes: lpn * 4096,
             size_bytes: 4096,
             content: None,
+            stream: None,
         }
     }
 

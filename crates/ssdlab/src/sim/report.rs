@@ -357,7 +357,11 @@ impl Simulation {
             };
             names[h as usize].push(name);
         }
-        Some(ssdlab_stats::PlacementReport::new(&counts, names))
+        let report = ssdlab_stats::PlacementReport::new(&counts, names);
+        Some(match &self.stream_tags {
+            Some(t) => report.with_streams(t.labels()),
+            None => report,
+        })
     }
 
     /// What the recorder needs at the end of the run.

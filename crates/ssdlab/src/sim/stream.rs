@@ -1,6 +1,44 @@
-//! An in-memory request stream, for tests, tools and bindings.
+//! An in-memory request stream, for tests, tools and bindings; the workload as a run
+//! reads it.
 
-use ssdlab_trace::{IoRequest, RequestStream, TraceError};
+use crate::config::tenants::PlacementFrom;
+use crate::config::SimConfig;
+use crate::error::SimError;
+use ssdlab_trace::{IoRequest, RequestStream, TraceError, TraceSource};
+
+/// The workload `src` as a run of `cfg` reads it. With `host.placement_from =
+/// "workload"` a trace file is read with its stream field (`TraceOptions::streams`)
+/// and a synthetic workload must have a placement rule; otherwise a synthetic
+/// placement rule is refused, as it would be ignored.
+///
+/// # Errors
+/// A configuration error naming `host.placement_from` for a synthetic workload without
+/// a rule under `"workload"`, or with one under `"tenant"`.
+pub fn workload_streams(cfg: &SimConfig, src: &TraceSource) -> Result<TraceSource, SimError> {
+    let from_workload = cfg.host.placement_from == PlacementFrom::Workload;
+    let mut src = src.clone();
+    match &mut src {
+        TraceSource::File { options, .. } => options.streams = from_workload,
+        TraceSource::Synthetic(s) if from_workload && s.placement.is_none() => {
+            return Err(SimError::config(
+                "host.placement_from",
+                "\"workload\" takes each write's stream from the workload, and this \
+                 synthetic workload names none: give it a `placement` rule"
+                    .into(),
+            ));
+        }
+        TraceSource::Synthetic(s) if !from_workload && s.placement.is_some() => {
+            return Err(SimError::config(
+                "host.placement_from",
+                "the synthetic workload's `placement` rule is used only with \
+                 host.placement_from = \"workload\" (and host.placement_handles)"
+                    .into(),
+            ));
+        }
+        _ => {}
+    }
+    Ok(src)
+}
 
 /// Replays a list of requests (arrival times must not decrease).
 pub struct VecStream {

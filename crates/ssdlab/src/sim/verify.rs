@@ -282,6 +282,7 @@ mod tests {
                 offset_bytes: u64::from(l) * 4096,
                 size_bytes: 4096,
                 content: None,
+                stream: None,
             })
             .collect();
         small_run(overwrite, ftl, more, reqs)
@@ -429,6 +430,7 @@ mod tests {
                     offset_bytes: ((r >> 6) % 2_900) * 4096,
                     size_bytes: pages * 4096,
                     content: None,
+                    stream: None,
                 }
             })
             .collect()

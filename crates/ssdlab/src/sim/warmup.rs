@@ -151,6 +151,7 @@ mod tests {
                 offset_bytes: l * 4096,
                 size_bytes: 8192,
                 content: None,
+                stream: None,
             })
             .collect()
     }

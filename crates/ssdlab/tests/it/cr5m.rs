@@ -55,6 +55,7 @@ fn req(arrival_ns: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
         offset_bytes: lpn * 4096,
         size_bytes: pages * 4096,
         content: None,
+        stream: None,
     }
 }
 

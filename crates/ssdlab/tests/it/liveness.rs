@@ -113,6 +113,7 @@ pub(crate) fn requests(ops: &[(bool, u64, u64, Option<u64>)], gap_ns: u64) -> Ve
             offset_bytes: lpn * 4096,
             size_bytes: pages * 4096,
             content: seed.filter(|&c| c < 20).map(Content::Seed),
+            stream: None,
         })
         .collect()
 }

@@ -19,6 +19,7 @@ mod liveness;
 mod nand;
 mod pcie;
 mod placement;
+mod placement_streams;
 mod raid;
 mod replay;
 mod repo;

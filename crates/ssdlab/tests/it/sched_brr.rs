@@ -52,6 +52,7 @@ fn reads(lpn: u64, pages: u64) -> IoRequest {
         offset_bytes: lpn * 4096,
         size_bytes: pages * 4096,
         content: None,
+        stream: None,
     }
 }
 

@@ -39,6 +39,7 @@ fn io(t: u64, op: Op, offset: u64, size: u64) -> IoRequest {
         offset_bytes: offset,
         size_bytes: size,
         content: None,
+        stream: None,
     }
 }
 

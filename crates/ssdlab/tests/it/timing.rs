@@ -97,6 +97,7 @@ fn multi_plane_read_shares_one_array_operation() {
         offset_bytes: 0,
         size_bytes: 8192,
         content: None,
+        stream: None,
     };
     let (packed, r) = max_response(
         &["ftl.static_order=pcwd", "scheduler.multi_plane=true"],
@@ -135,6 +136,7 @@ fn sync_fifo_blocks_behind_the_head_request_async_does_not() {
                 offset_bytes: 0,
                 size_bytes: 8192,
                 content: None,
+                stream: None,
             },
             page(0, Op::Read, 1),
         ]

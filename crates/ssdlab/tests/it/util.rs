@@ -92,6 +92,7 @@ pub fn page(arrival_ns: u64, op: Op, lpn: u64) -> IoRequest {
         offset_bytes: lpn * 4096,
         size_bytes: 4096,
         content: None,
+        stream: None,
     }
 }
 
@@ -104,6 +105,7 @@ pub fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
         offset_bytes: lpn * 4096,
         size_bytes: pages * 4096,
         content: None,
+        stream: None,
     }
 }
 

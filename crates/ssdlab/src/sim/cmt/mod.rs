@@ -527,6 +527,7 @@ mod tests {
                 offset_bytes: u64::from(l) * 4096,
                 size_bytes: 4096,
                 content: None,
+                stream: None,
             })
             .collect()
     }

@@ -22,6 +22,7 @@ fn io(at_ns: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
         offset_bytes: lpn * PAGE,
         size_bytes: pages * PAGE,
         content: None,
+        stream: None,
     }
 }
 

@@ -346,6 +346,7 @@ impl Simulation {
                 offset_bytes: first * page,
                 size_bytes: u64::from(n) * page,
                 content: Some(Content::Pages(tokens)),
+                stream: None,
             },
             self.now().as_ns(),
             first,

@@ -334,6 +334,14 @@ impl Simulation {
         let striped = self.raid.as_ref().is_some_and(|x| x.map.level.has_parity());
         let mut stripe_writes = std::mem::take(&mut self.stripe_writes);
         let first_lpn = base_lpn + u64::from(from);
+        // A write that names its stream (`host.placement_from = "workload"`) gives its
+        // pages their handle before any of them is placed or taken by the DRAM stage.
+        let stream = self.reqs[id].io.stream;
+        if let Some(stream) = stream {
+            if op == Op::Write && lpns.is_none() {
+                self.tag_pages(stream, first_lpn, to - from);
+            }
+        }
         if op == Op::Write && first_lpn < self.logical_pages && lpns.is_none() {
             // The pages these writes leave are scattered over the device: their entries
             // are asked for together, so that their misses overlap.
@@ -449,6 +457,7 @@ mod tests {
             offset_bytes: 0,
             size_bytes: pages * 4096,
             content: None,
+            stream: None,
         };
         let reqs = vec![io(0, Op::Write), io(10_000_000_000, Op::Read)];
         let mut sim = Simulation::new(cfg, Box::new(VecStream::new(reqs)), "memory").unwrap();

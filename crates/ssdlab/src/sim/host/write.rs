@@ -9,6 +9,31 @@ use ssdlab_ftl::token_for;
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, TxnReason};
 
 impl Simulation {
+    /// Gives the `n` pages from `first` of a host write that names its stream the
+    /// handle of that stream (`host.placement_from = "workload"`: the stream modulo
+    /// the handle count), before they are placed. The FTL keeps one handle per LPN, so
+    /// whatever writes the page later for this write (the DRAM stage's destage, a RAID
+    /// stripe write) places it through the same handle, until a later write names
+    /// another. Pages past the logical space take their folded LPN (`ftl.address_fold =
+    /// "modulo"`); with `"error"` the admission refuses them.
+    #[cold]
+    pub(super) fn tag_pages(&mut self, stream: u32, first: u64, n: u32) {
+        // A stream reaches here only when the run takes them (sim/stream.rs).
+        let Some(tags) = self.stream_tags.as_mut() else {
+            return;
+        };
+        let h = tags.handle(stream);
+        let modulo = self.cfg.ftl.address_fold == ssdlab_ftl::AddressFold::Modulo;
+        for lpn in first..first + u64::from(n) {
+            if lpn < self.logical_pages {
+                self.ftl.set_handle(Lpn(lpn as u32), h);
+            } else if modulo {
+                self.ftl
+                    .set_handle(Lpn((lpn % self.logical_pages) as u32), h);
+            }
+        }
+    }
+
     /// The content token of a host write of `lpn`.
     pub(in crate::sim) fn write_token(&mut self, lpn: Lpn, content: Option<u64>) -> u64 {
         self.write_seq = self.write_seq.wrapping_add(1);

@@ -253,6 +253,7 @@ mod tests {
             offset_bytes,
             size_bytes,
             content: None,
+            stream: None,
         }
     }
 
