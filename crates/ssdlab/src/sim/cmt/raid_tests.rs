@@ -3,7 +3,7 @@
 //! catches one that does not), translation pages stay off the spares and are written
 //! again when their chip dies.
 
-use super::tests::{config, count, mapping, one_page};
+use super::tests::{cases, config, count, mapping, one_page};
 use crate::{SimConfig, Simulation, VecStream};
 use proptest::prelude::*;
 use ssdlab_nand::{Lpn, TxnReason};
@@ -163,7 +163,7 @@ fn pages_rebuilt_onto_the_spare_dirty_their_entries() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(10), ..ProptestConfig::default() })]
 
     /// Whatever the cache size, the traffic, the RAID layout and a failure, a verified
     /// run with the cached map reads back what was written, its stripes hold, and its
