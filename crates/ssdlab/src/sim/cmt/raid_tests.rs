@@ -199,3 +199,18 @@ proptest! {
         prop_assert!(r.mapping.is_some());
     }
 }
+
+/// RAID-1 materializes a never-written page read as both copies or neither: with a
+/// cached map (no preconditioning) the mirror's plane ran out of free pages after the
+/// primary was written, and the pair was left unequal (a proptest case).
+#[test]
+fn a_raid1_page_materialized_by_a_read_gets_both_copies_or_neither() {
+    let cfg = config(42, false, &["raid.level=1", "raid.group_size=2"]);
+    let pages = host_pages(&cfg);
+    let (_, r) = finish(build(
+        cfg,
+        traffic(1_921, 9_192_990_520_991_663_018, pages, 1, 20_000),
+    ));
+    assert!(r.counter(Counter::MaterializedReads) > 0);
+    assert!(mapping(&r).translation_writes > 0);
+}
