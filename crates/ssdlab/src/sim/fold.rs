@@ -200,9 +200,13 @@ impl Simulation {
         let Some(pace) = self.fold_pace.as_deref() else {
             return;
         };
+        // A write parked in the plane waits for this fold (its region is full): its
+        // request keeps the host busy, so holding the fold for an idle host would wait
+        // for ever.
         let hold = pace.yields(plane)
             && !pace.host_idle_long(self.outstanding, now)
-            && !self.ftl.gc_needed(plane);
+            && !self.ftl.gc_needed(plane)
+            && self.parked[plane.idx()].is_empty();
         let range = self
             .fold_pace
             .as_deref_mut()

@@ -290,6 +290,12 @@ impl Simulation {
             job: NONE,
             seq,
         });
+        if self.gc_jobs[plane.idx()].fold {
+            // An idle fold held for the host is what this write waits for (its plane's
+            // SLC region is full): it goes on now (`fold_release` holds no plane with a
+            // parked write).
+            self.fold_release(plane);
+        }
     }
 
     /// Places parked writes of `plane` again, in the order they were parked.

@@ -754,6 +754,28 @@ mod tests {
         assert!(mapping(&r).translation_writes > 0);
     }
 
+    /// A write parked behind an idle fold held for the host (its plane's SLC region
+    /// full) releases the fold: translation programs leave a plane few free blocks, and
+    /// this run (a proptest case) stopped *device full* while the fold waited for an
+    /// idle host that the parked write kept busy.
+    #[test]
+    fn a_write_parked_behind_a_held_idle_fold_releases_it() {
+        let slc = [
+            "nand.cell=\"tlc\"",
+            "geometry.pages_per_block=48",
+            "nand.slc_cache.mode=\"static\"",
+            "nand.slc_cache.blocks_per_plane=4",
+            "ftl.over_provisioning=0.4",
+        ];
+        let mut reqs = churn(1_519, 407_426_657_780_676_278);
+        for (i, r) in reqs.iter_mut().enumerate() {
+            r.arrival_ns = i as u64 * 200_000;
+        }
+        let r = run(config(1, true, &slc), reqs);
+        assert!(r.counter(ssdlab_stats::Counter::ParkedWrites) > 0);
+        assert!(count(&r, TxnReason::FoldWrite) > 0);
+    }
+
     /// Binding at dispatch maps a write's page when its die starts the program: the
     /// entry turns dirty then, and verify finds every read right.
     #[test]
@@ -779,8 +801,17 @@ mod tests {
         assert!(m.translation_writes > 0 && m.lookups > 0, "{m:?}");
     }
 
+    /// Property-test cases: `default`, or `PROPTEST_CASES` when set (an explicit
+    /// `cases` in a `ProptestConfig` would otherwise hide the variable).
+    pub(super) fn cases(default: u32) -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: cases(12), ..ProptestConfig::default() })]
 
         /// Whatever the cache size and the traffic, a verified run with the cached map
         /// reads back what was written, and its translation pages and map agree.

@@ -3,7 +3,7 @@
 //! catches one that does not), translation pages stay off the spares and are written
 //! again when their chip dies.
 
-use super::tests::{config, count, mapping, one_page};
+use super::tests::{cases, config, count, mapping, one_page};
 use crate::{SimConfig, Simulation, VecStream};
 use proptest::prelude::*;
 use ssdlab_nand::{Lpn, TxnReason};
@@ -163,7 +163,7 @@ fn pages_rebuilt_onto_the_spare_dirty_their_entries() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(10), ..ProptestConfig::default() })]
 
     /// Whatever the cache size, the traffic, the RAID layout and a failure, a verified
     /// run with the cached map reads back what was written, its stripes hold, and its
@@ -198,4 +198,19 @@ proptest! {
         let (_, r) = finish(sim);
         prop_assert!(r.mapping.is_some());
     }
+}
+
+/// RAID-1 materializes a never-written page read as both copies or neither: with a
+/// cached map (no preconditioning) the mirror's plane ran out of free pages after the
+/// primary was written, and the pair was left unequal (a proptest case).
+#[test]
+fn a_raid1_page_materialized_by_a_read_gets_both_copies_or_neither() {
+    let cfg = config(42, false, &["raid.level=1", "raid.group_size=2"]);
+    let pages = host_pages(&cfg);
+    let (_, r) = finish(build(
+        cfg,
+        traffic(1_921, 9_192_990_520_991_663_018, pages, 1, 20_000),
+    ));
+    assert!(r.counter(Counter::MaterializedReads) > 0);
+    assert!(mapping(&r).translation_writes > 0);
 }

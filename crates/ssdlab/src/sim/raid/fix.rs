@@ -239,6 +239,13 @@ impl Simulation {
                 let plane = self.place(PageToPlace::new(lpn, t, Role::Materialize));
                 let (mlpn, _) = self.raid().map.mirror_of(lpn).expect("RAID-1");
                 let mplane = self.place(PageToPlace::new(mlpn, t, Role::Materialize));
+                let need = if mplane == plane { 2 } else { 1 };
+                if self.ftl.free_pages_in_plane(mplane) < need {
+                    // Both copies or neither: a primary without its mirror would leave
+                    // the pair unequal (the translation pages of a cached map can take
+                    // the mirror plane's last free pages).
+                    return false;
+                }
                 if !self.materialize_page(lpn, plane, t) {
                     return false;
                 }
