@@ -29,6 +29,7 @@ mod nand;
 pub mod partitions;
 mod pcie;
 mod placement;
+mod sharing;
 pub mod tenants;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
@@ -191,6 +192,9 @@ impl SimConfig {
                 invalid(&key, message);
             }
             for (key, message) in partitions::validate(self) {
+                invalid(&key, message);
+            }
+            for (key, message) in sharing::validate(self) {
                 invalid(&key, message);
             }
             if h.placement_handles > 0 && self.nand.slc_cache.is_on() {
