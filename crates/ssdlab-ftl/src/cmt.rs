@@ -186,6 +186,24 @@ impl Cmt {
         v
     }
 
+    /// Cached entries of translation page `tpage`.
+    pub fn cached_in(&self, tpage: u32) -> u32 {
+        self.cached.get(&tpage).copied().unwrap_or(0)
+    }
+
+    /// Takes every dirty cached entry of `tpage` (they stay cached, clean): their page is
+    /// being rewritten by a batch another table started (a partitioned table,
+    /// [`crate::CmtTable`]). Their LPNs, in the order they turned dirty.
+    pub fn take_dirty(&mut self, tpage: u32) -> Vec<u32> {
+        let lpns = self.dirty.remove(&tpage).unwrap_or_default();
+        for &l in &lpns {
+            if let Some(&s) = self.index.get(&l) {
+                self.slots[s as usize].dirty = false;
+            }
+        }
+        lpns
+    }
+
     /// Looks `lpn` up, counting a hit or a miss; a hit becomes the most recently used.
     pub fn lookup(&mut self, lpn: u32) -> Lookup {
         match self.index.get(&lpn) {

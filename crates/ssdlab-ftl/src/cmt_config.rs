@@ -42,6 +42,32 @@ pub struct CmtConfig {
     /// Entries per translation page; 0: as many as fit a flash page
     /// (`geometry.page_size_bytes / entry_bytes`).
     pub entries_per_tpage: u32,
+    /// How tenants (`[[host.tenant]]`) share the table: `"shared"`, one LRU over every
+    /// tenant's entries, or `"equal"`, a partition of `capacity / tenants` entries each
+    /// with its own LRU (MQSim's `CMT_Sharing_Mode`; docs/FTL.md §12). Written out only
+    /// when not `"shared"`.
+    #[serde(skip_serializing_if = "CmtSharing::is_shared")]
+    #[schemars(extend("default" = "shared"))]
+    pub sharing: CmtSharing,
+}
+
+/// `ftl.cmt.sharing`: how the tenants share the cached mapping table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CmtSharing {
+    /// One LRU over every tenant's entries (MQSim's `SHARED`).
+    #[default]
+    Shared,
+    /// Each tenant its own partition of `capacity / tenants` entries, LRU within it
+    /// (MQSim's `EQUAL_SIZE_PARTITIONING`).
+    Equal,
+}
+
+impl CmtSharing {
+    /// True for the default (`"shared"`), which is not written out.
+    pub fn is_shared(&self) -> bool {
+        *self == CmtSharing::Shared
+    }
 }
 
 impl Default for CmtConfig {
@@ -51,6 +77,7 @@ impl Default for CmtConfig {
             bytes: 0,
             entry_bytes: 4,
             entries_per_tpage: 0,
+            sharing: CmtSharing::Shared,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The `[ftl]` section of a configuration, its defaults and its validation.
 
-pub use crate::cmt_config::{CmtConfig, MapMode};
+pub use crate::cmt_config::{CmtConfig, CmtSharing, MapMode};
 use crate::error::FtlConfigError;
 use crate::order::AllocOrder;
 use schemars::JsonSchema;

@@ -41,6 +41,7 @@ mod block;
 mod bloom;
 mod cmt;
 mod cmt_config;
+mod cmt_share;
 mod collect;
 mod config;
 mod content;
@@ -69,10 +70,11 @@ mod wear;
 pub use block::BlockState;
 pub use bloom::{expected_false_positive_rate, MAX_HASHES};
 pub use cmt::{Cmt, CmtStats, DirtyBatch, Lookup};
+pub use cmt_share::{CmtTable, TenantCmtCounts};
 pub use config::{
-    AddressFold, Aging, Allocation, CmtConfig, DynamicPolicy, FtlConfig, GcConfig, GcTrigger,
-    HipaConfig, HipaLevel, HipaLoad, HipaTrigger, MapMode, PreconditionConfig, VictimPolicy,
-    Warmup, WearLevelingConfig,
+    AddressFold, Aging, Allocation, CmtConfig, CmtSharing, DynamicPolicy, FtlConfig, GcConfig,
+    GcTrigger, HipaConfig, HipaLevel, HipaLoad, HipaTrigger, MapMode, PreconditionConfig,
+    VictimPolicy, Warmup, WearLevelingConfig,
 };
 pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
 pub use error::FtlConfigError;

@@ -58,3 +58,23 @@ def test_requests_name_each_requests_tenant(head200: str, slice7016: str) -> Non
     assert table.column("tenant").to_pylist() == list(df["tenant"].astype(str))
     # One workload: no tenant column.
     assert "tenant" not in ssdlab.run(preset="default", trace=head200).requests().columns
+
+
+def test_tenants_frame_has_each_tenants_share_of_the_cached_map(
+    head200: str, slice7016: str
+) -> None:
+    config = {
+        "ftl": {"mapping": "cached", "cmt": {"entries": 512, "sharing": "equal"}},
+        "host": {"tenant": [{"trace": head200, "name": "a"},
+                            {"trace": slice7016, "name": "b"}]},
+    }
+    r = ssdlab.run(preset="default", config=config)
+    df = r.tenants()
+    assert df is not None
+    assert r.summary["tenants"]["cmt_sharing"] == "equal"
+    for i, t in enumerate(r.summary["tenants"]["tenants"]):
+        assert df["cmt_entries"][i] == 256
+        assert df["cmt_lookups"][i] == t["cmt"]["lookups"]
+        assert df["cmt_hit_ratio"][i] == t["cmt"]["hit_ratio"]
+        assert df["cmt_peak_entries"][i] <= 256
+    assert int(df["cmt_lookups"].sum()) == r.summary["mapping"]["lookups"]

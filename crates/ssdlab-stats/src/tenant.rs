@@ -36,6 +36,25 @@ pub struct TenantReport {
     /// Mean response time shared / alone (FLIN's slowdown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<f64>,
+    /// Its use of the cached mapping table (`ftl.mapping = "cached"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt: Option<TenantCmtReport>,
+}
+
+/// One tenant's use of the cached mapping table (`ftl.cmt.sharing`, docs/FTL.md §12).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TenantCmtReport {
+    /// Entries it may hold: its partition (`"equal"`) or the whole table (`"shared"`).
+    pub entries: u64,
+    /// Lookups of its pages (host reads and writes, one per page).
+    pub lookups: u64,
+    /// Those that found the entry cached.
+    pub hits: u64,
+    /// hits / lookups (0 without lookups).
+    pub hit_ratio: f64,
+    /// The most entries its partition held at once (`"equal"` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_entries: Option<u64>,
 }
 
 /// The tenants' results.
@@ -49,6 +68,9 @@ pub struct TenantsReport {
     /// down alike), with `--alone`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fairness: Option<f64>,
+    /// `ftl.cmt.sharing` of a run with the cached map (each tenant's `cmt` then set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmt_sharing: Option<String>,
 }
 
 impl TenantsReport {
@@ -102,6 +124,30 @@ impl TenantsReport {
         }
         if let Some(f) = self.fairness {
             writeln!(w, "  fairness (min slowdown / max slowdown): {f:.3}")?;
+        }
+        if let Some(sharing) = &self.cmt_sharing {
+            writeln!(
+                w,
+                "  cached map per tenant (ftl.cmt.sharing = \"{sharing}\")"
+            )?;
+            writeln!(
+                w,
+                "  {:<12} {:>10} {:>12} {:>12} {:>9} {:>10}",
+                "tenant", "entries", "lookups", "hits", "hit %", "peak"
+            )?;
+            for t in &self.tenants {
+                let Some(c) = &t.cmt else { continue };
+                writeln!(
+                    w,
+                    "  {:<12} {:>10} {:>12} {:>12} {:>9.2} {:>10}",
+                    t.name,
+                    c.entries,
+                    c.lookups,
+                    c.hits,
+                    100.0 * c.hit_ratio,
+                    c.peak_entries.map_or("-".into(), |p| p.to_string()),
+                )?;
+            }
         }
         Ok(())
     }
@@ -167,6 +213,7 @@ impl TenantAcc {
             bandwidth_mib_s: per_s(self.bytes as f64 / (1024.0 * 1024.0)),
             alone_response_ns_mean: None,
             slowdown: None,
+            cmt: None,
         }
     }
 }
@@ -188,6 +235,7 @@ mod tests {
             arbitration: "round-robin".into(),
             tenants: vec![tenant("a", 300), tenant("b", 200)],
             fairness: None,
+            cmt_sharing: None,
         };
         r.set_alone(&[100.0, 100.0]);
         assert_eq!(r.tenants[0].slowdown, Some(3.0));
@@ -212,5 +260,35 @@ mod tests {
         assert_eq!((r.reads, r.writes, r.other, r.bytes), (1, 1, 1, 12288));
         assert_eq!(r.response.count, 2);
         assert_eq!(r.iops, 3.0);
+    }
+
+    #[test]
+    fn the_table_lists_each_tenants_share_of_the_cached_map_when_there_is_one() {
+        let mut r = TenantsReport {
+            arbitration: "round-robin".into(),
+            tenants: vec![tenant("a", 300), tenant("b", 200)],
+            fairness: None,
+            cmt_sharing: None,
+        };
+        let mut plain = String::new();
+        r.write_table(&mut plain).unwrap();
+        assert!(!plain.contains("cached map"), "{plain}");
+        r.cmt_sharing = Some("equal".into());
+        for (t, hits) in r.tenants.iter_mut().zip([25, 50]) {
+            t.cmt = Some(TenantCmtReport {
+                entries: 256,
+                lookups: 100,
+                hits,
+                hit_ratio: hits as f64 / 100.0,
+                peak_entries: Some(256),
+            });
+        }
+        let mut s = String::new();
+        r.write_table(&mut s).unwrap();
+        assert!(
+            s.contains("cached map per tenant (ftl.cmt.sharing = \"equal\")"),
+            "{s}"
+        );
+        assert!(s.contains("25.00") && s.contains("50.00"), "{s}");
     }
 }

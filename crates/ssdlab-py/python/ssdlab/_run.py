@@ -400,8 +400,12 @@ class Result:
         ``response_p50_ns``, ``response_p90_ns``, ``response_p99_ns``,
         ``response_p999_ns``, ``response_max_ns``, ...), ``iops``, ``bandwidth_mib_s``,
         and ``alone_response_ns_mean`` and ``slowdown`` (NaN unless the report has
-        them: ``ssdlab run --alone``). ``summary["tenants"]["fairness"]`` holds the
-        fairness index when the report has one.
+        them: ``ssdlab run --alone``). With the cached map (``ftl.mapping =
+        "cached"``) each tenant's use of the mapping table follows: ``cmt_entries`` (its
+        share), ``cmt_lookups``, ``cmt_hits``, ``cmt_hit_ratio`` and, with
+        ``ftl.cmt.sharing = "equal"``, ``cmt_peak_entries`` (docs/FTL.md §12).
+        ``summary["tenants"]["fairness"]`` holds the fairness index when the report has
+        one.
         """
         section = self.summary.get("tenants")
         if section is None:
@@ -420,6 +424,9 @@ class Result:
             row["bandwidth_mib_s"] = t["bandwidth_mib_s"]
             row["alone_response_ns_mean"] = t.get("alone_response_ns_mean", float("nan"))
             row["slowdown"] = t.get("slowdown", float("nan"))
+            if "cmt" in t:
+                for f, v in t["cmt"].items():
+                    row[f"cmt_{f}"] = v
             rows.append(row)
         return pd.DataFrame(rows)
 

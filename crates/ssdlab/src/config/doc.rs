@@ -420,6 +420,7 @@ mod tests {
         cfg.nand.t_cache_prog_ns = 1;
         cfg.ftl.mapping = ssdlab_ftl::MapMode::Cached;
         cfg.ftl.cmt.entries = 1;
+        cfg.ftl.cmt.sharing = ssdlab_ftl::CmtSharing::Equal;
         cfg.ftl.precondition.hot_set_ratio = 0.5;
         cfg.host.arbitration = crate::config::Arbitration::WeightedRoundRobin;
         cfg.host.arbitration_burst = 2;

@@ -29,6 +29,7 @@ mod nand;
 pub mod partitions;
 mod pcie;
 mod placement;
+mod sharing;
 pub mod tenants;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};
@@ -192,6 +193,9 @@ impl SimConfig {
             }
             let from = h.validate_placement_from();
             for (key, message) in partitions::validate(self).into_iter().chain(from) {
+                invalid(&key, message);
+            }
+            for (key, message) in sharing::validate(self) {
                 invalid(&key, message);
             }
             if h.placement_handles > 0 && self.nand.slc_cache.is_on() {

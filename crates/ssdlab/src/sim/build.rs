@@ -226,6 +226,7 @@ impl Simulation {
                     logical_pages,
                     tpage0,
                     cfg.verify,
+                    (&super::cmt::tenant_namespaces(&cfg), cfg.ftl.cmt.sharing),
                 ))
             }),
             errors: cfg

@@ -329,7 +329,15 @@ impl Simulation {
                 .as_ref()
                 .and_then(|v| v.as_str())
                 .unwrap_or("round-robin");
-            report.tenants = Some(t.results.report(arb));
+            let mut r = t.results.report(arb);
+            if let Some(c) = &self.cmt {
+                let sharing = serde_json::to_value(self.cfg.ftl.cmt.sharing).ok();
+                c.tenants_report(
+                    sharing.as_ref().and_then(|v| v.as_str()).unwrap_or(""),
+                    &mut r,
+                );
+            }
+            report.tenants = Some(r);
         }
         report.nand = self.nand.as_ref().map(|n| n.report());
         if let Some(r) = report.nand.as_mut() {

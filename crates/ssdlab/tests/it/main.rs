@@ -30,6 +30,7 @@ mod send;
 mod slc;
 mod structure;
 mod tenants;
+mod tenants_cmt;
 mod tenants_partition;
 mod timing;
 mod trace_flush;

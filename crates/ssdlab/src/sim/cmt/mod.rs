@@ -27,13 +27,16 @@ mod raid;
 #[cfg(test)]
 mod raid_tests;
 mod report;
+mod share;
+
+pub(crate) use share::tenant_namespaces;
 
 use super::host::ReadOutcome;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
 use crate::error::SimError;
 use rustc_hash::{FxHashMap, FxHashSet};
-use ssdlab_ftl::{token_for, Cmt, DirtyBatch, Lookup};
+use ssdlab_ftl::{token_for, CmtSharing, CmtTable, DirtyBatch, Lookup};
 use ssdlab_nand::{FlashOp, Lpn, PlaneId, Ppn, TxnReason};
 use ssdlab_stats::HitMissLatency;
 
@@ -50,7 +53,7 @@ struct Waiter {
 
 /// The cached map's state in the controller.
 pub(crate) struct CmtState {
-    pub cmt: Cmt,
+    pub cmt: CmtTable,
     /// The slot LPN of translation page 0 (after the host's logical pages and, with
     /// RAID, its redundancy pages).
     slot0: u32,
@@ -80,15 +83,17 @@ pub(crate) struct CmtState {
 
 impl CmtState {
     /// A CMT of `capacity` entries over `logical_pages` host pages, whose translation
-    /// pages are the FTL slots from `slot0` on.
+    /// pages are the FTL slots from `slot0` on, shared by the tenants whose namespaces
+    /// start at `namespaces` (none without tenants) as `sharing` says.
     pub fn new(
         capacity: u32,
         per_tpage: u32,
         logical_pages: u32,
         slot0: u32,
         verify: bool,
+        (namespaces, sharing): (&[u32], CmtSharing),
     ) -> Self {
-        let cmt = Cmt::new(capacity, per_tpage, logical_pages);
+        let cmt = CmtTable::new(capacity, per_tpage, logical_pages, namespaces, sharing);
         let tpages = cmt.tpages();
         CmtState {
             cmt,
@@ -136,10 +141,12 @@ impl Simulation {
         let tpage = match c.cmt.lookup(lpn.0) {
             Lookup::Hit => {
                 c.hits += 1;
+                c.cmt.note(lpn.0, true);
                 return None;
             }
             Lookup::Miss { tpage } => tpage,
         };
+        c.cmt.note(lpn.0, false);
         c.missed.insert(id);
         if let Some(w) = c.reading.get_mut(&tpage) {
             w.push(Waiter {
@@ -198,7 +205,9 @@ impl Simulation {
         let c = self.cmt.as_mut().expect("cached map");
         if counted {
             c.lookups += 1;
-            c.hits += u64::from(c.cmt.contains(lpn.0));
+            let hit = c.cmt.contains(lpn.0);
+            c.hits += u64::from(hit);
+            c.cmt.note(lpn.0, hit);
         }
         self.cmt_insert(lpn, true);
     }

@@ -47,6 +47,7 @@ impl TenantResults {
                 .map(|(n, a)| a.report(n))
                 .collect(),
             fairness: None,
+            cmt_sharing: None,
         }
     }
 }
