@@ -21,14 +21,7 @@ fn config(sets: &str) -> SimConfig {
          namespace_bytes = {}\n",
         (bytes - hot)
     );
-    let with: SimConfig = ConfigBuilder::new()
-        .text(&cfg.to_toml(), "small")
-        .unwrap()
-        .text(&text, "tenants")
-        .unwrap()
-        .build()
-        .unwrap();
-    cfg.host = with.host;
+    cfg = crate::util::with_host(cfg, &text);
     cfg
 }
 

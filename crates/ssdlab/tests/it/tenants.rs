@@ -25,14 +25,7 @@ fn two_tenants(extra: &str) -> SimConfig {
     let text = format!(
         "[[host.tenant]]\nname = \"a\"\ntrace = \"a\"\n{extra}\n[[host.tenant]]\nname = \"b\"\ntrace = \"b\"\n{extra}\n"
     );
-    let with: SimConfig = ConfigBuilder::new()
-        .text(&cfg.to_toml(), "small")
-        .unwrap()
-        .text(&text, "tenants")
-        .unwrap()
-        .build()
-        .unwrap();
-    cfg.host = with.host;
+    cfg = crate::util::with_host(cfg, &text);
     cfg
 }
 

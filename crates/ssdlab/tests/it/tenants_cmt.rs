@@ -3,7 +3,7 @@
 //! verified and audited; each partition never holds more than its share.
 
 use crate::util::{io, sample_trace, small_config};
-use ssdlab::{ConfigBuilder, Report, SimConfig, Simulation, VecStream};
+use ssdlab::{Report, SimConfig, Simulation, VecStream};
 use ssdlab_engine::SimRng;
 use ssdlab_trace::{IoRequest, Op, RequestStream, TraceOptions, TraceSource};
 
@@ -20,14 +20,7 @@ fn config(entries: u32, sharing: &str, b_scale: f64) -> SimConfig {
         "[[host.tenant]]\nname = \"a\"\ntrace = \"a\"\n\
          [[host.tenant]]\nname = \"b\"\ntrace = \"b\"\ntime_scale = {b_scale}\n"
     );
-    let with: SimConfig = ConfigBuilder::new()
-        .text(&cfg.to_toml(), "small")
-        .unwrap()
-        .text(&text, "tenants")
-        .unwrap()
-        .build()
-        .unwrap();
-    cfg.host = with.host;
+    cfg = crate::util::with_host(cfg, &text);
     cfg.validate().unwrap();
     cfg
 }

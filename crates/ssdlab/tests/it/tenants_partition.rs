@@ -3,7 +3,7 @@
 
 use crate::util::{io, small_config};
 use ssdlab::config::tenants::namespace;
-use ssdlab::{ConfigBuilder, SimConfig, Simulation, VecStream};
+use ssdlab::{SimConfig, Simulation, VecStream};
 use ssdlab_engine::SimRng;
 use ssdlab_nand::Lpn;
 use ssdlab_trace::{IoRequest, Op, RequestStream};
@@ -14,14 +14,7 @@ fn partitioned(alloc: &str) -> SimConfig {
     let mut cfg = small_config(&["verify=true", alloc]);
     let text = "[[host.tenant]]\nname = \"a\"\ntrace = \"a\"\nchannels = [0, 1]\n\
                 [[host.tenant]]\nname = \"b\"\ntrace = \"b\"\nchannels = [2, 3]\n";
-    let with: SimConfig = ConfigBuilder::new()
-        .text(&cfg.to_toml(), "small")
-        .unwrap()
-        .text(text, "tenants")
-        .unwrap()
-        .build()
-        .unwrap();
-    cfg.host = with.host;
+    cfg = crate::util::with_host(cfg, text);
     cfg.validate().unwrap();
     cfg
 }

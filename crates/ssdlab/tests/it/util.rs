@@ -27,6 +27,20 @@ pub fn small_config(sets: &[&str]) -> SimConfig {
     b.build().unwrap()
 }
 
+/// `cfg` with its `[host]` section (tenants and host keys) replaced by the one that
+/// `cfg` plus the TOML `text` gives.
+pub fn with_host(mut cfg: SimConfig, text: &str) -> SimConfig {
+    let with: SimConfig = ConfigBuilder::new()
+        .text(&cfg.to_toml(), "small")
+        .unwrap()
+        .text(text, "tenants")
+        .unwrap()
+        .build()
+        .unwrap();
+    cfg.host = with.host;
+    cfg
+}
+
 /// A simulation of `cfg` over the real trace at `rel`.
 pub fn trace_sim(cfg: SimConfig, rel: &str) -> Simulation {
     let src = TraceSource::File {
