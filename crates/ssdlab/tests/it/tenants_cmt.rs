@@ -2,10 +2,9 @@
 //! the two MQSim sample traces together with a shared and an equally partitioned CMT,
 //! verified and audited; each partition never holds more than its share.
 
-use crate::util::{io, sample_trace, small_config};
+use crate::util::{churn, sample_trace, small_config};
 use ssdlab::{Report, SimConfig, Simulation, VecStream};
-use ssdlab_engine::SimRng;
-use ssdlab_trace::{IoRequest, Op, RequestStream, TraceOptions, TraceSource};
+use ssdlab_trace::{RequestStream, TraceOptions, TraceSource};
 
 /// The small device, verified, with the cached map of `entries` entries shared as
 /// `sharing`, and tenants `a` and `b` (`b` at `b_scale` of its trace's times).
@@ -107,16 +106,6 @@ fn a_partitioned_run_is_deterministic_and_differs_from_a_shared_one() {
         s.mapping.as_ref().unwrap().hits,
         "the partitions change what the table keeps"
     );
-}
-
-/// `n` random one- to four-page writes over `pages` pages, 20 µs apart, then reads.
-fn churn(n: u64, pages: u64, seed: u64) -> Vec<IoRequest> {
-    let mut rng = SimRng::new(seed);
-    let mut v: Vec<IoRequest> = (0..n)
-        .map(|i| io(i * 20, Op::Write, rng.below(pages - 4), 1 + rng.below(4)))
-        .collect();
-    v.extend((0..n / 4).map(|i| io(n * 20 + i * 20, Op::Read, rng.below(pages - 4), 1)));
-    v
 }
 
 /// GC moves pages of both tenants (their entries turn dirty in their own partitions)

@@ -1,12 +1,11 @@
 //! Resource partitions per tenant (docs/HOST.md §5): a tenant's host writes go only to
 //! the planes of its channel/chip/die/plane lists, through GC too.
 
-use crate::util::{io, small_config};
+use crate::util::{churn, small_config};
 use ssdlab::config::tenants::namespace;
 use ssdlab::{SimConfig, Simulation, VecStream};
-use ssdlab_engine::SimRng;
 use ssdlab_nand::Lpn;
-use ssdlab_trace::{IoRequest, Op, RequestStream};
+use ssdlab_trace::RequestStream;
 
 /// The small device with two tenants, `a` on channels 0 and 1 and `b` on 2 and 3
 /// (`extra` added to each), under `alloc`.
@@ -17,16 +16,6 @@ fn partitioned(alloc: &str) -> SimConfig {
     cfg = crate::util::with_host(cfg, text);
     cfg.validate().unwrap();
     cfg
-}
-
-/// `n` random one- to four-page writes over `pages` pages, 20 µs apart, then reads.
-fn churn(n: u64, pages: u64, seed: u64) -> Vec<IoRequest> {
-    let mut rng = SimRng::new(seed);
-    let mut v: Vec<IoRequest> = (0..n)
-        .map(|i| io(i * 20, Op::Write, rng.below(pages - 4), 1 + rng.below(4)))
-        .collect();
-    v.extend((0..n / 4).map(|i| io(n * 20 + i * 20, Op::Read, rng.below(pages - 4), 1)));
-    v
 }
 
 /// Runs the two tenants; returns the simulation after the run, audited.

@@ -128,3 +128,13 @@ pub fn io(t_us: u64, op: Op, lpn: u64, pages: u64) -> IoRequest {
 pub fn assert_counter(r: &ssdlab::Report, c: ssdlab_stats::Counter, n: u64) {
     assert_eq!(r.counter(c), n, "{c:?}: {:?}", r.counters);
 }
+
+/// `n` random one- to four-page writes over `pages` pages, 20 µs apart, then reads.
+pub fn churn(n: u64, pages: u64, seed: u64) -> Vec<IoRequest> {
+    let mut rng = ssdlab_engine::SimRng::new(seed);
+    let mut v: Vec<IoRequest> = (0..n)
+        .map(|i| io(i * 20, Op::Write, rng.below(pages - 4), 1 + rng.below(4)))
+        .collect();
+    v.extend((0..n / 4).map(|i| io(n * 20 + i * 20, Op::Read, rng.below(pages - 4), 1)));
+    v
+}

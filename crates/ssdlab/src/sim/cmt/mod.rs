@@ -747,18 +747,20 @@ mod tests {
         );
     }
 
+    /// A TLC device with a static SLC region, room to spare for translation blocks.
+    const SLC: [&str; 5] = [
+        "nand.cell=\"tlc\"",
+        "geometry.pages_per_block=48",
+        "nand.slc_cache.mode=\"static\"",
+        "nand.slc_cache.blocks_per_plane=4",
+        "ftl.over_provisioning=0.4",
+    ];
+
     /// With an SLC cache, folds move data pages into TLC blocks: each move dirties its
     /// entry like a GC move, and the run reads back everything it wrote.
     #[test]
     fn folds_keep_the_cached_map_consistent() {
-        let slc = [
-            "nand.cell=\"tlc\"",
-            "geometry.pages_per_block=48",
-            "nand.slc_cache.mode=\"static\"",
-            "nand.slc_cache.blocks_per_plane=4",
-            "ftl.over_provisioning=0.4",
-        ];
-        let r = run(config(100, true, &slc), churn(2_500, 3));
+        let r = run(config(100, true, &SLC), churn(2_500, 3));
         assert!(count(&r, TxnReason::FoldWrite) > 0, "no fold ran");
         assert!(mapping(&r).translation_writes > 0);
     }
@@ -769,18 +771,11 @@ mod tests {
     /// idle host that the parked write kept busy.
     #[test]
     fn a_write_parked_behind_a_held_idle_fold_releases_it() {
-        let slc = [
-            "nand.cell=\"tlc\"",
-            "geometry.pages_per_block=48",
-            "nand.slc_cache.mode=\"static\"",
-            "nand.slc_cache.blocks_per_plane=4",
-            "ftl.over_provisioning=0.4",
-        ];
         let mut reqs = churn(1_519, 407_426_657_780_676_278);
         for (i, r) in reqs.iter_mut().enumerate() {
             r.arrival_ns = i as u64 * 200_000;
         }
-        let r = run(config(1, true, &slc), reqs);
+        let r = run(config(1, true, &SLC), reqs);
         assert!(r.counter(ssdlab_stats::Counter::ParkedWrites) > 0);
         assert!(count(&r, TxnReason::FoldWrite) > 0);
     }
@@ -845,7 +840,7 @@ mod tests {
                 2 => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
                 3 => &["placement.bind=\"dispatch\"", "scheduler.multi_plane=true"],
                 // TLC with an SLC cache: folds move pages (and translation pages).
-                _ => &["nand.cell=\"tlc\"", "geometry.pages_per_block=48", "nand.slc_cache.mode=\"static\"", "nand.slc_cache.blocks_per_plane=4", "ftl.over_provisioning=0.4"],
+                _ => &SLC,
             };
             let r = run(config(entries, pre, sets), reqs);
             prop_assert!(r.mapping.is_some());
