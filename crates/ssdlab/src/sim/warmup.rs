@@ -13,7 +13,7 @@
 
 use super::Simulation;
 use crate::error::SimError;
-use ssdlab_ftl::{AddressFold, Warmup};
+use ssdlab_ftl::Warmup;
 use ssdlab_nand::Lpn;
 use ssdlab_raid::RaidLevel;
 use ssdlab_trace::{IoRequest, Op, RequestStream};
@@ -87,17 +87,12 @@ impl Simulation {
 
     /// Host page `lpn` folded into capacity as admission folds it.
     fn warm_lpn(&self, lpn: u64, io: &IoRequest) -> Result<Lpn, SimError> {
-        if lpn < self.logical_pages {
-            return Ok(Lpn(lpn as u32));
-        }
-        match self.cfg.ftl.address_fold {
-            AddressFold::Modulo => Ok(Lpn((lpn % self.logical_pages) as u32)),
-            AddressFold::Error => Err(SimError::AddressOutOfRange {
+        self.folded_lpn(lpn)
+            .ok_or_else(|| SimError::AddressOutOfRange {
                 offset_bytes: io.offset_bytes,
                 size_bytes: io.size_bytes,
                 capacity_bytes: self.logical_pages * u64::from(self.geom.page_size_bytes),
-            }),
-        }
+            })
     }
 
     /// Writes FTL page `lpn` where preconditioning puts it, in zero time.

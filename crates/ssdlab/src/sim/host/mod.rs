@@ -220,21 +220,31 @@ impl Simulation {
         }
     }
 
-    fn fold(&mut self, lpn: u64, (offset_bytes, size_bytes): (u64, u64)) -> Option<Lpn> {
+    /// `lpn` in the logical space: itself, or folded into it by `ftl.address_fold =
+    /// "modulo"`; `None` for a page past the end with `"error"`.
+    #[inline(always)]
+    pub(in crate::sim) fn folded_lpn(&self, lpn: u64) -> Option<Lpn> {
         if lpn < self.logical_pages {
             return Some(Lpn(lpn as u32));
         }
         match self.cfg.ftl.address_fold {
             AddressFold::Modulo => Some(Lpn((lpn % self.logical_pages) as u32)),
-            AddressFold::Error => {
-                self.error = Some(SimError::AddressOutOfRange {
-                    offset_bytes,
-                    size_bytes,
-                    capacity_bytes: self.logical_pages * u64::from(self.geom.page_size_bytes),
-                });
-                None
-            }
+            AddressFold::Error => None,
         }
+    }
+
+    /// [`Self::folded_lpn`] of a request's page; a page past the end with `"error"`
+    /// stops the run with the request's range named.
+    fn fold(&mut self, lpn: u64, (offset_bytes, size_bytes): (u64, u64)) -> Option<Lpn> {
+        let folded = self.folded_lpn(lpn);
+        if folded.is_none() {
+            self.error = Some(SimError::AddressOutOfRange {
+                offset_bytes,
+                size_bytes,
+                capacity_bytes: self.logical_pages * u64::from(self.geom.page_size_bytes),
+            });
+        }
+        folded
     }
 
     /// Hands the new transactions `txns` of request `id` to the scheduler.

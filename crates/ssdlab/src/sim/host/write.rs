@@ -23,13 +23,9 @@ impl Simulation {
             return;
         };
         let h = tags.handle(stream);
-        let modulo = self.cfg.ftl.address_fold == ssdlab_ftl::AddressFold::Modulo;
         for lpn in first..first + u64::from(n) {
-            if lpn < self.logical_pages {
-                self.ftl.set_handle(Lpn(lpn as u32), h);
-            } else if modulo {
-                self.ftl
-                    .set_handle(Lpn((lpn % self.logical_pages) as u32), h);
+            if let Some(lpn) = self.folded_lpn(lpn) {
+                self.ftl.set_handle(lpn, h);
             }
         }
     }
