@@ -51,8 +51,9 @@ pub struct SchedulerConfig {
     /// chip (they take a free slot of its queue before host work waiting for one, and a
     /// die serves its first queued GC transaction before any other), after MQSim's
     /// non-preemptible GC (`Preemptible_GC_Enabled = false`: its TSU serves a chip's GC
-    /// queues first). Off: GC work takes its turn in arrival order. Refused with the
-    /// other schedulers.
+    /// queues first). With `multi_plane`, a GC operation's other planes are filled from
+    /// GC work first, then from host work, as MQSim's TSU fills them. Off: GC work takes
+    /// its turn in arrival order. Refused with the other schedulers.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[schemars(extend("default" = false))]
     pub gc_first: bool,

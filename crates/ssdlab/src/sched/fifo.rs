@@ -60,7 +60,8 @@ impl AsyncFifo {
     /// The pick with GC-first or write-behind-read on: true when it chose.
     #[inline(never)]
     fn pick_special(&mut self, die: DieId, ctx: &mut SchedCtx, group: &mut Vec<TxnId>) -> bool {
-        (self.gc_first && ctx.take_gc_for_die(die, group)) || self.wbr.pick(die, ctx, group)
+        (self.gc_first && ctx.take_gc_for_die(die, self.multi_plane, group))
+            || self.wbr.pick(die, ctx, group)
     }
 
     /// Moves `chip`'s waiting collector work into its queue while it has room.
@@ -241,7 +242,7 @@ impl IoScheduler for SyncFifo {
 mod tests {
     use super::*;
     use crate::sched::testutil::{geometry, Bench};
-    use ssdlab_nand::FlashOp;
+    use ssdlab_nand::{FlashOp, TxnReason};
 
     /// Two chips on two channels, one die of one plane each.
     fn bench(depth: u32) -> Bench {
@@ -293,6 +294,45 @@ mod tests {
                 assert_eq!(order, vec![t[0], g[0], g[1], t[1], t[2]]);
             } else {
                 assert_eq!(order, vec![t[0], t[1], t[2], g[0], g[1]]);
+            }
+            b.check();
+        }
+    }
+
+    #[test]
+    fn gc_first_with_multi_plane_fills_the_collector_operations_other_planes() {
+        // One chip, one die, two planes. Queued: a host read of plane 0, a GC read of
+        // plane 0 and, behind it, a host read and a GC read of plane 1, all at page 0.
+        // Then a GC read of plane 0 with a host read of plane 1 behind it.
+        for multi_plane in [false, true] {
+            let mut b = Bench::new(geometry(1, 1, 1, 2), 8);
+            let die = b.die(0, 0);
+            let mut s = AsyncFifo::new(&b.geom, multi_plane).with_gc_first(&b.geom, true);
+            let h0 = b.txn_at(FlashOp::Read, TxnReason::HostRead, die, 0, 0, 1, 0);
+            s.submit_request(1, &[h0], &mut b.ctx());
+            let g0 = b.txn_at(FlashOp::Read, TxnReason::GcRead, die, 0, 0, NONE, 0);
+            s.submit_background(g0, &mut b.ctx());
+            let h1 = b.txn_at(FlashOp::Read, TxnReason::HostRead, die, 1, 0, 2, 0);
+            s.submit_request(2, &[h1], &mut b.ctx());
+            let g1 = b.txn_at(FlashOp::Read, TxnReason::GcRead, die, 1, 0, NONE, 0);
+            s.submit_background(g1, &mut b.ctx());
+            let first = b.start(&mut s, die);
+            if multi_plane {
+                // The GC read goes first, and its second plane is filled from GC
+                // work first (g1), as MQSim's TSU does, though the host read h1 was
+                // queued before it.
+                assert_eq!(first, vec![g0, g1]);
+            } else {
+                assert_eq!(first, vec![g0]);
+            }
+            b.finish(&mut s, die, &first);
+            if multi_plane {
+                // No GC work of plane 1 is left: host work fills it.
+                let g2 = b.txn_at(FlashOp::Read, TxnReason::GcRead, die, 0, 0, NONE, 0);
+                s.submit_background(g2, &mut b.ctx());
+                let second = b.start(&mut s, die);
+                assert_eq!(second, vec![g2, h1]);
+                b.finish(&mut s, die, &second);
             }
             b.check();
         }

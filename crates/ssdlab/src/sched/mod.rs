@@ -201,14 +201,21 @@ impl SchedCtx<'_> {
         {
             return;
         }
-        self.pack_with(chip, die, pos, &h, group);
+        self.pack_with(chip, die, pos, &h, group, false);
     }
 
     /// Removes the first queued garbage-collection (or other collector) transaction of
     /// `die` from its chip's queue into `group`; false, leaving `group` as it was, when
-    /// none is queued (`scheduler.gc_first`).
+    /// none is queued (`scheduler.gc_first`). With `multi_plane`, the later queued
+    /// transactions of the die that can join it fill its other planes: collector work
+    /// first, then host work queued before or after it, each in queue order.
     #[inline(never)]
-    pub fn take_gc_for_die(&mut self, die: DieId, group: &mut Vec<TxnId>) -> bool {
+    pub fn take_gc_for_die(
+        &mut self,
+        die: DieId,
+        multi_plane: bool,
+        group: &mut Vec<TxnId>,
+    ) -> bool {
         let chip = self.queues.home(die).0;
         let Some(pos) = self.queues.chip[chip.idx()].iter().position(|&t| {
             let x = &self.txns[t];
@@ -217,16 +224,27 @@ impl SchedCtx<'_> {
             return false;
         };
         group.clear();
-        group.push(
-            self.queues
-                .remove(chip, pos, self.txns)
-                .expect("position is in range"),
-        );
+        let head = self
+            .queues
+            .remove(chip, pos, self.txns)
+            .expect("position is in range");
+        group.push(head);
+        let h = self.txns[head];
+        if multi_plane && h.op != FlashOp::Erase && self.geom.planes_per_die > 1 && h.ppn != UNBOUND
+        {
+            // MQSim's TSU fills a collector operation's other planes from collector
+            // work first, then from host work wherever it is queued
+            // (`TSU_Base::issue_command_to_chip`). No collector work of the die is
+            // queued ahead of `pos`, so both passes scan the whole queue.
+            self.pack_with(chip, die, 0, &h, group, true);
+            self.pack_with(chip, die, 0, &h, group, false);
+        }
         true
     }
 
     /// Moves the later queued operations of `die` (from `pos` in `chip`'s queue) that
-    /// can join head `h` in one multi-plane operation into `group`.
+    /// can join head `h` in one multi-plane operation into `group` (which holds `h`, and
+    /// may hold operations already packed with it). With `gc_only`, collector work only.
     #[inline(never)]
     fn pack_with(
         &mut self,
@@ -235,9 +253,13 @@ impl SchedCtx<'_> {
         pos: usize,
         h: &crate::sim::txn::Txn,
         group: &mut Vec<TxnId>,
+        gc_only: bool,
     ) {
         let offset = self.geom.page_in_block(h.ppn);
-        let mut planes_used: u64 = 1 << (self.geom.plane_of_page(h.ppn).0 % 64);
+        let mut planes_used: u64 = 0;
+        for &g in group.iter() {
+            planes_used |= 1 << (self.geom.plane_of_page(self.txns[g].ppn).0 % 64);
+        }
         // Planes of this die's programs passed over: a program never overtakes an
         // earlier program of its plane (NAND programs a block's pages in order), and a
         // read never overtakes the program of its own page.
@@ -247,7 +269,7 @@ impl SchedCtx<'_> {
             && group.len() < self.geom.planes_per_die as usize
         {
             let t = self.txns[self.queues.chip[chip.idx()][i]];
-            if t.die != die || t.ppn == UNBOUND {
+            if t.die != die || t.ppn == UNBOUND || (gc_only && !t.reason.is_gc()) {
                 i += 1;
                 continue;
             }
