@@ -339,7 +339,19 @@ pub fn victim(p: &mut Params, names: &[&str]) -> Result<Outcome, ImportError> {
     let words = ["GREEDY", "RGA", "RANDOM", "RANDOM_P", "RANDOM_PP", "FIFO"];
     Ok(match p.word(names[0], &words)?.as_str() {
         "GREEDY" => Outcome::exact(Val::Str("greedy".into())),
-        "RANDOM" => Outcome::exact(Val::Str("random".into())),
+        // ssdlab's random victim is drawn among the plane's full blocks that have an
+        // invalid page (`GcVictimPolicy` Random). MQSim's RANDOM_P draws among full
+        // blocks that are not a write frontier; its RANDOM among every block, free and
+        // partly written ones too, and a draw with no invalid page runs no GC
+        // (`GC_and_WL_Unit_Page_Level::Check_gc_required`).
+        "RANDOM_P" => Outcome::approx(
+            Val::Str("random".into()),
+            "MQSim's RANDOM_P may draw a full block with no invalid page; ssdlab's random does not",
+        ),
+        "RANDOM" => Outcome::approx(
+            Val::Str("random".into()),
+            "MQSim's RANDOM may draw a free or partly written block and then runs no GC; ssdlab's random draws among full blocks with an invalid page",
+        ),
         other => Outcome::approx(
             Val::Str("greedy".into()),
             format!("ssdlab has no {other} victim selection; greedy is used"),
@@ -430,7 +442,8 @@ pub fn export_gc(cfg: &toml::Table, key: &str, names: &[&str]) -> Result<Exporte
 pub fn export_victim(cfg: &toml::Table, key: &str, names: &[&str]) -> Result<Exported, String> {
     match str_at(cfg, key)? {
         "greedy" => Ok(Exported::one(names[0], "GREEDY")),
-        "random" => Ok(Exported::one(names[0], "RANDOM")),
+        // RANDOM_P: MQSim's draw that, like ssdlab's, takes full blocks only.
+        "random" => Ok(Exported::one(names[0], "RANDOM_P")),
         other => Err(format!("MQSim has no {other} victim selection")),
     }
 }
@@ -623,6 +636,12 @@ mod tests {
             approx[0].contains("RGA"),
             "MQSim's default is RGA: {approx:?}"
         );
+        for word in ["RANDOM", "RANDOM_P"] {
+            let mut p = params(&[("GC_Block_Selection_Policy", word)]);
+            let (v, approx) = value(victim(&mut p, n).unwrap());
+            assert_eq!(v, Val::Str("random".into()));
+            assert!(approx[0].contains(word), "{word}: {approx:?}");
+        }
         let n = &[
             "Static_Wearleveling_Enabled",
             "Static_Wearleveling_Threshold",
