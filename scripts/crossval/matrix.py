@@ -35,6 +35,9 @@ SYNTH = {
     "synth-1M": [],
     # 64 KiB random writes at 4 000 IOPS: 5.1 M pages, more than the 16 GiB device's
     # 4.19 M physical pages, so GC runs in the second part of the trace.
+    # 4 KiB random reads offered at 1 M IOPS: more than 32 stay outstanding.
+    "rand4k-read-20k-1us": ["--n", "20000", "--read-frac", "1", "--min-kb", "4", "--max-kb", "4",
+                            "--mean-interarrival-us", "1"],
     "rand64k-write-320k": ["--n", "320000", "--read-frac", "0", "--min-kb", "64", "--max-kb", "64",
                            "--mean-interarrival-us", "250"],
 }
@@ -87,6 +90,21 @@ CASES: list[tuple[str, str, str, list[str], bool]] = [
     ("M26 16 GiB GC, 64 KiB random write, copyback", G16, "rand64k-write-320k", ["ftl.gc.copyback=true"], False),
     ("M27 16 GiB GC, 64 KiB random write, random victim", G16, "rand64k-write-320k", ["ftl.gc.victim=random"],
      False),
+    ("M28 64 GiB, 4 KiB random read at 1 M IOPS, QD 512", G64, "rand4k-read-20k-1us", [], False),
+    ("M29 64 GiB, 4 KiB random read at 1 M IOPS, QD 32", G64, "rand4k-read-20k-1us",
+     ["host.device_queue_depth=32"], False),
+    # Experiments (docs/VALIDATION.md, "GC active: the order of GC and host work"): ssdlab
+    # with MQSim's TSU order under non-preemptible GC (GC work first on its chip, its
+    # other planes filled by GC work, then host work).
+    ("M30 experiment: M21 with GC first + multi-plane", G16, "synth-1M",
+     ["scheduler.gc_first=true", "scheduler.multi_plane=true"], False),
+    ("M31 experiment: M22 with GC first + multi-plane", G16, "rand64k-write-320k",
+     ["scheduler.gc_first=true", "scheduler.multi_plane=true"], False),
+    ("M32 experiment: M23 with GC first + multi-plane", G16, "rand64k-write-320k",
+     ["host.device_queue_depth=32", "scheduler.gc_first=true", "scheduler.multi_plane=true"], False),
+    ("M33 experiment: M25 with GC first + multi-plane", G16, "rand64k-write-320k",
+     ["ftl.gc.threshold_free_ratio=0.1", "ftl.gc.background_free_ratio=0.1", "scheduler.gc_first=true",
+      "scheduler.multi_plane=true"], False),
 ]
 
 FILES = {

@@ -249,7 +249,7 @@ def test_matrix_cases_traces_and_summary(tmp_path, capsys):
     text = matrix.summary(rows)
     assert "| a | 110.0 | 100.0 | 1.100 | — | — | — | — | — | no (0 / 0) | 1 |" in text, text
     assert "| b | 50.0 | 100.0 | 0.500 | — | 40.0 | 80.0 | 0.500 | 2.000 | yes (7 / 9) | 2 |" in text, text
-    assert matrix.main(["--list", "--only", "M2[12]"]) == 0
+    assert matrix.main(["--list", "--only", "^M2[12] "]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 2 and "16GiB" in out
 
