@@ -424,9 +424,6 @@ impl SimConfig {
         if self.content_index() {
             refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
         }
-        if self.timing.transfer != ssdlab_nand::Transfer::Page {
-            refuse("timing.transfer = \"sectors\" (reads deferred by a translation read are not split into sectors)".into());
-        }
         // The CMT lives in the controller's DRAM: with a DRAM stage it takes its bytes
         // from the stage's budget, which must keep room for at least one page.
         let dram = self.cache.capacity_mib << 20;

@@ -16,7 +16,7 @@ use super::txn::{ReqId, TxnId};
 use super::Simulation;
 use crate::config::SimConfig;
 use ssdlab_dram::CacheMode;
-use ssdlab_nand::Transfer;
+use ssdlab_nand::{Lpn, Transfer};
 
 /// The unit a host addresses: a request's bytes are counted in whole sectors.
 pub(crate) const SECTOR_BYTES: u64 = 512;
@@ -90,19 +90,60 @@ impl Simulation {
         let first = (from == 0).then(|| (0, txns[0]));
         let last = (to == pages).then(|| (pages - 1, txns[txns.len() - 1]));
         for (i, t) in [first, last].into_iter().flatten() {
-            let lpn = (base + u64::from(i)) % self.logical_pages;
-            let txn = &self.txns[t];
-            if u64::from(txn.lpn.0) != lpn || txn.req != id || self.has_followers(t) {
-                continue; // that page had no read of its own
-            }
-            let short = self.untouched_bytes(id, i);
-            if short > 0 {
-                let bytes = u64::from(self.geom.page_size_bytes - short);
-                let ns = self.cfg.timing.bytes_transfer_ns(bytes);
-                // A transfer of 0 ns (a bus of 0 ps a byte) is a page's too.
-                self.txns[t].bus_ns = ns;
-            }
+            let lpn = Lpn(((base + u64::from(i)) % self.logical_pages) as u32);
+            self.sector_read(id, i, lpn, t);
         }
+    }
+
+    /// Read `t`, if it is page `i` (LPN `lpn`) of request `id`'s own read, moves only
+    /// the bytes the request touches of that page.
+    fn sector_read(&mut self, id: ReqId, i: u32, lpn: Lpn, t: TxnId) {
+        let txn = &self.txns[t];
+        if txn.lpn != lpn || txn.req != id || self.has_followers(t) {
+            return; // that page had no read of its own
+        }
+        let short = self.untouched_bytes(id, i);
+        if short > 0 {
+            let bytes = u64::from(self.geom.page_size_bytes - short);
+            let ns = self.cfg.timing.bytes_transfer_ns(bytes);
+            // A transfer of 0 ns (a bus of 0 ps a byte) is a page's too.
+            self.txns[t].bus_ns = ns;
+        }
+    }
+
+    /// The index of page `lpn` in request `id` when it is the request's first or last
+    /// page, the only ones that can be partial (`None`: a page between them, or a
+    /// request over more pages than the logical space, whose reads stay whole).
+    fn edge_page(&self, id: ReqId, lpn: Lpn) -> Option<u32> {
+        let r = &self.reqs[id];
+        if u64::from(r.pages) > self.logical_pages {
+            return None;
+        }
+        let base = r.first_lpn;
+        [0, r.pages - 1]
+            .into_iter()
+            .find(|&i| self.folded_lpn(base + u64::from(i)) == Some(lpn))
+    }
+
+    /// A host read of page `lpn` of request `id` that waited for its translation page
+    /// (`ftl.mapping = "cached"`) and now reads the flash with `t`: like a read admitted
+    /// at once, it moves only the request's bytes of a partial first or last page.
+    #[inline(never)]
+    pub(in crate::sim) fn sector_read_resumed(&mut self, id: ReqId, lpn: Lpn, t: TxnId) {
+        if let Some(i) = self.edge_page(id, lpn) {
+            self.sector_read(id, i, lpn, t);
+        }
+    }
+
+    /// The bytes of page `lpn` of host request `id` its DRAM transfer leaves out, for a
+    /// read DRAM serves after it waited for its translation page: as
+    /// [`Simulation::dram_short`] for a page served at admission.
+    pub(in crate::sim) fn dram_short_resumed(&self, id: ReqId, lpn: Lpn) -> u32 {
+        if !self.sectors.dram {
+            return 0;
+        }
+        self.edge_page(id, lpn)
+            .map_or(0, |i| self.untouched_bytes(id, i))
     }
 
     /// The bytes page `i` of host request `id` leaves out of its DRAM transfer: 0 unless

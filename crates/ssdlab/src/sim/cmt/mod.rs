@@ -27,6 +27,9 @@ mod raid;
 #[cfg(test)]
 mod raid_tests;
 mod report;
+mod resume;
+#[cfg(test)]
+mod sector_tests;
 mod share;
 
 pub(crate) use share::tenant_namespaces;
@@ -344,37 +347,6 @@ impl Simulation {
         }
         self.settle_placement();
         self.run_gc_checks();
-    }
-
-    /// The translation page of waiting reads arrived: their entries are cached and the
-    /// reads go on.
-    fn map_read_done(&mut self, tpage: u32) {
-        let waiters = self
-            .cmt
-            .as_mut()
-            .expect("cached map")
-            .reading
-            .remove(&tpage)
-            .unwrap_or_default();
-        for w in &waiters {
-            self.cmt_insert(w.lpn, false);
-        }
-        for w in waiters {
-            // A write may have put a newer version in DRAM while the read waited: the
-            // read goes on as if admitted now, DRAM first.
-            if self.dram.is_some() && self.dram_read(w.req, w.lpn) {
-                self.sub_done(w.req, 0, 0);
-                continue;
-            }
-            match self.admit_read_mapped(w.req, w.lpn, w.token) {
-                ReadOutcome::Txn(t) => {
-                    self.reqs[w.req].flash_txns += 1;
-                    self.submit_txns(w.req, &[t]);
-                }
-                ReadOutcome::Done => self.sub_done(w.req, 0, 0),
-                ReadOutcome::Deferred => {}
-            }
-        }
     }
 
     /// A request finished: a read's response time joins the hit or the miss
@@ -699,12 +671,8 @@ mod tests {
             ["ftl.cmt.entries_per_tpage"]
         );
         assert_eq!(key(&["ftl.cmt.entries=100"]), ["ftl.cmt"]);
-        for other in ["dsftl.index=true", "timing.transfer=\"sectors\""] {
-            assert!(
-                key(&[cached, "ftl.cmt.entries=100", other]).contains(&"ftl.mapping".to_string()),
-                "{other}"
-            );
-        }
+        assert!(key(&[cached, "ftl.cmt.entries=100", "dsftl.index=true"])
+            .contains(&"ftl.mapping".to_string()));
         // RAID is accepted, CR5M's mirror chips are not.
         let mut b = ConfigBuilder::new().preset("default").unwrap();
         for s in [
@@ -805,6 +773,12 @@ mod tests {
         assert!(m.translation_writes > 0 && m.lookups > 0, "{m:?}");
     }
 
+    /// 16 KiB pages whose host transfers move only the sectors a request asks for.
+    const SECTORS: [&str; 2] = [
+        "geometry.page_size_bytes=16384",
+        "timing.transfer=\"sectors\"",
+    ];
+
     /// Property-test cases: `default`, or `PROPTEST_CASES` when set (an explicit
     /// `cases` in a `ProptestConfig` would otherwise hide the variable).
     pub(super) fn cases(default: u32) -> u32 {
@@ -826,7 +800,7 @@ mod tests {
             pre in any::<bool>(),
             n in 200u32..2_500,
             gap in prop::sample::select(vec![2_000u64, 20_000, 200_000]),
-            dram in 0usize..5,
+            dram in 0usize..7,
         ) {
             let mut reqs = churn(n, seed);
             for (i, r) in reqs.iter_mut().enumerate() {
@@ -839,6 +813,10 @@ mod tests {
                 1 => &["cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
                 2 => &["cache.mode=\"read-write\"", "cache.capacity_mib=1"],
                 3 => &["placement.bind=\"dispatch\"", "scheduler.multi_plane=true"],
+                // 4 KiB requests in 16 KiB pages moving their sectors: partial reads,
+                // merge reads of partial writes; then the same behind a write buffer.
+                4 => &SECTORS,
+                5 => &[SECTORS[0], SECTORS[1], "cache.mode=\"write-buffer\"", "cache.capacity_mib=1"],
                 // TLC with an SLC cache: folds move pages (and translation pages).
                 _ => &SLC,
             };

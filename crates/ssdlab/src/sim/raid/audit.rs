@@ -100,11 +100,13 @@ impl Simulation {
         Ok(checked)
     }
 
-    /// RAID-1: host LPN `x` equals its mirror (`false`: not checked, a page is lost).
+    /// RAID-1: host LPN `x` equals its mirror (`false`: not checked, a copy is lost: on
+    /// a dead chip, or written while its chip was dead and recorded nowhere).
     fn audit_mirror(&self, x: u64) -> Result<bool, RedundancyError> {
         let r = self.raid.as_ref().expect("RAID");
         let m = u64::from(r.map.red_lpn(x).0);
-        if self.audit_dead(x) || self.audit_dead(m) {
+        let lost = |l: u64| self.audit_dead(l) || self.is_redundant_only(Lpn(l as u32));
+        if lost(x) || lost(m) {
             return Ok(false);
         }
         let (a, b) = (self.audit_token(x), self.audit_token(m));

@@ -222,10 +222,11 @@ impl Simulation {
                     xor ^= token;
                 }
                 // A parity that exists is rewritten in its own plane (an in-channel chip
-                // choice may have put it off the static way); a new one on the static way.
-                let plane = match parity {
-                    Some(p) => self.geom.plane_of_page(p),
-                    None => self.place(PageToPlace::new(plity, xor, Role::Materialize)),
+                // choice may have put it off the static way); a new one, or one whose
+                // chip died, on the static way (a spare that replaced the member).
+                let plane = match parity.map(|p| self.geom.plane_of_page(p)) {
+                    Some(own) if !self.plane_dead(own) => own,
+                    _ => self.place(PageToPlace::new(plity, xor, Role::Materialize)),
                 };
                 if self.plane_dead(plane) {
                     // A parity DGC redirected to a live chip is stale now.
@@ -301,8 +302,8 @@ impl Simulation {
         let parity = r.map.red_lpn(r.map.layout.parity_index(c.row, c.group));
         let mut planes: Vec<(PlaneId, u64)> = Vec::new();
         for l in lpns.iter().map(|&x| Lpn(x as u32)).chain([parity]) {
-            let plane = match self.ftl.lookup(l) {
-                Some(p) if l == parity => self.geom.plane_of_page(p),
+            let plane = match self.ftl.lookup(l).map(|p| self.geom.plane_of_page(p)) {
+                Some(own) if l == parity && !self.plane_dead(own) => own,
                 _ => self.raid_static_plane(l),
             };
             if self.plane_dead(plane) || (l != parity && self.ftl.lookup(l).is_some()) {

@@ -373,3 +373,67 @@ fn a_page_rewritten_in_an_open_group_buffer_counts_once() {
     assert_parity_is_xor(&s, 0);
     s.audit().unwrap();
 }
+
+/// Chip RAID-5 over chips 0..3 with chip 3 a spare: a read that materializes a stripe
+/// whose parity went down with its chip writes the new parity where the stripe's parity
+/// member now lives (the spare), not nowhere. Left on the dead chip, the stale parity
+/// was the version the rebuild (reading the stripe's one written page when the read
+/// arrived) still took for lost, and it wrote that page's token back as the parity.
+#[test]
+fn a_stripe_materialized_while_its_parity_chip_is_dead_writes_the_parity_on_the_spare() {
+    const ROW: u64 = 1;
+    let build = |fail: Option<u32>| {
+        let mut sets = vec![
+            "raid.group_size=3".to_string(),
+            "raid.spare_chips=1".to_string(),
+        ];
+        if let Some(k) = fail {
+            // At the arrival of request 1, the read.
+            sets.push(format!("raid.fail=[\"chip:{k}@0.5\"]"));
+        }
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let reqs = vec![write(0, 2 * ROW, 1), io(LATER_NS, Op::Read, 2 * ROW + 1, 1)];
+        let text = "verify = true\n\
+                    [geometry]\nchannels = 4\nchips_per_channel = 1\ndies_per_chip = 1\n\
+                    planes_per_die = 1\nblocks_per_plane = 32\npages_per_block = 8\n\
+                    page_size_bytes = 4096\n[ftl]\nover_provisioning = 0.25\n\
+                    [raid]\nlevel = 5\ndomain = \"chip\"\nlayout = \"adjacent\"\n\
+                    buffer_new_writes = false\n";
+        let mut b = ConfigBuilder::new().text(text, "raid-5 + spare").unwrap();
+        for s in &sets {
+            b = b.set(s).unwrap();
+        }
+        let mut sim =
+            Simulation::new(b.build().unwrap(), Box::new(VecStream::new(reqs)), "t").unwrap();
+        sim.set_trace_requests(2);
+        sim
+    };
+    let probe = build(None);
+    let m = &raid(&probe).map;
+    assert_eq!(m.layout.data_per_row(), 2);
+    let plity = m.red_lpn(m.layout.parity_index(ROW, 0));
+    let k = probe
+        .geom
+        .chip_of_die(probe.geom.die_of_plane(m.static_plane(&probe.geom, plity)));
+    assert_ne!(k.0, 3, "the parity is on a member");
+
+    let mut sim = build(Some(k.0));
+    step_through(&mut sim, LATER_NS);
+    // The failure and the read are both in: the stripe was materialized.
+    assert!(sim.dead.is_dead(k));
+    assert_eq!(sim.counters.materialized_reads, 1);
+    let p = sim.ftl().lookup(plity).expect("a parity page");
+    assert_eq!(sim.geom.chip_of_page(p).0, 3, "the parity is on the spare");
+    assert_eq!(
+        sim.ftl().token(p),
+        token(&sim, 2 * ROW) ^ token(&sim, 2 * ROW + 1)
+    );
+    // The rebuild's write of the old parity is dropped: the stripe stays consistent.
+    sim.run_to_end().unwrap();
+    sim.audit().unwrap();
+    let p = sim.ftl().lookup(plity).expect("a parity page");
+    assert_eq!(
+        sim.ftl().token(p),
+        token(&sim, 2 * ROW) ^ token(&sim, 2 * ROW + 1)
+    );
+}
