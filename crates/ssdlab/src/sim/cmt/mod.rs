@@ -29,8 +29,6 @@ mod raid_tests;
 mod report;
 mod share;
 
-pub(crate) use share::tenant_namespaces;
-
 use super::host::ReadOutcome;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;
