@@ -247,11 +247,10 @@ fn equal_sharing_is_refused_without_a_stage_or_without_tenants() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
-    /// Random mixes of two tenants' reads, writes and flushes over a partitioned stage,
-    /// with and without a power loss and PLP: every request completes, every read
-    /// returns what was last written (or, after a loss, what survived), and the audit
-    /// finds flash and DRAM consistent. (FUA writes are left out: with two tenants a
-    /// FUA write can stay unfinished, with either sharing mode; see docs/DRAM.md.)
+    /// Random mixes of two tenants' reads, writes, FUA writes and flushes over a
+    /// partitioned stage, with and without a power loss and PLP: every request
+    /// completes, every read returns what was last written (or, after a loss, what
+    /// survived), and the audit finds flash and DRAM consistent.
     #[test]
     fn partitioned_stages_stay_verified_under_tenant_mixes_and_power_loss(
         ops in prop::collection::vec((0u8..10, 0u64..300, 1u64..4, 0u8..2), 50..400),
@@ -263,7 +262,8 @@ proptest! {
         for (i, &(op, lpn, pages, who)) in ops.iter().enumerate() {
             let t = i as u64 * 7;
             let r = match op {
-                0..=4 => io(t, Op::Write, lpn, pages),
+                0..=3 => io(t, Op::Write, lpn, pages),
+                4 => IoRequest { fua: true, ..io(t, Op::Write, lpn, pages) },
                 5 => IoRequest::flush(t * 1_000),
                 _ => io(t, Op::Read, lpn, pages),
             };
