@@ -57,7 +57,9 @@ pub struct TenantDramReport {
     pub read_hit_ratio: f64,
     /// Its host write pages taken into DRAM.
     pub writes_absorbed: u64,
-    /// Its write pages that found DRAM (its partition) full, or queued behind one that did.
+    /// Times one of its write pages found DRAM (its partition) full, on arrival or
+    /// behind a waiting one; a waiting page counts again each time it tries for room
+    /// and finds none.
     pub full: u64,
     /// Its write pages that waited for room and were taken.
     pub buffer_waits: u64,

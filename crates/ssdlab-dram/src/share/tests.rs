@@ -120,19 +120,24 @@ fn a_full_partition_makes_only_its_own_tenant_wait() {
 }
 
 #[test]
-fn a_waiting_write_asks_its_own_partition_to_destage() {
-    let mut s = stages(8, &NS, CacheSharing::Equal);
+fn a_waiting_write_makes_only_its_own_partition_destage() {
+    // On-demand destaging: only waiting writes start it.
+    let cfg = CacheConfig {
+        mode: CacheMode::WriteBuffer,
+        capacity_mib: 1,
+        destage: crate::config::Destage::OnDemand,
+        sharing: CacheSharing::Equal,
+        ..CacheConfig::default()
+    };
+    let mut s = DramStages::new(&cfg, (1 << 20) / 8, 1, 64, 0, &NS);
     for l in 0..4 {
         absorbed(s.write(0, Lpn(l), l.into()));
     }
     absorbed(s.write(0, Lpn(100), 1));
-    // The watermarks: 4 × 0.8 → 3 dirty start a partition's background destaging, so
-    // tenant 0's partition is draining; tenant 1's (1 dirty) is not.
-    assert!(!plan(&mut s, 0).is_empty());
-    assert!(
-        plan(&mut s, 1).is_empty(),
-        "one dirty page of four: below its watermark"
-    );
+    assert!(plan(&mut s, 0).is_empty() && plan(&mut s, 1).is_empty());
+    assert_eq!(s.write(0, Lpn(4), 4), WriteOutcome::Full);
+    assert_eq!(plan(&mut s, 0), [0], "room for tenant 0's waiting write");
+    assert!(plan(&mut s, 1).is_empty(), "tenant 1 has nothing waiting");
 }
 
 #[test]
