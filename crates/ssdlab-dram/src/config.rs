@@ -57,6 +57,28 @@ pub enum Destage {
     OnDemand,
 }
 
+/// How tenants (`[[host.tenant]]`) share the stage (`cache.sharing`; docs/DRAM.md,
+/// "Tenants").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheSharing {
+    /// One stage for every tenant: one capacity, one replacement order, one set of
+    /// watermarks, one queue of writes waiting for room (MQSim's `SHARED`).
+    #[default]
+    Shared,
+    /// Each tenant a partition of `capacity / tenants` pages (rounded down) with its own
+    /// replacement order, watermarks, queue of waiting writes and destaging (MQSim's
+    /// `EQUAL_PARTITIONING`).
+    Equal,
+}
+
+impl CacheSharing {
+    /// True for the default (`"shared"`), which is not written out.
+    pub fn is_shared(&self) -> bool {
+        *self == CacheSharing::Shared
+    }
+}
+
 /// The controller's DRAM stage between the host and the FTL (`[cache]`).
 ///
 /// DRAM timing defaults are MQSim's data-cache defaults (`Device_Parameter_Set.cpp`:
@@ -106,6 +128,14 @@ pub struct CacheConfig {
     /// Points kept of the dirty-occupancy time series in the report.
     #[schemars(range(min = 2), extend("x-unit" = "points"))]
     pub occupancy_points: u32,
+    /// How tenants share the stage: `"shared"`, one stage for all, or `"equal"`, a
+    /// partition of `capacity / tenants` pages each with its own replacement order,
+    /// watermarks, queue of waiting writes and destaging (MQSim's
+    /// `Data_Cache_Sharing_Mode`; docs/DRAM.md, "Tenants"). `"equal"` needs tenants.
+    /// Written out only when not `"shared"`.
+    #[serde(skip_serializing_if = "CacheSharing::is_shared")]
+    #[schemars(extend("default" = "shared"))]
+    pub sharing: CacheSharing,
 }
 
 impl Default for CacheConfig {
@@ -124,6 +154,7 @@ impl Default for CacheConfig {
             plp_pages: 0,
             plp_hold_up_us: 0,
             occupancy_points: 512,
+            sharing: CacheSharing::Shared,
         }
     }
 }
@@ -154,6 +185,7 @@ impl CacheConfig {
         "plp_pages",
         "plp_hold_up_us",
         "occupancy_points",
+        "sharing",
     ];
 
     /// Whether the stage exists.
@@ -339,7 +371,11 @@ mod tests {
 
     #[test]
     fn every_key_but_mode_is_read_only_when_on() {
-        let all = toml::Value::try_from(CacheConfig::default()).unwrap();
+        let every = CacheConfig {
+            sharing: CacheSharing::Equal,
+            ..CacheConfig::default()
+        };
+        let all = toml::Value::try_from(every).unwrap();
         let mut keys: Vec<&str> = all.as_table().unwrap().keys().map(String::as_str).collect();
         keys.retain(|k| *k != "mode");
         let mut listed = CacheConfig::KEYS_READ_WHEN_ON.to_vec();
@@ -372,5 +408,12 @@ mod tests {
         assert_eq!(c.destage, Destage::OnDemand);
         assert_eq!(c.write_policy, WritePolicy::WriteThrough);
         assert!(toml::from_str::<CacheConfig>("capacity = 8").is_err());
+        let e: CacheConfig = toml::from_str("sharing = \"equal\"").unwrap();
+        assert_eq!(e.sharing, CacheSharing::Equal);
+        let plain = toml::to_string(&CacheConfig::default()).unwrap();
+        assert!(
+            !plain.contains("sharing"),
+            "the default is not written: {plain}"
+        );
     }
 }

@@ -15,13 +15,19 @@
 //! * [`DramStage`]: the stage's state and decisions, sans I/O: the simulation tells it
 //!   what happened and applies what it answers ([`WriteOutcome`], the [`Victim`]s to
 //!   program, [`PowerLoss`]). Tested alone, without a simulation.
+//! * [`DramStages`]: the stage as tenants share it (`cache.sharing`): one
+//!   [`DramStage`], or one per tenant, each page in the stage of its namespace's tenant.
 //! * [`Occupancy`]: the dirty pages over time, in bounded memory.
 #![warn(missing_docs)]
 
 mod config;
 mod series;
+mod share;
 mod stage;
 
-pub use config::{CacheConfig, CacheConfigError, CacheMode, Destage, Replacement, WritePolicy};
+pub use config::{
+    CacheConfig, CacheConfigError, CacheMode, CacheSharing, Destage, Replacement, WritePolicy,
+};
 pub use series::Occupancy;
+pub use share::{DramStages, TenantDramCounts, TenantStages};
 pub use stage::{DramCounters, DramStage, PowerLoss, Victim, WriteOutcome};

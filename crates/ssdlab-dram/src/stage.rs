@@ -162,9 +162,20 @@ impl DramStage {
         in_flight: u32,
         reserved_bytes: u64,
     ) -> Self {
-        assert!(cfg.is_on(), "a DRAM stage of a configuration without one");
         let pages = cfg.capacity_pages(page_bytes, reserved_bytes).max(1);
-        let capacity = u32::try_from(pages).unwrap_or(u32::MAX);
+        let pages = u32::try_from(pages).unwrap_or(u32::MAX);
+        DramStage::with_pages(cfg, pages, group_pages, in_flight)
+    }
+
+    /// A stage of `pages` pages (a tenant's partition), otherwise as [`DramStage::new`]:
+    /// the watermarks are `cfg`'s fractions of `pages`.
+    ///
+    /// # Panics
+    /// If `cfg` is off, or `pages` is 0.
+    pub fn with_pages(cfg: &CacheConfig, pages: u32, group_pages: u32, in_flight: u32) -> Self {
+        assert!(cfg.is_on(), "a DRAM stage of a configuration without one");
+        assert!(pages > 0, "a DRAM stage of no page");
+        let capacity = pages;
         let share = |x: f64| ((f64::from(capacity) * x).floor() as u32).min(capacity);
         let limit = if cfg.max_destage_in_flight > 0 {
             cfg.max_destage_in_flight
@@ -441,48 +452,6 @@ impl DramStage {
         self.note(now_ns);
         true
     }
-
-    /// Power is lost at `now_ns`: the `plp_pages` oldest dirty pages not yet being
-    /// programmed are saved (to program on the hold-up energy), the other dirty pages
-    /// are lost, and DRAM is empty afterwards. Programs already in flight complete.
-    pub fn power_loss(&mut self, now_ns: u64, plp_pages: u64) -> PowerLoss {
-        self.counters.power_losses += 1;
-        let mut loss = PowerLoss::default();
-        let mut by_age = self.by_age.in_order(DIRTY);
-        by_age.extend(self.by_age.in_order(DESTAGING));
-        by_age.sort_unstable();
-        for (_, slot) in by_age {
-            let e = &self.entries[slot as usize];
-            // A page being programmed is lost only in a version written since.
-            if e.destaging != 0 && e.rewritten_at == 0 {
-                continue;
-            }
-            let v = Victim {
-                lpn: Lpn(e.lpn),
-                token: e.token,
-                seq: e.seq,
-            };
-            if (loss.saved.len() as u64) < plp_pages {
-                loss.saved.push(v);
-            } else {
-                loss.lost.push(v);
-            }
-        }
-        self.counters.lost += loss.lost.len() as u64;
-        self.counters.plp_saved += loss.saved.len() as u64;
-        self.entries.clear();
-        self.wheres.clear();
-        self.free.clear();
-        self.index.clear();
-        self.by_age.clear();
-        self.urgent.clear();
-        self.by_stamp.clear();
-        self.destaging = 0;
-        self.draining = false;
-        self.flush_upto = 0;
-        self.note(now_ns);
-        loss
-    }
 }
 
 /// The list of clean entries in `by_stamp`.
@@ -494,7 +463,10 @@ const DESTAGING: usize = 0;
 
 mod check;
 mod lists;
+mod loss;
 mod order;
+
+pub(crate) use loss::split_loss;
 
 #[cfg(test)]
 mod tests;

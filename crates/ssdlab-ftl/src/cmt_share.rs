@@ -2,10 +2,10 @@
 //! docs/FTL.md §12).
 //!
 //! Without tenants the table is one [`Cmt`] and nothing here runs but the forwarding
-//! `match`. With tenants every LPN belongs to one of them: the tenant whose namespace
-//! starts at or below it, the nearest (its own namespace's, since namespaces do not
-//! overlap; a page between namespaces belongs to the tenant below it, one before every
-//! namespace to the first namespace's tenant). Then:
+//! `match`. With tenants every LPN belongs to one of them ([`LpnOwners`]: the tenant
+//! whose namespace starts at or below it, the nearest; a page between namespaces
+//! belongs to the tenant below it, one before every namespace to the first namespace's
+//! tenant). Then:
 //!
 //! - `"shared"` keeps one LRU over every tenant's entries (the run is the same as
 //!   without tenants) and counts each tenant's lookups and hits;
@@ -23,6 +23,7 @@
 
 use crate::cmt::{Cmt, DirtyBatch, Lookup};
 use crate::CmtSharing;
+use ssdlab_nand::LpnOwners;
 
 /// One tenant's use of the table.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,8 +41,8 @@ pub struct TenantCmtCounts {
 /// The tenants' side of the table.
 #[derive(Clone, Debug)]
 pub struct TenantCmt {
-    /// First LPN of each tenant's namespace, ascending, with the tenant.
-    starts: Vec<(u32, usize)>,
+    /// The tenant of each LPN.
+    owners: LpnOwners,
     /// One table (`"shared"`) or one per tenant (`"equal"`).
     parts: Vec<Cmt>,
     counts: Vec<TenantCmtCounts>,
@@ -82,15 +83,9 @@ impl CmtTable {
             CmtSharing::Shared => (1, capacity),
             CmtSharing::Equal => (n, capacity / n),
         };
-        let mut starts: Vec<(u32, usize)> = namespaces
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, i))
-            .collect();
-        starts.sort_unstable();
         let equal = parts > 1;
         CmtTable::Tenants(Box::new(TenantCmt {
-            starts,
+            owners: LpnOwners::new(namespaces),
             parts: (0..parts)
                 .map(|_| Cmt::new(share, per_tpage, lpns))
                 .collect(),
@@ -243,8 +238,7 @@ impl CmtTable {
 impl TenantCmt {
     /// The tenant `lpn` belongs to.
     fn owner(&self, lpn: u32) -> usize {
-        let i = self.starts.partition_point(|&(s, _)| s <= lpn);
-        self.starts[i.saturating_sub(1)].1
+        self.owners.owner(lpn)
     }
 
     /// The table `lpn`'s entry lives in.

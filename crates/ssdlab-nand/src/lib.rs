@@ -5,6 +5,7 @@
 //!   [`Lpn`]) and [`PhysAddr`], the decomposed form of a physical page number.
 //! * [`NandTiming`]: array and bus timing parameters, in nanoseconds and picoseconds.
 //! * [`FlashOp`] and [`TxnReason`]: what a flash transaction does and why it exists.
+//! * [`LpnOwners`]: the tenant whose namespace holds a logical page.
 //! * [`NandConfig`]: cell type (SLC to QLC), page types and their latencies;
 //!   [`SuspendConfig`] and [`Suspendable`]: program/erase suspend and resume;
 //!   [`SlcCacheConfig`]: blocks used in SLC mode as a write cache;
@@ -25,6 +26,7 @@ mod errors;
 mod geometry;
 mod ids;
 mod op;
+mod owners;
 mod slc;
 mod suspend;
 mod timing;
@@ -37,6 +39,7 @@ pub use errors::{
 pub use geometry::{Geometry, GeometryError, MAX_PAGES_PER_BLOCK};
 pub use ids::{BlockId, ChannelId, ChipId, DieId, Lpn, PhysAddr, PlaneId, Ppn};
 pub use op::{FlashOp, TxnReason};
+pub use owners::LpnOwners;
 pub use slc::{SlcCacheConfig, SlcMode, WhenFull};
 pub use suspend::{SuspendConfig, SuspendOps, Suspendable};
 pub use timing::{NandTiming, TimingError, Transfer, WriteAck};

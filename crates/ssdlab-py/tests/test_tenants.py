@@ -78,3 +78,24 @@ def test_tenants_frame_has_each_tenants_share_of_the_cached_map(
         assert df["cmt_hit_ratio"][i] == t["cmt"]["hit_ratio"]
         assert df["cmt_peak_entries"][i] <= 256
     assert int(df["cmt_lookups"].sum()) == r.summary["mapping"]["lookups"]
+
+
+def test_tenants_frame_has_each_tenants_share_of_the_dram_stage(
+    head200: str, slice7016: str
+) -> None:
+    config = {
+        "cache": {"mode": "write-buffer", "capacity_mib": 1, "sharing": "equal"},
+        "host": {"tenant": [{"trace": head200, "name": "a"},
+                            {"trace": slice7016, "name": "b"}]},
+    }
+    r = ssdlab.run(preset="default", config=config)
+    df = r.tenants()
+    assert df is not None
+    assert r.summary["tenants"]["dram_sharing"] == "equal"
+    pages = r.summary["dram"]["capacity_pages"] // 2
+    for i, t in enumerate(r.summary["tenants"]["tenants"]):
+        assert df["dram_capacity_pages"][i] == pages
+        assert df["dram_writes_absorbed"][i] == t["dram"]["writes_absorbed"]
+        assert df["dram_peak_dirty_pages"][i] <= pages
+    assert int(df["dram_read_hits"].sum()) == r.summary["dram"]["read_hits"]
+    assert int(df["dram_buffer_waits"].sum()) == r.summary["dram"]["buffer_waits"]

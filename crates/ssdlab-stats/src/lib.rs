@@ -80,4 +80,4 @@ pub use report::{
 };
 pub use request_log::RequestLog;
 pub use table::fmt_count;
-pub use tenant::{TenantAcc, TenantCmtReport, TenantReport, TenantsReport};
+pub use tenant::{TenantAcc, TenantCmtReport, TenantDramReport, TenantReport, TenantsReport};

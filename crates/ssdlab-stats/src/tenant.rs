@@ -39,6 +39,37 @@ pub struct TenantReport {
     /// Its use of the cached mapping table (`ftl.mapping = "cached"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmt: Option<TenantCmtReport>,
+    /// Its use of the DRAM stage (`cache.mode` on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<TenantDramReport>,
+}
+
+/// One tenant's use of the DRAM stage (`cache.sharing`, docs/DRAM.md, "Tenants").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TenantDramReport {
+    /// Pages it may hold: its partition (`"equal"`) or the whole stage (`"shared"`).
+    pub capacity_pages: u64,
+    /// Its host read pages found in DRAM.
+    pub read_hits: u64,
+    /// Its host read pages not in DRAM.
+    pub read_misses: u64,
+    /// read_hits / (read_hits + read_misses) (0 without reads).
+    pub read_hit_ratio: f64,
+    /// Its host write pages taken into DRAM.
+    pub writes_absorbed: u64,
+    /// Times one of its write pages found DRAM (its partition) full, on arrival or
+    /// behind a waiting one; a waiting page counts again each time it tries for room
+    /// and finds none.
+    pub full: u64,
+    /// Its write pages that waited for room and were taken.
+    pub buffer_waits: u64,
+    /// Their mean wait, ns.
+    pub buffer_wait_ns_mean: f64,
+    /// Their longest wait, ns.
+    pub buffer_wait_ns_max: u64,
+    /// The most dirty pages its partition held at once (`"equal"` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_dirty_pages: Option<u64>,
 }
 
 /// One tenant's use of the cached mapping table (`ftl.cmt.sharing`, docs/FTL.md §12).
@@ -71,6 +102,9 @@ pub struct TenantsReport {
     /// `ftl.cmt.sharing` of a run with the cached map (each tenant's `cmt` then set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmt_sharing: Option<String>,
+    /// `cache.sharing` of a run with a DRAM stage (each tenant's `dram` then set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_sharing: Option<String>,
 }
 
 impl TenantsReport {
@@ -149,6 +183,46 @@ impl TenantsReport {
                 )?;
             }
         }
+        if let Some(sharing) = &self.dram_sharing {
+            self.write_dram(w, sharing)?;
+        }
+        Ok(())
+    }
+
+    /// Each tenant's use of the DRAM stage, under the tenants table.
+    fn write_dram(&self, w: &mut dyn Write, sharing: &str) -> fmt::Result {
+        writeln!(w, "  DRAM per tenant (cache.sharing = \"{sharing}\")")?;
+        writeln!(
+            w,
+            "  {:<12} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>12} {:>12} {:>10}",
+            "tenant",
+            "pages",
+            "rd hits",
+            "hit %",
+            "wr pages",
+            "found full",
+            "waits",
+            "wait mean µs",
+            "wait max µs",
+            "peak dirty"
+        )?;
+        for t in &self.tenants {
+            let Some(d) = &t.dram else { continue };
+            writeln!(
+                w,
+                "  {:<12} {:>10} {:>10} {:>7.2} {:>10} {:>10} {:>10} {:>12.1} {:>12.1} {:>10}",
+                t.name,
+                d.capacity_pages,
+                d.read_hits,
+                100.0 * d.read_hit_ratio,
+                d.writes_absorbed,
+                d.full,
+                d.buffer_waits,
+                d.buffer_wait_ns_mean / 1e3,
+                d.buffer_wait_ns_max as f64 / 1e3,
+                d.peak_dirty_pages.map_or("-".into(), |p| p.to_string()),
+            )?;
+        }
         Ok(())
     }
 }
@@ -214,6 +288,7 @@ impl TenantAcc {
             alone_response_ns_mean: None,
             slowdown: None,
             cmt: None,
+            dram: None,
         }
     }
 }
@@ -236,6 +311,7 @@ mod tests {
             tenants: vec![tenant("a", 300), tenant("b", 200)],
             fairness: None,
             cmt_sharing: None,
+            dram_sharing: None,
         };
         r.set_alone(&[100.0, 100.0]);
         assert_eq!(r.tenants[0].slowdown, Some(3.0));
@@ -269,6 +345,7 @@ mod tests {
             tenants: vec![tenant("a", 300), tenant("b", 200)],
             fairness: None,
             cmt_sharing: None,
+            dram_sharing: None,
         };
         let mut plain = String::new();
         r.write_table(&mut plain).unwrap();
@@ -290,5 +367,47 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("25.00") && s.contains("50.00"), "{s}");
+    }
+
+    #[test]
+    fn the_table_lists_each_tenants_use_of_the_dram_stage_when_there_is_one() {
+        let mut r = TenantsReport {
+            arbitration: "round-robin".into(),
+            tenants: vec![tenant("a", 300), tenant("b", 200)],
+            fairness: None,
+            cmt_sharing: None,
+            dram_sharing: None,
+        };
+        let mut plain = String::new();
+        r.write_table(&mut plain).unwrap();
+        assert!(!plain.contains("DRAM per tenant"), "{plain}");
+        r.dram_sharing = Some("equal".into());
+        for (t, waits) in r.tenants.iter_mut().zip([7, 0]) {
+            t.dram = Some(TenantDramReport {
+                capacity_pages: 128,
+                read_hits: 1,
+                read_misses: 3,
+                read_hit_ratio: 0.25,
+                writes_absorbed: 40,
+                full: waits,
+                buffer_waits: waits,
+                buffer_wait_ns_mean: 1500.0,
+                buffer_wait_ns_max: 2500,
+                peak_dirty_pages: Some(100),
+            });
+        }
+        let mut s = String::new();
+        r.write_table(&mut s).unwrap();
+        assert!(
+            s.contains("DRAM per tenant (cache.sharing = \"equal\")"),
+            "{s}"
+        );
+        assert!(
+            s.contains("25.00") && s.contains("1.5") && s.contains("2.5"),
+            "{s}"
+        );
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"dram_sharing\":\"equal\""), "{json}");
+        assert!(json.contains("\"peak_dirty_pages\":100"), "{json}");
     }
 }

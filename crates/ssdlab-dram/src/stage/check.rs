@@ -3,6 +3,11 @@
 use super::{DramStage, Where, CLEAN, DESTAGING, DIRTY};
 
 impl DramStage {
+    /// The pages DRAM holds, in no order.
+    pub(crate) fn lpns(&self) -> impl Iterator<Item = u32> + '_ {
+        self.index.keys().copied()
+    }
+
     /// Checks every invariant of the stage's state.
     ///
     /// # Panics

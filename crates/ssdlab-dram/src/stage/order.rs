@@ -136,11 +136,29 @@ impl DramStage {
 
     /// The next dirty page to destage, or none when nothing needs one now.
     pub(super) fn next_victim(&mut self) -> Option<u32> {
+        // Urgent pages written again while an older version is programmed: their
+        // urgent version goes once that program is done (a page is not programmed twice
+        // at once), so they stay urgent.
+        let mut later: Vec<u32> = Vec::new();
+        let mut found = None;
         while let Some(lpn) = self.urgent.pop() {
             match self.index.get(&lpn) {
-                Some(&slot) if self.wheres[slot as usize] == Where::Dirty => return Some(slot),
+                Some(&slot) if self.wheres[slot as usize] == Where::Dirty => {
+                    found = Some(slot);
+                    break;
+                }
+                Some(&slot)
+                    if self.wheres[slot as usize] == Where::Destaging
+                        && self.entries[slot as usize].rewritten_at != 0 =>
+                {
+                    later.push(lpn);
+                }
                 _ => {}
             }
+        }
+        self.urgent.extend(later.into_iter().rev());
+        if found.is_some() {
+            return found;
         }
         if let Some((since, slot)) = self.by_age.first(DIRTY) {
             if since <= self.flush_upto {

@@ -226,6 +226,29 @@ fn a_fua_write_goes_first_and_is_durable_when_programmed() {
 }
 
 #[test]
+fn a_fua_write_of_a_page_being_programmed_goes_first_once_that_program_is_done() {
+    let mut s = stage(CacheMode::WriteBuffer, 8, |c| c.destage = Destage::OnDemand);
+    let (s1, _) = absorbed(s.write(0, Lpn(1), 1));
+    s.urgent(Lpn(1));
+    assert_eq!(lpns(&plan(&mut s)), [1]);
+    // A FUA write of the page while its first version is programmed.
+    let (s2, _) = absorbed(s.write(1, Lpn(1), 2));
+    s.urgent(Lpn(1));
+    absorbed(s.write(1, Lpn(3), 3));
+    assert!(plan(&mut s).is_empty(), "not programmed twice at once");
+    s.destaged(2, Lpn(1), s1);
+    let v = plan(&mut s);
+    assert_eq!(
+        lpns(&v),
+        [1],
+        "still urgent, below the watermark and unflushed"
+    );
+    s.destaged(3, Lpn(1), v[0].seq);
+    assert!(s.durable(Lpn(1), s2));
+    assert!(plan(&mut s).is_empty(), "page 3 stays");
+}
+
+#[test]
 fn a_trim_drops_every_version_and_the_flush_no_longer_waits_for_it() {
     let mut s = stage(CacheMode::ReadWrite, 8, |c| c.destage = Destage::OnDemand);
     absorbed(s.write(0, Lpn(1), 1));

@@ -403,7 +403,13 @@ class Result:
         them: ``ssdlab run --alone``). With the cached map (``ftl.mapping =
         "cached"``) each tenant's use of the mapping table follows: ``cmt_entries`` (its
         share), ``cmt_lookups``, ``cmt_hits``, ``cmt_hit_ratio`` and, with
-        ``ftl.cmt.sharing = "equal"``, ``cmt_peak_entries`` (docs/FTL.md §12).
+        ``ftl.cmt.sharing = "equal"``, ``cmt_peak_entries`` (docs/FTL.md §12). With a
+        DRAM stage (``cache.mode`` on) each tenant's use of it follows:
+        ``dram_capacity_pages`` (its partition, or the whole stage), ``dram_read_hits``,
+        ``dram_read_misses``, ``dram_read_hit_ratio``, ``dram_writes_absorbed``,
+        ``dram_full``, ``dram_buffer_waits``, ``dram_buffer_wait_ns_mean``,
+        ``dram_buffer_wait_ns_max`` and, with ``cache.sharing = "equal"``,
+        ``dram_peak_dirty_pages`` (docs/DRAM.md, "Tenants").
         ``summary["tenants"]["fairness"]`` holds the fairness index when the report has
         one.
         """
@@ -427,6 +433,9 @@ class Result:
             if "cmt" in t:
                 for f, v in t["cmt"].items():
                     row[f"cmt_{f}"] = v
+            if "dram" in t:
+                for f, v in t["dram"].items():
+                    row[f"dram_{f}"] = v
             rows.append(row)
         return pd.DataFrame(rows)
 

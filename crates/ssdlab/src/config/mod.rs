@@ -29,7 +29,7 @@ mod nand;
 pub mod partitions;
 mod pcie;
 mod placement;
-mod sharing;
+pub(crate) mod sharing;
 pub mod tenants;
 
 pub use crate::sched::{SchedulerConfig, SchedulerKind};

@@ -226,7 +226,10 @@ impl Simulation {
                     logical_pages,
                     tpage0,
                     cfg.verify,
-                    (&super::cmt::tenant_namespaces(&cfg), cfg.ftl.cmt.sharing),
+                    (
+                        &crate::config::sharing::namespace_starts(&cfg),
+                        cfg.ftl.cmt.sharing,
+                    ),
                 ))
             }),
             errors: cfg
@@ -239,6 +242,9 @@ impl Simulation {
         if sim.errors.is_some() {
             // Requests can fail: the per-request results carry a status.
             sim.rec.add_status_column();
+        }
+        if let Some((key, why)) = crate::config::sharing::equal_without_tenants(&sim.cfg) {
+            return Err(SimError::config(&key, why));
         }
         if sim.cfg.cache.is_on() {
             // Destage a RAID row's host pages together, so that whole stripes leave
@@ -255,11 +261,14 @@ impl Simulation {
             };
             let hook = super::dram::DramHook::new(
                 &sim.cfg.cache,
-                sim.geom.page_size_bytes,
-                group,
-                sim.geom.planes() * per_plane,
+                (
+                    sim.geom.page_size_bytes,
+                    group,
+                    sim.geom.planes() * per_plane,
+                ),
                 plp,
                 sim.cfg.ftl.dram_bytes(),
+                &crate::config::sharing::namespace_starts(&sim.cfg),
             );
             sim.dram = Some(Box::new(hook));
         }

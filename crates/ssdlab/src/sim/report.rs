@@ -215,6 +215,9 @@ impl Simulation {
         let busy = self.chip_run.iter().filter(|c| c.busy_dies > 0).count() as u32;
         assert_eq!(busy, self.busy_chips, "busy chip count");
         self.dgc_check_invariants();
+        if let Some(d) = &self.dram {
+            d.stage.check_invariants();
+        }
     }
 
     /// The report of a finished run.
@@ -309,6 +312,7 @@ impl Simulation {
         if let Some(d) = self.dram_report(end) {
             self.rec.set_dram(d);
         }
+        let dram_tenants = self.dram_tenants_report(end);
         let end_state = self.end_state(end);
         let dsftl = self.dsftl_report(end);
         let slc = self.ftl.slc_counters().map(|c| self.slc_cache_report(c));
@@ -330,6 +334,12 @@ impl Simulation {
                 .and_then(|v| v.as_str())
                 .unwrap_or("round-robin");
             let mut r = t.results.report(arb);
+            if let Some((sharing, per)) = dram_tenants {
+                r.dram_sharing = Some(sharing);
+                for (t, d) in r.tenants.iter_mut().zip(per) {
+                    t.dram = Some(d);
+                }
+            }
             if let Some(c) = &self.cmt {
                 let sharing = serde_json::to_value(self.cfg.ftl.cmt.sharing).ok();
                 c.tenants_report(

@@ -31,6 +31,7 @@ mod slc;
 mod structure;
 mod tenants;
 mod tenants_cmt;
+mod tenants_dram;
 mod tenants_partition;
 mod timing;
 mod trace_flush;

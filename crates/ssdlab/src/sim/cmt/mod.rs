@@ -32,8 +32,6 @@ mod resume;
 mod sector_tests;
 mod share;
 
-pub(crate) use share::tenant_namespaces;
-
 use super::host::ReadOutcome;
 use super::txn::{ReqId, Txn, TxnId, NONE};
 use super::Simulation;

@@ -1,26 +1,10 @@
 //! The tenants' share of the cached mapping table (`ftl.cmt.sharing`, docs/FTL.md §12):
-//! the namespaces the table is partitioned by, and each tenant's part of the report.
+//! each tenant's part of the report (the namespaces the table is partitioned by are
+//! `config::sharing::namespace_starts`).
 //! The table itself is [`ssdlab_ftl::CmtTable`].
 
 use super::CmtState;
-use crate::config::tenants::namespace;
-use crate::config::SimConfig;
 use ssdlab_stats::{ratio, TenantCmtReport, TenantsReport};
-
-/// The first LPN of each tenant's namespace, in tenant order: none without tenants, or
-/// when a tenant addresses the whole device (`shared = true`: pages have no one owner,
-/// and `"equal"` is refused with it).
-pub(crate) fn tenant_namespaces(cfg: &SimConfig) -> Vec<u32> {
-    let tenants = &cfg.host.tenant;
-    if tenants.iter().any(|t| t.shared) {
-        return Vec::new();
-    }
-    let page = u64::from(cfg.geometry.page_size_bytes);
-    let bytes = u64::from(cfg.ftl.logical_pages(&cfg.geometry)) * page;
-    (0..tenants.len())
-        .map(|i| (namespace(tenants, i, page, bytes).0 / page) as u32)
-        .collect()
-}
 
 impl CmtState {
     /// Each tenant's use of the table into the tenants' section (`sharing`: the

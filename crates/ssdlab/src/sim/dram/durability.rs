@@ -5,7 +5,10 @@
 //!   [`DramStage::flush`] marks them, the stage destages them first, and the flush
 //!   waits (its wait is measured). Writes still waiting for room were never
 //!   acknowledged and are not covered (NVMe 2.0 Base Specification §7.1, Flush: the
-//!   data of commands *completed* before the flush was submitted).
+//!   data of commands *completed* before the flush was submitted). With tenants and
+//!   `cache.sharing = "equal"` a tenant's flush waits for its own partition only: an
+//!   NVMe flush applies to the namespace its NSID names (§7.1), and a partition holds
+//!   its tenant's namespace.
 //! - A **FUA write** page is taken by DRAM (reads hit it at once) but its request is
 //!   not done until that version is programmed: the page is destaged before any other.
 //! - A **power loss** (`--fail power@T`) empties DRAM. The oldest dirty pages, as many
@@ -30,6 +33,8 @@ const SAVED_PER_REQUEST: usize = 64;
 #[derive(Clone, Copy, Debug)]
 struct FlushWait {
     req: ReqId,
+    /// The partition it flushes (its tenant's, with partitions), or every page.
+    part: Option<usize>,
     /// The newest write sequence number it covers.
     upto: u64,
     since_ns: u64,
@@ -102,16 +107,23 @@ impl Simulation {
     /// stage, or nothing acknowledged is undurable); otherwise it waits.
     pub(in crate::sim) fn dram_flush(&mut self, id: ReqId) -> bool {
         let now = self.now().as_ns();
-        let Some(d) = self.dram.as_mut() else {
+        let Some(d) = self.dram.as_ref() else {
             return true;
         };
-        let upto = d.stage.flush();
-        if d.stage.flushed(upto) {
+        let part = if d.stage.partitioned() {
+            self.tenants.as_ref().map(|t| t.tenant_of(id))
+        } else {
+            None
+        };
+        let d = self.dram.as_mut().expect("the DRAM stage");
+        let upto = d.stage.flush(part);
+        if d.stage.flushed(part, upto) {
             d.dur.flush_done(0);
             return true;
         }
         d.dur.flushes.push(FlushWait {
             req: id,
+            part,
             upto,
             since_ns: now,
         });
@@ -130,7 +142,7 @@ impl Simulation {
         let stage = &d.stage;
         let dur = &mut d.dur;
         dur.flushes.retain(|f| {
-            let done = stage.flushed(f.upto);
+            let done = stage.flushed(f.part, f.upto);
             if done {
                 flushes.push((f.req, now - f.since_ns));
             }

@@ -11,13 +11,18 @@
 //!      ─► the request done ─► DramStage::destaged ─► waiting writes, flushes, plan again
 //! ```
 //!
-//! Flush commands, FUA writes and power losses are in [`durability`].
+//! Flush commands, FUA writes and power losses are in [`durability`]; the report's
+//! section in [`report`].
 //!
-//! The stage ([`ssdlab_dram::DramStage`]) decides; this file applies its decisions. A
-//! configuration without the stage never builds a [`DramHook`], and every hook on the
-//! common path is one `Option` test.
+//! The stage ([`ssdlab_dram::DramStages`]: one [`ssdlab_dram::DramStage`], or with
+//! tenants and `cache.sharing = "equal"` one per tenant) decides; this file applies
+//! its decisions. Writes waiting for room queue per partition: a tenant whose partition
+//! is full waits, the others' writes do not queue behind it. A configuration without
+//! the stage never builds a [`DramHook`], and every hook on the common path is one
+//! `Option` test.
 
 mod durability;
+mod report;
 
 pub(crate) use durability::plp_budget;
 use durability::{Durability, FuaWait};
@@ -26,10 +31,9 @@ use super::host::{Req, ADMIT_CHUNK_PAGES};
 use super::txn::ReqId;
 use super::{Event, Simulation};
 use rustc_hash::FxHashMap;
-use ssdlab_dram::{CacheConfig, CacheMode, DramStage, Victim, WriteOutcome, WritePolicy};
+use ssdlab_dram::{CacheConfig, CacheMode, DramStages, Victim, WriteOutcome, WritePolicy};
 use ssdlab_engine::SimDuration;
 use ssdlab_nand::Lpn;
-use ssdlab_stats::DramReport;
 use ssdlab_trace::{Content, IoRequest, Op};
 use std::collections::VecDeque;
 
@@ -48,11 +52,11 @@ struct Waiting {
 
 /// The DRAM stage and what the simulation keeps to apply its decisions.
 pub(crate) struct DramHook {
-    pub stage: DramStage,
+    pub stage: DramStages,
     cfg: CacheConfig,
     page_bytes: u32,
-    /// Write pages waiting for room, in arrival order.
-    waiting: VecDeque<Waiting>,
+    /// Write pages waiting for room, in arrival order, per partition of the stage.
+    waiting: Vec<VecDeque<Waiting>>,
     /// Internal destage requests in flight: the versions each programs.
     destages: FxHashMap<ReqId, Vec<(Lpn, u64)>>,
     /// Flushes and FUA writes waiting for durability; power-loss protection.
@@ -79,21 +83,29 @@ impl DramHook {
     /// The hook of `cfg`'s stage for pages of `page_bytes`, destaging `group_pages`
     /// consecutive pages together, with `planes` programs in flight by default.
     /// `plp_pages`: dirty pages a power loss still programs. `reserved_bytes` of the
-    /// DRAM hold the cached map's table, not pages.
+    /// DRAM hold the cached map's table, not pages. `namespaces`: the first LPN of each
+    /// tenant's namespace (none without tenants), which `cfg.sharing` partitions by.
     pub fn new(
         cfg: &CacheConfig,
-        page_bytes: u32,
-        group_pages: u32,
-        planes: u32,
+        (page_bytes, group_pages, planes): (u32, u32, u32),
         plp_pages: u64,
         reserved_bytes: u64,
+        namespaces: &[u32],
     ) -> Self {
+        let stage = DramStages::new(
+            cfg,
+            page_bytes,
+            group_pages,
+            planes,
+            reserved_bytes,
+            namespaces,
+        );
         DramHook {
             dur: Durability::new(plp_pages),
-            stage: DramStage::new(cfg, page_bytes, group_pages, planes, reserved_bytes),
+            waiting: (0..stage.parts()).map(|_| VecDeque::new()).collect(),
+            stage,
             cfg: cfg.clone(),
             page_bytes,
-            waiting: VecDeque::new(),
             destages: FxHashMap::default(),
             pages: FxHashMap::default(),
             request_waits: FxHashMap::default(),
@@ -189,10 +201,11 @@ impl Simulation {
             fua,
             short,
         };
-        if !d.waiting.is_empty() {
-            // Writes take room in arrival order.
-            d.stage.queue_write();
-            d.waiting.push_back(waiting);
+        let part = d.stage.part(lpn);
+        if !d.waiting[part].is_empty() {
+            // Writes take room in arrival order (in their partition).
+            d.stage.queue_write(lpn);
+            d.waiting[part].push_back(waiting);
             return false;
         }
         let had = self.partial.is_some() && d.stage.holds(lpn);
@@ -215,7 +228,7 @@ impl Simulation {
                 !fua
             }
             WriteOutcome::Full => {
-                d.waiting.push_back(waiting);
+                d.waiting[part].push_back(waiting);
                 false
             }
         }
@@ -316,13 +329,17 @@ impl Simulation {
         self.dram_fill(lpn, ppn);
     }
 
-    /// Starts the destages the stage asks for now.
+    /// Starts the destages the stage asks for now: one internal request per partition
+    /// with pages to destage.
     pub(in crate::sim) fn dram_pump(&mut self) {
         let Some(d) = self.dram.as_mut() else { return };
         let mut victims = std::mem::take(&mut d.scratch);
-        d.stage.plan(&mut victims);
-        if !victims.is_empty() {
-            self.start_destage(&victims);
+        for part in 0..d.stage.parts() {
+            let d = self.dram.as_mut().expect("the DRAM stage");
+            d.stage.plan(part, &mut victims);
+            if !victims.is_empty() {
+                self.start_destage(&victims);
+            }
         }
         if let Some(d) = self.dram.as_mut() {
             victims.clear();
@@ -382,13 +399,23 @@ impl Simulation {
         self.dram_pump();
     }
 
-    /// Waiting writes take the room there is, in order.
+    /// Waiting writes take the room there is, in order, partition by partition.
     pub(super) fn dram_admit_waiting(&mut self) {
+        let parts = self.dram.as_ref().expect("the DRAM stage").stage.parts();
+        for part in 0..parts {
+            self.dram_admit_waiting_in(part);
+        }
+    }
+
+    /// Waiting writes of partition `part` take the room there is, in order.
+    fn dram_admit_waiting_in(&mut self, part: usize) {
         let now = self.now().as_ns();
         loop {
             let d = self.dram.as_mut().expect("the DRAM stage");
-            let Some(&w) = d.waiting.front() else { return };
-            d.stage.stop_waiting();
+            let Some(&w) = d.waiting[part].front() else {
+                return;
+            };
+            d.stage.stop_waiting(w.lpn);
             let had = self.partial.is_some() && d.stage.holds(w.lpn);
             let WriteOutcome::Absorbed { seq, .. } = d.stage.write(now, w.lpn, w.token) else {
                 return;
@@ -397,8 +424,9 @@ impl Simulation {
                 self.note_buffered(w.req, w.lpn, had);
             }
             let d = self.dram.as_mut().expect("the DRAM stage");
-            d.waiting.pop_front();
+            d.waiting[part].pop_front();
             let waited = now - w.since_ns;
+            d.stage.note_wait(w.lpn, waited);
             d.waits += 1;
             d.wait_ns += waited;
             d.wait_ns_max = d.wait_ns_max.max(waited);
@@ -424,58 +452,4 @@ impl Simulation {
     pub(in crate::sim) fn dram_dirty_token(&self, lpn: Lpn) -> Option<u64> {
         self.dram.as_ref()?.stage.peek_dirty(lpn)
     }
-
-    /// The report's `dram` section at the end of the run (`end_ns`).
-    pub(in crate::sim) fn dram_report(&mut self, end_ns: u64) -> Option<DramReport> {
-        let d = self.dram.as_mut()?;
-        let c = d.stage.counters();
-        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-        let dirty_at_end = u64::from(d.stage.dirty_pages());
-        let capacity_pages = u64::from(d.stage.capacity());
-        let occupancy = d.stage.occupancy(end_ns);
-        Some(DramReport {
-            mode: kebab(&d.cfg.mode),
-            write_policy: kebab(&d.cfg.write_policy),
-            replacement: kebab(&d.cfg.replacement),
-            destage: kebab(&d.cfg.destage),
-            capacity_pages,
-            read_hits: c.read_hits,
-            read_misses: c.read_misses,
-            read_hit_ratio: ratio(c.read_hits, c.read_hits + c.read_misses),
-            writes_absorbed: c.writes_absorbed,
-            write_hits: c.write_hits,
-            write_hit_ratio: ratio(c.write_hits, c.writes_absorbed),
-            superseded: c.superseded,
-            never_reached_flash: ratio(c.superseded, c.writes_absorbed),
-            destaged: c.destaged,
-            destage_pages_per_s: ratio(c.destaged * 1_000_000_000, end_ns),
-            evicted: c.evicted,
-            fills: c.fills,
-            buffer_waits: d.waits,
-            buffer_wait_ns_mean: ratio(d.wait_ns, d.waits),
-            buffer_wait_ns_max: d.wait_ns_max,
-            dirty_at_end,
-            dirty_peak: occupancy.dirty_pages.iter().copied().max().unwrap_or(0),
-            power_losses: c.power_losses,
-            lost_pages: c.lost,
-            plp_saved_pages: c.plp_saved,
-            plp_budget_pages: d.dur.plp_pages,
-            flushes: d.dur.flushes_done,
-            flush_wait_ns_mean: ratio(d.dur.flush_wait_ns, d.dur.flushes_done),
-            flush_wait_ns_max: d.dur.flush_wait_ns_max,
-            fua_pages: d.dur.fua_pages,
-            interrupted: d.dur.interrupted,
-            lost: d.lost.clone(),
-            occupancy_t_ns: occupancy.t_ns.clone(),
-            occupancy_dirty_pages: occupancy.dirty_pages.clone(),
-        })
-    }
-}
-
-/// A configuration enum's name as it is written in TOML (`"write-buffer"`).
-fn kebab<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }

@@ -48,6 +48,7 @@ impl TenantResults {
                 .collect(),
             fairness: None,
             cmt_sharing: None,
+            dram_sharing: None,
         }
     }
 }
