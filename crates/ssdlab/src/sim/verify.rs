@@ -184,18 +184,27 @@ impl Verifier {
 
 impl Simulation {
     /// Host page `lpn` now holds `token` (verify mode keeps it; otherwise nothing).
-    #[inline]
+    /// Without verify mode this is one test at the caller.
+    #[inline(always)]
     pub(in crate::sim) fn note_written(&mut self, lpn: Lpn, token: u64) {
+        if self.verify.is_some() {
+            self.note_written_verified(lpn, token);
+        }
+    }
+
+    /// [`Simulation::note_written`] in verify mode.
+    #[inline(never)]
+    fn note_written_verified(&mut self, lpn: Lpn, token: u64) {
+        // While DRAM holds a version not yet programmed, that version is the page's
+        // newest: a program or a zero-time write of an older one changes nothing.
+        if self
+            .dram
+            .as_ref()
+            .is_some_and(|d| d.stage.peek_dirty(lpn).is_some())
+        {
+            return;
+        }
         if let Some(v) = self.verify.as_mut() {
-            // While DRAM holds a version not yet programmed, that version is the page's
-            // newest: a program or a zero-time write of an older one changes nothing.
-            if self
-                .dram
-                .as_ref()
-                .is_some_and(|d| d.stage.peek_dirty(lpn).is_some())
-            {
-                return;
-            }
             v.note(lpn, token);
         }
     }
