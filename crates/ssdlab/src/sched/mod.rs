@@ -42,7 +42,7 @@ pub use suspend::SuspendPolicy;
 pub use vaq::Vaq;
 
 use crate::plans::{PlanKind, ReadPlans};
-use crate::sim::txn::{ReqId, TxnId, TxnSlab, UNBOUND};
+use crate::sim::txn::{ReqId, Txn, TxnId, TxnSlab, UNBOUND};
 use ssdlab_nand::{ChannelId, ChipId, DieId, FlashOp, Geometry, NandTiming};
 
 /// What a policy sees and may change: the chip queues (through [`SchedCtx::push`] and
@@ -187,21 +187,29 @@ impl SchedCtx<'_> {
             .iter()
             .position(|&t| self.txns[t].die == die)
             .expect("a die with queued work has a transaction in its chip queue");
+        let h = self.take_head(chip, pos, group);
+        if self.packs(multi_plane, &h) {
+            self.pack_with(chip, die, pos, &h, group, false);
+        }
+    }
+
+    /// Moves entry `pos` of `chip`'s queue into `group` as the head of an operation.
+    #[inline(always)]
+    fn take_head(&mut self, chip: ChipId, pos: usize, group: &mut Vec<TxnId>) -> Txn {
         let head = self
             .queues
             .remove(chip, pos, self.txns)
             .expect("position is in range");
         group.push(head);
-        let h = self.txns[head];
-        // A program whose page is chosen at dispatch is packed when it is bound.
-        if !multi_plane
-            || h.op == FlashOp::Erase
-            || self.geom.planes_per_die == 1
-            || h.ppn == UNBOUND
-        {
-            return;
-        }
-        self.pack_with(chip, die, pos, &h, group, false);
+        self.txns[head]
+    }
+
+    /// Whether head `h` can take other planes' operations with it: `multi_plane` on,
+    /// several planes, not an erase, and its page bound (a program whose page is chosen
+    /// at dispatch is packed when it is bound).
+    #[inline(always)]
+    fn packs(&self, multi_plane: bool, h: &Txn) -> bool {
+        multi_plane && h.op != FlashOp::Erase && self.geom.planes_per_die > 1 && h.ppn != UNBOUND
     }
 
     /// Removes the first queued garbage-collection (or other collector) transaction of
@@ -224,14 +232,8 @@ impl SchedCtx<'_> {
             return false;
         };
         group.clear();
-        let head = self
-            .queues
-            .remove(chip, pos, self.txns)
-            .expect("position is in range");
-        group.push(head);
-        let h = self.txns[head];
-        if multi_plane && h.op != FlashOp::Erase && self.geom.planes_per_die > 1 && h.ppn != UNBOUND
-        {
+        let h = self.take_head(chip, pos, group);
+        if self.packs(multi_plane, &h) {
             // MQSim's TSU fills a collector operation's other planes from collector
             // work first, then from host work wherever it is queued
             // (`TSU_Base::issue_command_to_chip`). No collector work of the die is
@@ -251,7 +253,7 @@ impl SchedCtx<'_> {
         chip: ChipId,
         die: DieId,
         pos: usize,
-        h: &crate::sim::txn::Txn,
+        h: &Txn,
         group: &mut Vec<TxnId>,
         gc_only: bool,
     ) {
@@ -298,7 +300,7 @@ impl SchedCtx<'_> {
         &self,
         chip: ChipId,
         passed: std::ops::Range<usize>,
-        t: &crate::sim::txn::Txn,
+        t: &Txn,
         plane_passed: bool,
     ) -> bool {
         if !plane_passed {
