@@ -297,6 +297,17 @@ impl TenantAcc {
 mod tests {
     use super::*;
 
+    /// Round robin over tenants `a` (mean 300 ns) and `b` (200 ns), nothing else set.
+    fn two_tenants() -> TenantsReport {
+        TenantsReport {
+            arbitration: "round-robin".into(),
+            tenants: vec![tenant("a", 300), tenant("b", 200)],
+            fairness: None,
+            cmt_sharing: None,
+            dram_sharing: None,
+        }
+    }
+
     fn tenant(name: &str, mean_ns: u64) -> TenantReport {
         let mut a = TenantAcc::default();
         a.arrived(0);
@@ -306,13 +317,7 @@ mod tests {
 
     #[test]
     fn slowdown_and_fairness_as_flin_defines_them() {
-        let mut r = TenantsReport {
-            arbitration: "round-robin".into(),
-            tenants: vec![tenant("a", 300), tenant("b", 200)],
-            fairness: None,
-            cmt_sharing: None,
-            dram_sharing: None,
-        };
+        let mut r = two_tenants();
         r.set_alone(&[100.0, 100.0]);
         assert_eq!(r.tenants[0].slowdown, Some(3.0));
         assert_eq!(r.tenants[1].slowdown, Some(2.0));
@@ -340,13 +345,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_each_tenants_share_of_the_cached_map_when_there_is_one() {
-        let mut r = TenantsReport {
-            arbitration: "round-robin".into(),
-            tenants: vec![tenant("a", 300), tenant("b", 200)],
-            fairness: None,
-            cmt_sharing: None,
-            dram_sharing: None,
-        };
+        let mut r = two_tenants();
         let mut plain = String::new();
         r.write_table(&mut plain).unwrap();
         assert!(!plain.contains("cached map"), "{plain}");
@@ -371,13 +370,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_each_tenants_use_of_the_dram_stage_when_there_is_one() {
-        let mut r = TenantsReport {
-            arbitration: "round-robin".into(),
-            tenants: vec![tenant("a", 300), tenant("b", 200)],
-            fairness: None,
-            cmt_sharing: None,
-            dram_sharing: None,
-        };
+        let mut r = two_tenants();
         let mut plain = String::new();
         r.write_table(&mut plain).unwrap();
         assert!(!plain.contains("DRAM per tenant"), "{plain}");

@@ -2,9 +2,9 @@
 //! the two MQSim sample traces together with a shared and an equally partitioned CMT,
 //! verified and audited; each partition never holds more than its share.
 
-use crate::util::{churn, sample_trace, small_config};
+use crate::util::{churn, sample_stream, small_config};
 use ssdlab::{Report, SimConfig, Simulation, VecStream};
-use ssdlab_trace::{RequestStream, TraceOptions, TraceSource};
+use ssdlab_trace::RequestStream;
 
 /// The small device, verified, with the cached map of `entries` entries shared as
 /// `sharing`, and tenants `a` and `b` (`b` at `b_scale` of its trace's times).
@@ -24,15 +24,6 @@ fn config(entries: u32, sharing: &str, b_scale: f64) -> SimConfig {
     cfg
 }
 
-fn trace(rel: &str) -> Box<dyn RequestStream> {
-    TraceSource::File {
-        path: sample_trace(rel),
-        options: TraceOptions::default(),
-    }
-    .open()
-    .unwrap()
-}
-
 /// Runs `streams` as the tenants of `cfg`, audited (verify mode checks every read and
 /// the translation pages).
 fn run(cfg: SimConfig, streams: Vec<Box<dyn RequestStream>>) -> Report {
@@ -47,8 +38,8 @@ fn samples(sharing: &str) -> Report {
     run(
         config(512, sharing, 0.01),
         vec![
-            trace("mqsim/tpcc-small.mqsim.gz"),
-            trace("mqsim/wsrch-small.mqsim.gz"),
+            sample_stream("mqsim/tpcc-small.mqsim.gz"),
+            sample_stream("mqsim/wsrch-small.mqsim.gz"),
         ],
     )
 }

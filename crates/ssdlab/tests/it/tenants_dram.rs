@@ -3,11 +3,11 @@
 //! and audited; a full partition holds back only its own tenant; a tenant's flush waits
 //! for its own partition; power losses under random tenant mixes stay verified.
 
-use crate::util::{io, run_tenants, sample_trace, small_config, with_host};
+use crate::util::{io, run_tenants, sample_stream, small_config, with_host};
 use proptest::prelude::*;
 use ssdlab::{ConfigBuilder, Report, SimConfig, Simulation, VecStream};
 use ssdlab_stats::{Counter, TenantDramReport};
-use ssdlab_trace::{IoRequest, Op, RequestStream, TraceOptions, TraceSource};
+use ssdlab_trace::{IoRequest, Op};
 
 /// The small device, verified, with a write-back buffer of `mib` MiB shared as
 /// `sharing`, `extra` keys on top, and tenants `a` and `b` (`b` at `b_scale` of its
@@ -31,15 +31,6 @@ fn config(mib: u32, sharing: &str, b_scale: f64, extra: &[&str]) -> SimConfig {
     cfg
 }
 
-fn trace(rel: &str) -> Box<dyn RequestStream> {
-    TraceSource::File {
-        path: sample_trace(rel),
-        options: TraceOptions::default(),
-    }
-    .open()
-    .unwrap()
-}
-
 fn samples(sharing: &str) -> Report {
     let mut sim = Simulation::new(
         config(1, sharing, 0.01, &[]),
@@ -48,8 +39,8 @@ fn samples(sharing: &str) -> Report {
     )
     .unwrap();
     sim.set_tenants(vec![
-        trace("mqsim/tpcc-small.mqsim.gz"),
-        trace("mqsim/wsrch-small.mqsim.gz"),
+        sample_stream("mqsim/tpcc-small.mqsim.gz"),
+        sample_stream("mqsim/wsrch-small.mqsim.gz"),
     ])
     .unwrap();
     sim.run_to_end().unwrap();

@@ -41,12 +41,22 @@ pub fn with_host(mut cfg: SimConfig, text: &str) -> SimConfig {
     cfg
 }
 
-/// A simulation of `cfg` over the real trace at `rel`.
-pub fn trace_sim(cfg: SimConfig, rel: &str) -> Simulation {
-    let src = TraceSource::File {
+/// The real trace at `rel` (under `traces/`), read with the default options.
+pub fn sample_source(rel: &str) -> TraceSource {
+    TraceSource::File {
         path: sample_trace(rel),
         options: TraceOptions::default(),
-    };
+    }
+}
+
+/// The requests of the real trace at `rel`.
+pub fn sample_stream(rel: &str) -> Box<dyn ssdlab_trace::RequestStream> {
+    sample_source(rel).open().unwrap()
+}
+
+/// A simulation of `cfg` over the real trace at `rel`.
+pub fn trace_sim(cfg: SimConfig, rel: &str) -> Simulation {
+    let src = sample_source(rel);
     let stream = src.open().unwrap();
     Simulation::new(cfg, stream, &src.describe()).unwrap()
 }
