@@ -4,8 +4,8 @@
 # same trace and the same CMT size (65 536 entries = 458 752 bytes of MQSim's 7-byte
 # entries on the 64 GiB bench device), on a random 4 KiB read trace and a mixed random
 # 4 KiB trace over a 1 GiB working set (4 x the CMT), then the experiments that explain
-# the differences (MQSim switches `MQSIM_CMT_NO_INITIAL_TPAGES`, `MQSIM_CMT_WRITE_NO_READ`
-# of the patched MQSim described there).
+# the differences (MQSim switches `MQSIM_CMT_NO_INITIAL_TPAGES`, `MQSIM_CMT_WRITE_NO_READ`,
+# `MQSIM_CMT_WB_NO_TOUCH`, `MQSIM_CMT_READ_WHOLE_PAGE` of the patched MQSim described there).
 #
 #   BENCH=<bench dir> BENCH_ANCHORS=<anchors dir> MQSIM=<patched MQSim> \
 #     [MQSIM_UPSTREAM=<MQSim 7ec40e3 with the anchors' fixes>] scripts/crossval/cmt.sh [OUT.md]
@@ -39,7 +39,16 @@ for name in read mixed; do
   fi
   MQSIM_CMT_NO_INITIAL_TPAGES=1 "${X[@]}" --mqsim "$MQSIM" \
     --name "cached map, 4 KiB random $name: MQSim with no translation page written at start" --trace "$T"
+  MQSIM_CMT_WB_NO_TOUCH=1 "${X[@]}" --mqsim "$MQSIM" \
+    --name "cached map, 4 KiB random $name: MQSim whose writeback leaves the LRU order alone" --trace "$T"
+  MQSIM_CMT_READ_WHOLE_PAGE=1 "${X[@]}" --mqsim "$MQSIM" \
+    --name "cached map, 4 KiB random $name: MQSim moving whole translation pages" --trace "$T"
 done
 MQSIM_CMT_NO_INITIAL_TPAGES=1 MQSIM_CMT_WRITE_NO_READ=1 "${X[@]}" --mqsim "$MQSIM" \
   --name "cached map, 4 KiB random mixed: MQSim with no translation page at start and no read on a write miss" \
+  --trace "$WORK/rand4k-mixed-1g.mqsim"
+MQSIM_CMT_NO_INITIAL_TPAGES=1 MQSIM_CMT_WB_NO_TOUCH=1 MQSIM_CMT_READ_WHOLE_PAGE=1 "${X[@]}" --mqsim "$MQSIM" \
+  --name "cached map, 4 KiB random read: MQSim with every switch" --trace "$WORK/rand4k-read-1g.mqsim"
+MQSIM_CMT_NO_INITIAL_TPAGES=1 MQSIM_CMT_WRITE_NO_READ=1 MQSIM_CMT_WB_NO_TOUCH=1 MQSIM_CMT_READ_WHOLE_PAGE=1 \
+  "${X[@]}" --mqsim "$MQSIM" --name "cached map, 4 KiB random mixed: MQSim with every switch" \
   --trace "$WORK/rand4k-mixed-1g.mqsim"
