@@ -103,7 +103,19 @@ fn commented(line: &str, comment: &str) -> String {
 pub fn explain(name: &str) -> Result<String, Failure> {
     let cfg = SimConfig::preset(name).map_err(Failure::input)?;
     let text = ssdlab::presets::text(name).expect("a preset that resolves has a text");
-    let comments = preset_comments(text);
+    let mut comments = preset_comments(text);
+    // A preset layered over a base: the base's keys keep the base's comments.
+    let mut base = ssdlab::presets::base(name);
+    while let Some(b) = base {
+        let under = preset_comments(ssdlab::presets::text(b).expect("a base preset has a text"));
+        for (k, c) in under.keys {
+            comments.keys.entry(k).or_insert(c);
+        }
+        for (t, c) in under.tables {
+            comments.tables.entry(t).or_insert(c);
+        }
+        base = ssdlab::presets::base(b);
+    }
     let summaries: BTreeMap<String, String> = reference()
         .into_iter()
         .map(|d| (d.key.clone(), d.summary()))
@@ -234,5 +246,24 @@ mod tests {
             line.ends_with("# (default) How the random overwrites are carried out: page by page over the whole device, or replayed on a few sample planes whose state every plane then takes."),
             "{line}"
         );
+    }
+
+    /// A preset over a base: the base's keys keep the base's comments, its own keys carry
+    /// its own, and nothing the base sets reads `(default)`.
+    #[test]
+    fn a_layered_preset_keeps_its_base_comments() {
+        let out = explain("tlc-1tb-hmb").unwrap_or_else(|f| panic!("{:#}", f.err));
+        let line = |start: &str| {
+            out.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no {start}\n{out}"))
+                .to_string()
+        };
+        assert!(out.starts_with("# preset tlc-1tb-hmb\n"), "{out}");
+        assert!(line("planes_per_die = 4").contains("ISSCC 2021"));
+        assert!(line("mapping = \"cached\"").contains("DRAM-less"));
+        assert!(line("mode = \"off\"").contains("no DRAM on the drive"));
+        let base = preset_comments(ssdlab::presets::text("tlc-1tb").unwrap());
+        assert!(base.keys.contains_key("geometry.planes_per_die"));
     }
 }

@@ -408,12 +408,22 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
         ConfigCmd::Doc { key, markdown } => print(&config_doc::doc(key.as_deref(), *markdown)?),
         ConfigCmd::List => {
             let mut s = String::new();
+            let width = ssdlab::presets::NAMES
+                .iter()
+                .map(|n| n.len())
+                .max()
+                .unwrap_or(0);
             for n in ssdlab::presets::NAMES {
                 let cfg = SimConfig::preset(n).map_err(Failure::internal)?;
                 let g = cfg.geometry;
+                // The ideal map takes no modelled DRAM; a cached one its table's bytes.
+                let map = match cfg.ftl.dram_bytes() {
+                    0 => String::new(),
+                    b => format!(", cached map of {} MiB", b >> 20),
+                };
                 let _ = writeln!(
                     s,
-                    "{n:<10} {}ch x {}chips x {}dies x {}planes, {} GiB raw, {}",
+                    "{n:<width$} {}ch x {}chips x {}dies x {}planes, {} GiB raw, {}{map}",
                     g.channels,
                     g.chips_per_channel,
                     g.dies_per_chip,

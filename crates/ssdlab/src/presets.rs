@@ -1,5 +1,6 @@
-//! Named presets: partial configuration documents carrying each paper's device, and
-//! `tlc-1tb`, a current 1 TB class TLC drive built from public numbers.
+//! Named presets: partial configuration documents carrying each paper's device,
+//! `tlc-1tb`, a current 1 TB class TLC drive built from public numbers, and
+//! `tlc-1tb-hmb`, the same drive without DRAM (its map cached in a host memory buffer).
 //!
 //! Each preset is a TOML file in `crates/ssdlab/presets/`, compiled in, layered over
 //! the defaults. The files cite the table of the paper (or the public source) every
@@ -16,6 +17,7 @@ pub const NAMES: &[&str] = &[
     "paq",
     "dsftl",
     "tlc-1tb",
+    "tlc-1tb-hmb",
 ];
 
 /// The TOML text of preset `name`, if there is one.
@@ -30,8 +32,18 @@ pub fn text(name: &str) -> Option<&'static str> {
         "paq" => include_str!("../presets/paq.toml"),
         "dsftl" => include_str!("../presets/dsftl.toml"),
         "tlc-1tb" => include_str!("../presets/tlc-1tb.toml"),
+        "tlc-1tb-hmb" => include_str!("../presets/tlc-1tb-hmb.toml"),
         _ => return None,
     })
+}
+
+/// The preset that preset `name` is layered over, if any: its file then holds only
+/// what differs from that one.
+pub fn base(name: &str) -> Option<&'static str> {
+    match name {
+        "tlc-1tb-hmb" => Some("tlc-1tb"),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -85,6 +97,24 @@ mod tests {
         // A fresh drive reaches the region's maximum.
         let share = slc.free_share * f64::from(g.blocks_per_plane);
         assert!(share >= f64::from(slc.blocks_per_plane));
+    }
+
+    /// `tlc-1tb-hmb` is `tlc-1tb` with its map cached in 64 MiB of host memory and no
+    /// DRAM stage; everything else is its base's.
+    #[test]
+    fn the_hmb_preset_is_its_base_without_dram() {
+        let base = crate::SimConfig::preset("tlc-1tb").unwrap();
+        let hmb = crate::SimConfig::preset("tlc-1tb-hmb").unwrap();
+        assert_eq!(hmb.ftl.mapping, ssdlab_ftl::MapMode::Cached);
+        assert_eq!(hmb.cache.mode, ssdlab_dram::CacheMode::Off);
+        assert_ne!(base.cache.mode, hmb.cache.mode);
+        assert_eq!(hmb.geometry, base.geometry);
+        assert_eq!(hmb.timing, base.timing);
+        assert_eq!(hmb.nand, base.nand);
+        // 64 MiB of 16-byte entries: 4 Mi pages of 16 KiB, 64 GiB of the logical space.
+        assert_eq!(hmb.ftl.cmt.capacity(), 4 << 20);
+        assert_eq!(hmb.ftl.cmt.per_tpage(hmb.geometry.page_size_bytes), 1024);
+        assert_eq!(super::base("tlc-1tb"), None);
     }
 
     /// The reproduced papers' presets spell out every key of the configuration, so that a

@@ -221,4 +221,5 @@ pub const PRESETS: &[&str] = &[
     "paq",
     "dsftl",
     "tlc-1tb",
+    "tlc-1tb-hmb",
 ];

@@ -29,8 +29,12 @@ impl ConfigBuilder {
         ConfigBuilder::default()
     }
 
-    /// Layers a preset over what is there.
+    /// Layers a preset over what is there (a preset with a base, [`presets::base`], layers
+    /// the base first).
     pub fn preset(mut self, name: &str) -> Result<Self, ConfigError> {
+        if let Some(base) = presets::base(name) {
+            self = self.preset(base)?;
+        }
         let text = presets::text(name).ok_or_else(|| ConfigError::UnknownPreset {
             name: name.to_string(),
         })?;
