@@ -2,6 +2,7 @@
 trace, reads the anchors' output formats, and the configuration conversion is the
 identity both ways (ssdlab → MQSim XML → ssdlab, ssdlab → SSDsim → ssdlab) on a tiny
 case. Needs the ssdlab binary ($SSDLAB_CLI, as scripts/test.sh sets it)."""
+import gzip
 import json
 import os
 import subprocess
@@ -303,3 +304,44 @@ def test_reads_both_cmt_counters(tmp_path):
     assert (m["page reads"], m["translation reads"], m["translation writes"]) == (111, 31, 3)
     assert m["CMT hit ratio (%)"] == 24.0 and m["read hit mean (µs)"] == 40.0 and "read miss mean (µs)" not in m
     assert crossval.ssdlab_cmt_metrics({"transactions": []}, {"page reads": 5}) == {"page reads": 5}
+
+
+def test_fold_counts_what_ssdlab_runs_and_where_mqsim_folds(tmp_path):
+    """fold.py's ssdlab folding gives the page reads and programs ssdlab's own run does
+    on the MQSim TPC-C sample, whose addresses reach past a 64 GiB device; MQSim's
+    folding, over a range one sector short, lands those requests elsewhere."""
+    import fold
+
+    root = Path(__file__).resolve().parents[2]
+    trace = root / "traces/mqsim/tpcc-small.mqsim.gz"
+    cfg = tmp_path / "g64.toml"
+    cfg.write_text(
+        "[geometry]\nchannels = 8\nchips_per_channel = 8\ndies_per_chip = 1\nplanes_per_die = 2\n"
+        "blocks_per_plane = 2048\npages_per_block = 64\npage_size_bytes = 4096\n"
+        "[ftl]\nover_provisioning = 0.15\n"
+    )
+    rep = tmp_path / "r.json"
+    subprocess.run([CLI, "run", "--config", str(cfg), "--trace", str(trace), "--format", "mqsim",
+                    "--json", str(rep)], check=True, stdout=subprocess.DEVNULL)
+    work = json.loads(rep.read_text())["work"]
+    lsa = fold.mqsim_range(128, 2048, 64, 8, 0.15)
+    with gzip.open(trace, "rt") as f:
+        t = fold.count(f, lsa, int(128 * 2048 * 64 * 0.85), 8)
+    assert (t["ssdlab_reads"], t["ssdlab_programs"]) == (work["read"]["pages"], work["write"]["pages"])
+    assert t["beyond"] == t["differ"] > 0
+    assert (t["mqsim_reads"], t["mqsim_programs"]) != (t["ssdlab_reads"], t["ssdlab_programs"])
+
+
+def test_mqsim_folding_keeps_the_start_and_wraps_at_the_end():
+    import fold
+
+    # 4 pages of 8 sectors: sectors 0..31, the range's modulus is 31.
+    assert fold.mqsim_pages(0, 8, 32, 8) == [0]
+    assert fold.mqsim_pages(31, 1, 32, 8) == [3]
+    assert fold.mqsim_pages(32, 8, 32, 8) == [0, 1]  # 32 % 31 = 1: one sector later
+    assert fold.mqsim_pages(28, 8, 32, 8) == [3, 0]  # past the last sector, back to 0
+    assert fold.ssdlab_pages(32, 8, 4, 8) == [0]
+    # A write of sectors 0-3 over a page with 0-7 written reads the other four first.
+    t = fold.count(["0 0 0 8 0", "1 0 0 4 0", "2 0 8 4 1", "3 0 8 8 0"], 32, 4, 8)
+    assert t["mqsim_update_reads"] == 1
+    assert (t["mqsim_reads"], t["mqsim_programs"]) == (1, 3)
