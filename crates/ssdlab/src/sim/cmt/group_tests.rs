@@ -131,6 +131,22 @@ fn a_write_that_takes_an_lpn_out_of_a_group_dirties_its_entry_and_the_record() {
 }
 
 #[test]
+fn a_group_formed_dirties_both_lpns_entries_and_its_record() {
+    // LPN 0 holds a content alone and its entry is flushed clean; LPN 1 takes the same
+    // content: LPN 0's entry now names the group without LPN 0 being written.
+    let mut ops = vec![(Op::Write, 0, Some(7))];
+    ops.extend(fillers(12));
+    let before = built(dsftl(8, &[]), &ops);
+    assert!(!dirty(&before, 0) && group_of(&before.ftl, 0).is_none());
+    ops.push((Op::Write, 1, Some(7)));
+    let sim = built(dsftl(8, &[]), &ops);
+    let g = group_of(&sim.ftl, 0).expect("a group of LPNs 0 and 1");
+    assert!(dirty(&sim, 0) && dirty(&sim, 1));
+    assert!(dirty(&sim, group_key(&sim, g)));
+    finish(sim);
+}
+
+#[test]
 fn a_dissolved_group_gives_its_last_lpn_a_plain_entry_again() {
     // A group of two; LPN 0 leaves it: LPN 1's entry names its page again (dirty).
     let mut ops = vec![(Op::Write, 0, Some(7)), (Op::Write, 1, Some(7))];
