@@ -16,6 +16,12 @@
 //!                                                   every dirty entry of its page, cleaned)
 //!  mark_dirty(lpn)    ─► true if cached (the entry now differs from its flash page)
 //! ```
+//!
+//! With DS-FTL's two-level map ([`Cmt::enable_groups`]) the keys after the LPNs are the
+//! secondary table's group records (key `lpns + g` for group `g`), in translation pages
+//! of their own after the LPNs' (`groups_per_tpage` records each); a record takes
+//! `group_cost` entries of the capacity, an LPN entry one. [`Cmt::make_room`] evicts
+//! for a record before it is inserted.
 
 use rustc_hash::FxHashMap;
 
@@ -52,6 +58,8 @@ struct Slot {
     prev: u32,
     next: u32,
     dirty: bool,
+    /// Entries of the capacity it takes (1 for an LPN's entry).
+    cost: u16,
 }
 
 /// Hit, miss and eviction counts of a [`Cmt`].
@@ -78,6 +86,13 @@ pub struct Cmt {
     capacity: u32,
     per_tpage: u32,
     lpns: u32,
+    /// Entries of the capacity in use (the cached keys' costs).
+    used: u32,
+    /// Group records after the LPNs (0: none), per translation page, and the entries
+    /// each takes.
+    groups: u32,
+    groups_per_tpage: u32,
+    group_cost: u16,
     index: FxHashMap<u32, u32>,
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -103,6 +118,10 @@ impl Cmt {
             capacity,
             per_tpage,
             lpns,
+            used: 0,
+            groups: 0,
+            groups_per_tpage: 1,
+            group_cost: 1,
             index: FxHashMap::default(),
             slots: Vec::new(),
             free: Vec::new(),
@@ -120,26 +139,73 @@ impl Cmt {
         self.capacity
     }
 
+    /// Adds `groups` group records after the LPNs (keys `lpns..lpns + groups`),
+    /// `per_tpage` to a translation page after the LPNs' pages, each taking `cost`
+    /// entries of the capacity (1..=capacity).
+    pub fn enable_groups(&mut self, groups: u32, per_tpage: u32, cost: u16) {
+        assert!(per_tpage > 0 && cost > 0 && u32::from(cost) <= self.capacity);
+        self.groups = groups;
+        self.groups_per_tpage = per_tpage;
+        self.group_cost = cost;
+    }
+
+    /// The key of group `g`'s record.
+    #[inline]
+    pub fn group_key(&self, g: u32) -> u32 {
+        debug_assert!(g < self.groups, "group {g} beyond the group space");
+        self.lpns + g
+    }
+
+    /// Entries of the capacity `key` takes.
+    #[inline]
+    pub fn cost_of(&self, key: u32) -> u32 {
+        if key < self.lpns {
+            1
+        } else {
+            u32::from(self.group_cost)
+        }
+    }
+
+    /// Entries of the capacity in use.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// Translation pages of the LPNs (the group records' pages follow).
+    pub fn lpn_tpages(&self) -> u32 {
+        self.lpns.div_ceil(self.per_tpage)
+    }
+
     /// Entries per translation page.
     pub fn per_tpage(&self) -> u32 {
         self.per_tpage
     }
 
-    /// Translation pages of the whole map.
+    /// Translation pages of the whole map (the group records' included).
     pub fn tpages(&self) -> u32 {
-        self.lpns.div_ceil(self.per_tpage)
+        self.lpn_tpages() + self.groups.div_ceil(self.groups_per_tpage)
     }
 
-    /// The translation page holding `lpn`'s entry.
+    /// The translation page holding `lpn`'s entry (or a group record's).
     #[inline]
     pub fn tpage_of(&self, lpn: u32) -> u32 {
-        lpn / self.per_tpage
+        if lpn < self.lpns {
+            lpn / self.per_tpage
+        } else {
+            self.lpn_tpages() + (lpn - self.lpns) / self.groups_per_tpage
+        }
     }
 
-    /// The LPNs whose entries translation page `tpage` holds.
+    /// The keys (LPNs, or group records' keys) whose entries translation page `tpage`
+    /// holds.
     pub fn lpns_of(&self, tpage: u32) -> std::ops::Range<u32> {
-        let first = tpage * self.per_tpage;
-        first..(first + self.per_tpage).min(self.lpns)
+        let lpn_pages = self.lpn_tpages();
+        if tpage < lpn_pages {
+            let first = tpage * self.per_tpage;
+            return first..(first + self.per_tpage).min(self.lpns);
+        }
+        let first = self.lpns + (tpage - lpn_pages) * self.groups_per_tpage;
+        first..(first + self.groups_per_tpage).min(self.lpns + self.groups)
     }
 
     /// Entries cached now.
@@ -236,7 +302,7 @@ impl Cmt {
     /// recently used entry leaves first; if it was dirty, every dirty entry of its
     /// translation page is cleaned and returned as the batch the page's rewrite carries.
     pub fn insert(&mut self, lpn: u32, dirty: bool) -> Option<DirtyBatch> {
-        debug_assert!(lpn < self.lpns, "lpn {lpn} beyond the map");
+        debug_assert!(lpn < self.lpns + self.groups, "lpn {lpn} beyond the map");
         if let Some(&s) = self.index.get(&lpn) {
             self.touch(s);
             if dirty {
@@ -244,16 +310,22 @@ impl Cmt {
             }
             return None;
         }
-        let batch = if self.index.len() as u32 >= self.capacity {
+        let cost = self.cost_of(lpn);
+        // An LPN's entry needs one eviction at most; a group record's room is made
+        // first ([`Cmt::make_room`]).
+        let batch = if self.used + cost > self.capacity {
             self.evict()
         } else {
             None
         };
+        debug_assert!(self.used + cost <= self.capacity, "no room made for {lpn}");
+        self.used += cost;
         let slot = Slot {
             lpn,
             prev: NIL,
             next: self.head,
             dirty: false,
+            cost: cost as u16,
         };
         let s = match self.free.pop() {
             Some(s) => {
@@ -280,11 +352,22 @@ impl Cmt {
         batch
     }
 
+    /// Before inserting `key` (not cached): `None` when it fits; else evicts the least
+    /// recently used entry and returns `Some` of its batch (`Some(None)`: evicted clean).
+    /// Called until it returns `None`.
+    pub fn make_room(&mut self, key: u32) -> Option<Option<DirtyBatch>> {
+        if self.index.contains_key(&key) || self.used + self.cost_of(key) <= self.capacity {
+            return None;
+        }
+        Some(self.evict())
+    }
+
     /// Evicts the least recently used entry; `Some(batch)` if it was dirty.
     fn evict(&mut self) -> Option<DirtyBatch> {
         let s = self.tail;
         debug_assert_ne!(s, NIL, "evicting from an empty CMT");
         let slot = self.slots[s as usize];
+        self.used -= u32::from(slot.cost);
         self.unlink(s);
         self.free.push(s);
         self.index.remove(&slot.lpn);
@@ -382,7 +465,9 @@ impl Cmt {
     pub fn check(&self) {
         let order = self.lru_order();
         assert_eq!(order.len(), self.index.len(), "list and index disagree");
-        assert!(order.len() as u32 <= self.capacity, "over capacity");
+        let used: u32 = order.iter().map(|&k| self.cost_of(k)).sum();
+        assert_eq!(used, self.used, "entries in use");
+        assert!(used <= self.capacity, "over capacity");
         let mut cached: FxHashMap<u32, u32> = FxHashMap::default();
         let mut dirty = 0u64;
         for &l in &order {
@@ -490,6 +575,68 @@ mod tests {
         assert_eq!(c.dirty_entries(), 2);
         assert_eq!(c.dirty_tpages(), vec![0]);
         assert_eq!(c.len(), 2);
+        c.check();
+    }
+
+    /// 64 LPNs in pages of 4 entries (16 pages), then 10 group records of 3 entries,
+    /// 2 to a page (5 pages, 16..21).
+    fn with_groups(capacity: u32) -> Cmt {
+        let mut c = Cmt::new(capacity, 4, 64);
+        c.enable_groups(10, 2, 3);
+        c
+    }
+
+    #[test]
+    fn group_records_take_their_cost_in_entries_and_pages_of_their_own() {
+        let mut c = with_groups(6);
+        assert_eq!(c.tpages(), 16 + 5);
+        assert_eq!(c.group_key(3), 67);
+        assert_eq!(c.tpage_of(67), 17);
+        assert_eq!(c.lpns_of(17), 66..68);
+        assert_eq!(c.lpns_of(20), 72..74);
+        assert_eq!(c.lookup(67), Lookup::Miss { tpage: 17 });
+        for l in 0..4 {
+            c.insert(l, false);
+        }
+        // A record needs 3 entries: two LPN entries leave first, LRU order.
+        assert_eq!(c.make_room(67), Some(None));
+        assert_eq!(c.make_room(67), None, "4 - 1 + 3 = 6 fits");
+        assert_eq!(c.used(), 3);
+        assert_eq!(c.insert(67, false), None);
+        assert_eq!((c.used(), c.len()), (6, 4));
+        assert_eq!(c.lru_order(), vec![67, 3, 2, 1]);
+        assert_eq!(c.make_room(67), None, "already cached");
+        // An LPN entry evicts one entry; when that is a record, 3 entries free up.
+        for l in 1..4 {
+            c.lookup(l);
+        }
+        assert_eq!(c.insert(10, false), None);
+        assert_eq!((c.used(), c.len()), (4, 4));
+        assert!(!c.contains(67));
+        c.check();
+    }
+
+    #[test]
+    fn dirty_group_records_of_a_page_leave_in_one_batch() {
+        // Records 2 and 3 share page 17; record 4 is on page 18.
+        let mut c = with_groups(9);
+        for g in [2, 3, 4] {
+            let k = c.group_key(g);
+            assert_eq!(c.make_room(k), None);
+            c.insert(k, true);
+        }
+        assert_eq!(c.used(), 9);
+        let b = c.make_room(5).expect("full").expect("record 2 was dirty");
+        assert_eq!(
+            b,
+            DirtyBatch {
+                tpage: 17,
+                entries: 2,
+                all_cached: true
+            }
+        );
+        assert_eq!(c.last_batch(), &[66, 67]);
+        assert!(!c.is_dirty(67) && c.is_dirty(68));
         c.check();
     }
 

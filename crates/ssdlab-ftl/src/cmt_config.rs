@@ -49,6 +49,17 @@ pub struct CmtConfig {
     #[serde(skip_serializing_if = "CmtSharing::is_shared")]
     #[schemars(extend("default" = "shared"))]
     pub sharing: CmtSharing,
+    /// With DS-FTL's content index and multi-path reads: entries one group record of the
+    /// secondary table takes, in the table and in a translation page; 0: one per chip of
+    /// the device (a record keeps one page per chip, the copies a multi-path read
+    /// chooses among; docs/FTL.md §12, "With DS-FTL"). Written out only when set.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[schemars(extend("default" = 0))]
+    pub group_entries: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// `ftl.cmt.sharing`: how the tenants share the cached mapping table.
@@ -78,6 +89,7 @@ impl Default for CmtConfig {
             entry_bytes: 4,
             entries_per_tpage: 0,
             sharing: CmtSharing::Shared,
+            group_entries: 0,
         }
     }
 }
@@ -94,6 +106,15 @@ impl CmtConfig {
             self.entries_per_tpage
         } else {
             page_bytes / self.entry_bytes.max(1)
+        }
+    }
+
+    /// Entries one group record takes on a device of `chips` chips.
+    pub fn group_cost(&self, chips: u32) -> u32 {
+        if self.group_entries > 0 {
+            self.group_entries
+        } else {
+            chips
         }
     }
 

@@ -108,6 +108,38 @@ impl CmtTable {
         }
     }
 
+    /// The one table of every entry: without tenants, or shared by them. DS-FTL's group
+    /// records live only there (the configuration refuses them with `"equal"`).
+    fn single(&mut self) -> &mut Cmt {
+        match self {
+            CmtTable::One(c) => c,
+            CmtTable::Tenants(t) => {
+                assert_eq!(t.parts.len(), 1, "group records in a partitioned table");
+                &mut t.parts[0]
+            }
+        }
+    }
+
+    /// [`Cmt::enable_groups`] (one table only).
+    pub fn enable_groups(&mut self, groups: u32, per_tpage: u32, cost: u16) {
+        self.single().enable_groups(groups, per_tpage, cost);
+    }
+
+    /// [`Cmt::group_key`].
+    pub fn group_key(&self, g: u32) -> u32 {
+        self.first().group_key(g)
+    }
+
+    /// Translation pages of the LPNs (the group records' pages follow).
+    pub fn lpn_tpages(&self) -> u32 {
+        self.first().lpn_tpages()
+    }
+
+    /// [`Cmt::make_room`] (one table only).
+    pub fn make_room(&mut self, key: u32) -> Option<Option<DirtyBatch>> {
+        self.single().make_room(key)
+    }
+
     /// Entries the table may hold (the partitions' sum with `"equal"`).
     pub fn capacity(&self) -> u32 {
         match self {

@@ -227,7 +227,7 @@ impl Ftl {
 
     /// Copy `dst` of `src` takes over `lpn`: the map points to it and `src` is invalid.
     pub(crate) fn gc_commit(&mut self, src: Ppn, dst: Ppn, lpn: Lpn) {
-        self.content_replace(src, dst);
+        self.content_replace(src, dst, lpn);
         self.map.set_owner(dst, lpn);
         self.invalidate(src);
         self.map.map(lpn, dst);

@@ -356,13 +356,12 @@ impl Ftl {
             return Err(NoSpace { plane });
         };
         self.stamp = stamp;
+        // Translation pages are the controller's metadata: not in the content index.
         if let Some(old) = self.map.lookup(slot) {
-            self.content_remove(old);
             self.invalidate(old);
         }
         self.map.program(ppn, slot, token);
         self.map.map(slot, ppn);
-        self.content_insert(ppn, token);
         Ok(ppn)
     }
 

@@ -76,7 +76,9 @@ pub use config::{
     GcTrigger, HipaConfig, HipaLevel, HipaLoad, HipaTrigger, MapMode, PreconditionConfig,
     VictimPolicy, Warmup, WearLevelingConfig,
 };
-pub use content::{ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, Probe};
+pub use content::{
+    ContentFilter, ContentIndexConfig, ContentIndexStats, ContentUnit, GroupEvent, Probe,
+};
 pub use error::FtlConfigError;
 pub use fill::{FillContent, FillPattern};
 pub use frozen::{FrozenFtl, LpnTokens, Snapshot};

@@ -8,7 +8,7 @@
 
 use ssdlab_nand::{ChipId, Lpn, PlaneId, Ppn};
 
-use crate::content::{ContentIndex, ContentIndexConfig, ContentIndexStats, Probe};
+use crate::content::{ContentIndex, ContentIndexConfig, ContentIndexStats, GroupEvent, Probe};
 use crate::ftl::Ftl;
 
 impl Ftl {
@@ -20,7 +20,9 @@ impl Ftl {
             let written = u32::from(self.blocks.blocks[b as usize].write_ptr);
             let first = self.geom.page_of_block(ssdlab_nand::BlockId(b), 0).0;
             for p in (first..first + written).map(Ppn) {
-                if self.is_valid(p) {
+                let data = matches!(self.map.owner(p),
+                    crate::PageOwner::Lpn(l) if l.0 < self.map_entries() - self.slots);
+                if data && self.is_valid(p) {
                     ix.insert(p, self.map.token(p));
                 }
             }
@@ -95,19 +97,57 @@ impl Ftl {
         }
     }
 
-    /// A GC move made `dst` the mapped page instead of `src`.
+    /// A GC move made `dst` the mapped page of `lpn` instead of `src` (translation pages,
+    /// the slots [`Ftl::map_write`] writes, are not indexed).
     #[inline]
-    pub(crate) fn content_replace(&mut self, src: Ppn, dst: Ppn) {
-        if let Some(ix) = self.content.as_mut() {
-            ix.replace(src, dst, self.map.token(dst));
+    pub(crate) fn content_replace(&mut self, src: Ppn, dst: Ppn, lpn: Lpn) {
+        if self.content.is_none() || lpn.0 >= self.map_entries() - self.slots {
+            return;
         }
+        let token = self.map.token(dst);
+        if let Some(ix) = self.content.as_mut() {
+            ix.replace(src, dst, token);
+        }
+    }
+
+    /// Logs every change of a group from now on, for [`Ftl::take_group_events`] (the
+    /// cached map's cost of DS-FTL's secondary table). Panics without a content index.
+    pub fn log_group_changes(&mut self) {
+        self.content
+            .as_mut()
+            .expect("the FTL keeps no content index")
+            .log_events();
+    }
+
+    /// Moves the group changes logged since the last call to `out`.
+    #[inline]
+    pub fn take_group_events(&mut self, out: &mut Vec<GroupEvent>) {
+        if let Some(ix) = self.content.as_mut() {
+            ix.take_events(out);
+        }
+    }
+
+    /// The group (the paper's virtual page number) holding `ppn`'s content when two or
+    /// more mapped pages hold it; `None` for unique content or without a content index.
+    #[inline]
+    pub fn content_group(&self, ppn: Ppn) -> Option<u32> {
+        let ix = self.content.as_ref()?;
+        ix.group_of(self.map.token(ppn))
+    }
+
+    /// A fingerprint of group `g`'s pages (0 for a group not in use, or without a
+    /// content index): for verify mode's audit of the cached map.
+    pub fn content_group_fingerprint(&self, g: u32) -> u64 {
+        self.content
+            .as_ref()
+            .map_or(0, |ix| ix.group_fingerprint(g))
     }
 
     /// Checks the content index against the forward map (the index invariants of
     /// `docs/FTL.md`).
     pub(crate) fn check_content_index(&self) {
         let Some(ix) = &self.content else { return };
-        let members: Vec<(Ppn, u64)> = (0..self.map_entries())
+        let members: Vec<(Ppn, u64)> = (0..self.map_entries() - self.slots)
             .filter_map(|l| self.map.lookup(Lpn(l)))
             .map(|p| (p, self.map.token(p)))
             .filter(|&(_, t)| t != 0)

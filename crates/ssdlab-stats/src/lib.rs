@@ -67,7 +67,7 @@ pub use dram::DramReport;
 pub use dsftl::{DsftlReport, Fractions};
 pub use errors::{ErrorsReport, HousekeepingReport};
 pub use latency::{ratio, ClassStats, Latency};
-pub use mapping::{HitMissLatency, MappingReport};
+pub use mapping::{GroupMapping, HitMissLatency, MappingReport};
 pub use mirror::{MirrorEnd, MirrorReport};
 pub use nand::{
     CacheReport, LatencyRecorder, NandReport, PageTypeReads, SlcCacheReport, SuspendReport,

@@ -37,6 +37,33 @@ pub struct MappingReport {
     pub read_miss: Latency,
     /// Response time of host reads whose every page hit.
     pub read_hit: Latency,
+    /// DS-FTL's group records (with the content index and multi-path reads only; the
+    /// fields above count LPN entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<GroupMapping>,
+}
+
+/// The cached map's group records: DS-FTL's secondary table (docs/FTL.md §12, "With
+/// DS-FTL").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupMapping {
+    /// Entries of the table one group record takes.
+    pub record_entries: u64,
+    /// Group records per translation page.
+    pub records_per_tpage: u64,
+    /// Translation pages of group records (after the LPNs' pages).
+    pub tpages: u64,
+    /// Lookups of a group's record (host read pages whose page is in a group).
+    pub lookups: u64,
+    /// Those that found the record cached.
+    pub hits: u64,
+    /// `hits / lookups` (0 without lookups).
+    pub hit_ratio: f64,
+    /// Translation-page reads for record misses (each a second dependent read when the
+    /// LPN's entry missed too).
+    pub miss_reads: u64,
+    /// Group records carried by translation-page programs.
+    pub written_records: u64,
 }
 
 impl MappingReport {
@@ -46,6 +73,26 @@ impl MappingReport {
             && self.mapping_write_amplification.is_finite()
             && self.read_miss.mean_ns.is_finite()
             && self.read_hit.mean_ns.is_finite()
+            && self.groups.is_none_or(|g| g.hit_ratio.is_finite())
+    }
+}
+
+impl GroupMapping {
+    /// The text summary's lines.
+    pub fn lines(&self) -> [(&'static str, String); 4] {
+        use crate::table::{fmt_count as n, fmt_pct};
+        [
+            (
+                "group record size, per tpage",
+                format!("{} / {}", n(self.record_entries), n(self.records_per_tpage)),
+            ),
+            (
+                "group hits / lookups",
+                format!("{} / {}", n(self.hits), n(self.lookups)),
+            ),
+            ("group hit ratio (%)", fmt_pct(self.hit_ratio)),
+            ("translation reads (group)", n(self.miss_reads)),
+        ]
     }
 }
 

@@ -418,6 +418,9 @@ impl Report {
             )?;
             kv(w, "CMT hit ratio (%)", fmt_pct(m.hit_ratio))?;
             kv(w, "translation reads (miss)", fmt_count(m.miss_reads))?;
+            for (label, value) in m.groups.iter().flat_map(crate::GroupMapping::lines) {
+                kv(w, label, value)?;
+            }
             kv(w, "translation reads (RMW)", fmt_count(m.writeback_reads))?;
             kv(w, "translation writes", fmt_count(m.translation_writes))?;
             kv(

@@ -79,6 +79,11 @@ impl Groups {
         self.groups[g as usize].len
     }
 
+    /// True when group `g` exists and holds pages.
+    pub fn in_use(&self, g: u32) -> bool {
+        self.groups.get(g as usize).is_some_and(|x| x.len > 0)
+    }
+
     /// Groups in use.
     pub fn live(&self) -> u64 {
         (self.groups.len() - self.free_groups.len()) as u64

@@ -98,6 +98,31 @@ pub struct ContentIndexStats {
     pub filter_bytes: u64,
 }
 
+/// A change of a group (the paper's secondary entry), logged for the cached map when
+/// [`crate::Ftl::log_group_changes`] asked for it (docs/FTL.md §12, "With DS-FTL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupEvent {
+    /// The group's set of pages changed (a page joined, left or was moved).
+    Changed(u32),
+    /// Group `g` was formed by page `b` joining the content of page `a`: both pages'
+    /// LPNs now point to the group.
+    Formed {
+        /// The group.
+        g: u32,
+        /// The page that held the content alone.
+        a: Ppn,
+        /// The page that joined it.
+        b: Ppn,
+    },
+    /// Group `g` fell to one page, `last`, and is gone: `last`'s LPN maps to it again.
+    Dissolved {
+        /// The group (free now).
+        g: u32,
+        /// The page left.
+        last: Ppn,
+    },
+}
+
 /// Where a token's pages are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
@@ -123,6 +148,8 @@ pub(crate) struct ContentIndex {
     table: FxHashMap<u64, Entry>,
     groups: Groups,
     filters: Option<Filters>,
+    /// Group changes since the last [`ContentIndex::take_events`], when logged.
+    events: Option<Vec<GroupEvent>>,
 }
 
 impl ContentIndex {
@@ -150,6 +177,7 @@ impl ContentIndex {
             table: FxHashMap::default(),
             groups: Groups::new(geom.pages()),
             filters,
+            events: None,
         }
     }
 
@@ -165,6 +193,53 @@ impl ContentIndex {
     #[inline]
     fn chip(&self, ppn: Ppn) -> u32 {
         self.geom.chip_of_page(ppn).0
+    }
+
+    /// Logs group changes from now on ([`ContentIndex::take_events`]).
+    pub fn log_events(&mut self) {
+        self.events.get_or_insert_with(Vec::new);
+    }
+
+    /// Moves the group changes logged so far to `out`.
+    pub fn take_events(&mut self, out: &mut Vec<GroupEvent>) {
+        if let Some(e) = self.events.as_mut() {
+            out.append(e);
+        }
+    }
+
+    fn log(&mut self, e: GroupEvent) {
+        if let Some(v) = self.events.as_mut() {
+            v.push(e);
+        }
+    }
+
+    /// The group holding `token`'s pages, if two or more pages hold it.
+    #[inline]
+    pub fn group_of(&self, token: u64) -> Option<u32> {
+        match self.table.get(&token) {
+            Some(&Entry::Group(g)) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// A fingerprint of group `g`'s pages (order-independent; 0 for a group not in
+    /// use): what its secondary entry records, for verify mode's audit.
+    pub fn group_fingerprint(&self, g: u32) -> u64 {
+        if !self.groups.in_use(g) {
+            return 0;
+        }
+        let mut sum = 0u64;
+        for b in self.groups.buckets(g) {
+            let mut p = Some(b.head);
+            while let Some(q) = p {
+                let mut x = u64::from(q.0) + 1;
+                x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                sum = sum.wrapping_add(x ^ (x >> 31));
+                p = self.groups.next_page(q);
+            }
+        }
+        sum
     }
 
     /// Valid pages holding `token`.
@@ -247,8 +322,12 @@ impl ContentIndex {
                 self.groups.link(g, q, self.chip(q));
                 self.groups.link(g, ppn, self.chip(ppn));
                 self.table.insert(token, Entry::Group(g));
+                self.log(GroupEvent::Formed { g, a: q, b: ppn });
             }
-            Some(Entry::Group(g)) => self.groups.link(g, ppn, self.chip(ppn)),
+            Some(Entry::Group(g)) => {
+                self.groups.link(g, ppn, self.chip(ppn));
+                self.log(GroupEvent::Changed(g));
+            }
         }
         if gained {
             self.filter_insert(unit, token);
@@ -272,6 +351,9 @@ impl ContentIndex {
                     self.groups.unlink(g, last, self.chip(last));
                     self.groups.free(g);
                     self.table.insert(token, Entry::One(last));
+                    self.log(GroupEvent::Dissolved { g, last });
+                } else {
+                    self.log(GroupEvent::Changed(g));
                 }
             }
             None => panic!("page {ppn} leaves content {token:#x}, which no page holds"),
@@ -299,7 +381,10 @@ impl ContentIndex {
                 assert_eq!(q, src, "move of page {src}, which does not hold {token:#x}");
                 self.table.insert(token, Entry::One(dst));
             }
-            Some(Entry::Group(g)) => self.groups.replace(g, src, dst, self.chip(src)),
+            Some(Entry::Group(g)) => {
+                self.groups.replace(g, src, dst, self.chip(src));
+                self.log(GroupEvent::Changed(g));
+            }
             None => panic!("move of page {src}, content {token:#x} held by no page"),
         }
     }

@@ -421,6 +421,7 @@ mod tests {
         cfg.ftl.mapping = ssdlab_ftl::MapMode::Cached;
         cfg.ftl.cmt.entries = 1;
         cfg.ftl.cmt.sharing = ssdlab_ftl::CmtSharing::Equal;
+        cfg.ftl.cmt.group_entries = 1;
         cfg.cache.sharing = ssdlab_dram::CacheSharing::Equal;
         cfg.ftl.precondition.hot_set_ratio = 0.5;
         cfg.host.arbitration = crate::config::Arbitration::WeightedRoundRobin;

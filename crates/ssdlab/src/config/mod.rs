@@ -18,6 +18,7 @@
 mod written;
 pub use written::WRITTEN_WHEN_SET;
 mod builder;
+mod cmt_groups;
 mod dgc;
 pub mod doc;
 mod dsftl;
@@ -421,9 +422,7 @@ impl SimConfig {
         if self.raid.level != RaidLevel::None && self.raid.mirror_chips {
             refuse("raid.mirror_chips = true (CR5M's mirror copies and expired versions are mapped outside the host path)".into());
         }
-        if self.content_index() {
-            refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
-        }
+        cmt_groups::validate(self, errs);
         // The CMT lives in the controller's DRAM: with a DRAM stage it takes its bytes
         // from the stage's budget, which must keep room for at least one page.
         let dram = self.cache.capacity_mib << 20;

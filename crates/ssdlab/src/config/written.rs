@@ -34,6 +34,7 @@ pub const WRITTEN_WHEN_SET: &[(&str, &str)] = &[
     ("ftl.cmt.entry_bytes", "4"),
     ("ftl.cmt.entries_per_tpage", "0"),
     ("ftl.cmt.sharing", "\"shared\""),
+    ("ftl.cmt.group_entries", "0"),
     ("cache.sharing", "\"shared\""),
     ("ftl.precondition.hot_set_ratio", "1.0"),
     ("host.arbitration", "\"round-robin\""),

@@ -58,8 +58,15 @@ impl Simulation {
         // The cached map's translation pages are slots after every other page (host
         // pages, RAID's redundancy pages and slots).
         let tpage0 = map_entries + slots;
+        let per_tpage = cfg.ftl.cmt.per_tpage(geom.page_size_bytes);
+        // DS-FTL's group records, in translation pages after the LPNs'.
+        let groups = cfg.cmt_groups().then(|| {
+            let cost = cfg.ftl.cmt.group_cost(geom.chips());
+            super::cmt::GroupMap::new(logical_pages, cost, per_tpage)
+        });
         let ftl_slots = if cfg.ftl.mapping == ssdlab_ftl::MapMode::Cached {
-            slots + logical_pages.div_ceil(cfg.ftl.cmt.per_tpage(geom.page_size_bytes))
+            let records = groups.as_ref().map_or(0, super::cmt::GroupMap::tpages);
+            slots + logical_pages.div_ceil(per_tpage) + records
         } else {
             slots
         };
@@ -67,6 +74,9 @@ impl Simulation {
             .map_err(|e| SimError::config("ftl", e.to_string()))?;
         if cfg.content_index() {
             ftl.enable_content_index(&cfg.dsftl.index_config());
+            if groups.is_some() {
+                ftl.log_group_changes();
+            }
         }
         let cr5m = raid
             .as_ref()
@@ -230,6 +240,7 @@ impl Simulation {
                         &crate::config::sharing::namespace_starts(&cfg),
                         cfg.ftl.cmt.sharing,
                     ),
+                    groups,
                 ))
             }),
             errors: cfg

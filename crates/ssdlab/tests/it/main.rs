@@ -11,6 +11,7 @@ mod cr5m;
 mod dgc;
 mod dram;
 mod dsftl;
+mod dsftl_cmt;
 mod durability;
 mod errors;
 mod fail;

@@ -23,7 +23,11 @@
 //! what each translation page last recorded per LPN) that every LPN not dirty in the
 //! CMT maps where its translation page says.
 
+#[cfg(test)]
+mod group_tests;
+mod groups;
 mod raid;
+pub(crate) use groups::GroupMap;
 #[cfg(test)]
 mod raid_tests;
 mod report;
@@ -50,6 +54,8 @@ struct Waiter {
     req: ReqId,
     lpn: Lpn,
     token: Option<u64>,
+    /// The entry it waits for: `lpn`'s, or its group's record (groups.rs).
+    key: u32,
 }
 
 /// The cached map's state in the controller.
@@ -70,9 +76,11 @@ pub(crate) struct CmtState {
     missed: FxHashSet<ReqId>,
     next_plane: u32,
     latency: HitMissLatency,
-    /// Verify mode: per LPN, what its translation page's flash copy records (`ppn + 1`,
-    /// 0 = unmapped), as of the last batch that carried it.
-    shadow: Option<Vec<u32>>,
+    /// Verify mode: per key, what its translation page's flash copy records
+    /// ([`groups::record`]), as of the last batch that carried it.
+    shadow: Option<Vec<u64>>,
+    /// DS-FTL's group records, when the map charges them (groups.rs).
+    pub(crate) groups: Option<Box<groups::GroupMap>>,
     lookups: u64,
     hits: u64,
     miss_reads: u64,
@@ -93,8 +101,13 @@ impl CmtState {
         slot0: u32,
         verify: bool,
         (namespaces, sharing): (&[u32], CmtSharing),
+        groups: Option<groups::GroupMap>,
     ) -> Self {
-        let cmt = CmtTable::new(capacity, per_tpage, logical_pages, namespaces, sharing);
+        let mut cmt = CmtTable::new(capacity, per_tpage, logical_pages, namespaces, sharing);
+        let space = groups.as_ref().map_or(0, |g| g.space());
+        if let Some((n, per, cost)) = groups.as_ref().map(groups::GroupMap::shape) {
+            cmt.enable_groups(n, per, cost);
+        }
         let tpages = cmt.tpages();
         CmtState {
             cmt,
@@ -106,7 +119,8 @@ impl CmtState {
             missed: FxHashSet::default(),
             next_plane: 0,
             latency: HitMissLatency::default(),
-            shadow: verify.then(|| vec![0; logical_pages as usize]),
+            shadow: verify.then(|| vec![0; (logical_pages + space) as usize]),
+            groups: groups.map(Box::new),
             lookups: 0,
             hits: 0,
             miss_reads: 0,
@@ -143,7 +157,9 @@ impl Simulation {
             Lookup::Hit => {
                 c.hits += 1;
                 c.cmt.note(lpn.0, true);
-                return None;
+                return self
+                    .cmt_group_wait(id, lpn, token)
+                    .then_some(ReadOutcome::Deferred);
             }
             Lookup::Miss { tpage } => tpage,
         };
@@ -154,6 +170,7 @@ impl Simulation {
                 req: id,
                 lpn,
                 token,
+                key: lpn.0,
             });
             return Some(ReadOutcome::Deferred);
         }
@@ -170,6 +187,7 @@ impl Simulation {
                         req: id,
                         lpn,
                         token,
+                        key: lpn.0,
                     }],
                 );
                 self.map_read(ppn, tpage);
@@ -179,7 +197,8 @@ impl Simulation {
                 // Never written (the entry is known unmapped), or its newest version is
                 // in the controller (being rewritten): no flash read.
                 self.cmt_insert(lpn, false);
-                None
+                self.cmt_group_wait(id, lpn, token)
+                    .then_some(ReadOutcome::Deferred)
             }
         }
     }
@@ -211,6 +230,9 @@ impl Simulation {
             c.cmt.note(lpn.0, hit);
         }
         self.cmt_insert(lpn, true);
+        if self.cmt.as_ref().expect("cached map").groups.is_some() {
+            self.cmt_group_events();
+        }
     }
 
     /// Caches `lpn`'s entry; a dirty entry evicted starts its translation page's rewrite.
@@ -231,8 +253,11 @@ impl Simulation {
         if let Some(shadow) = c.shadow.as_mut() {
             // The batch's entries take their current values in the page.
             for &l in c.cmt.last_batch() {
-                shadow[l as usize] = self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1);
+                shadow[l as usize] = groups::record(&self.ftl, c.groups.as_deref(), l);
             }
+        }
+        if let Some(g) = c.groups.as_mut() {
+            g.count_written(c.cmt.last_batch());
         }
         let c = self.cmt.as_mut().expect("cached map");
         if c.rmw.contains(&tpage) {
@@ -289,7 +314,9 @@ impl Simulation {
     #[inline(never)]
     pub(in crate::sim) fn cmt_after_move(&mut self, lpn: Lpn) {
         if u64::from(lpn.0) < self.logical_pages {
-            self.cmt_mapped(lpn, false);
+            if !self.cmt_group_moved(lpn) {
+                self.cmt_mapped(lpn, false);
+            }
         } else if lpn.0 >= self.cmt.as_ref().expect("cached map").slot0 {
             self.cmt_tpage_moved();
         }
@@ -361,17 +388,19 @@ impl Simulation {
     /// Before the run: every translation page covering a mapped LPN (preconditioning,
     /// warm-up) is written in zero time, so that the map is on flash as it would be.
     pub(in crate::sim) fn cmt_write_directory(&mut self) -> Result<(), SimError> {
+        self.cmt_groups_settled();
         let tpages = self.cmt.as_ref().expect("cached map").cmt.tpages();
         for tpage in 0..tpages {
             let c = self.cmt.as_ref().expect("cached map");
             let lpns = c.cmt.lpns_of(tpage);
-            if !lpns.clone().any(|l| self.ftl.lookup(Lpn(l)).is_some()) {
+            let gm = c.groups.as_deref();
+            if !lpns.clone().any(|l| groups::record(&self.ftl, gm, l) != 0) {
                 continue;
             }
-            if self.cmt.as_ref().expect("cached map").shadow.is_some() {
-                let vals: Vec<u32> = lpns
+            if c.shadow.is_some() {
+                let vals: Vec<u64> = lpns
                     .clone()
-                    .map(|l| self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1))
+                    .map(|l| groups::record(&self.ftl, gm, l))
                     .collect();
                 let c = self.cmt.as_mut().expect("cached map");
                 let shadow = c.shadow.as_mut().expect("verify");
@@ -455,12 +484,12 @@ impl Simulation {
             if c.cmt.is_dirty(l) {
                 continue;
             }
-            let now = self.ftl.lookup(Lpn(l)).map_or(0, |p| p.0 + 1);
+            let now = groups::record(&self.ftl, c.groups.as_deref(), l);
             if now != recorded {
                 return Err(SimError::VerifyMismatch {
                     lpn: l,
-                    expected: u64::from(now),
-                    found: u64::from(recorded),
+                    expected: now,
+                    found: recorded,
                     at_ns: self.now().as_ns(),
                 });
             }
@@ -669,8 +698,16 @@ mod tests {
             ["ftl.cmt.entries_per_tpage"]
         );
         assert_eq!(key(&["ftl.cmt.entries=100"]), ["ftl.cmt"]);
-        assert!(key(&[cached, "ftl.cmt.entries=100", "dsftl.index=true"])
-            .contains(&"ftl.mapping".to_string()));
+        // The content index is accepted (config/cmt_groups.rs has its refusals).
+        assert_eq!(
+            key(&[
+                cached,
+                "ftl.cmt.entries=100",
+                "dsftl.index=true",
+                "ftl.cmt.group_entries=1"
+            ]),
+            ["ftl.cmt.group_entries"]
+        );
         // RAID is accepted, CR5M's mirror chips are not.
         let mut b = ConfigBuilder::new().preset("default").unwrap();
         for s in [

@@ -23,6 +23,10 @@ impl Simulation {
             mapping_write_amplification: ratio(c.writes as f64, host as f64),
             read_miss,
             read_hit,
+            groups: c
+                .groups
+                .as_ref()
+                .map(|g| g.report(c.cmt.tpages() - c.cmt.lpn_tpages())),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! A host read that waited for its translation page goes on as if admitted now: DRAM
-//! first (a write may have put a newer version there meanwhile), then the flash read
+//! first (a write may have put a newer version there meanwhile), then, when its page is
+//! in a DS-FTL group, the group's record (groups.rs), then the flash read
 //! its plans choose, each moving what it would have moved at admission (with
 //! `timing.transfer = "sectors"`, only the request's sectors of a partial first or last
 //! page).
@@ -19,13 +20,21 @@ impl Simulation {
             .remove(&tpage)
             .unwrap_or_default();
         for w in &waiters {
-            self.cmt_insert(w.lpn, false);
+            if w.key == w.lpn.0 {
+                self.cmt_insert(w.lpn, false);
+            } else {
+                self.cmt_insert_key(w.key, false);
+            }
         }
         for w in waiters {
             if self.dram.is_some() && self.dram_read(w.req, w.lpn) {
                 // The host-DRAM transfer of a page served at admission.
                 let short = self.dram_short_resumed(w.req, w.lpn);
                 self.dram_pages_done(w.req, 1, short);
+                continue;
+            }
+            if w.key == w.lpn.0 && self.cmt_group_wait(w.req, w.lpn, w.token) {
+                // Its page is in a group whose record must be read too.
                 continue;
             }
             match self.admit_read_mapped(w.req, w.lpn, w.token) {
