@@ -418,9 +418,6 @@ impl SimConfig {
                 ),
             })
         };
-        if self.raid.level != RaidLevel::None && self.raid.mirror_chips {
-            refuse("raid.mirror_chips = true (CR5M's mirror copies and expired versions are mapped outside the host path)".into());
-        }
         if self.content_index() {
             refuse("DS-FTL's content index (ftl.allocation = \"content-aware\" or dsftl.index: its 1-to-n map has no cost model in the CMT)".into());
         }

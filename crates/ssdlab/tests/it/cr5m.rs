@@ -73,6 +73,8 @@ struct Knobs {
     scheduler: &'static str,
     pressure: bool,
     next_channel: bool,
+    /// A cached map of this many entries (16 to a translation page); `None`: ideal.
+    cached: Option<u32>,
 }
 
 impl Knobs {
@@ -120,6 +122,11 @@ impl Knobs {
         if self.next_channel {
             s.push("raid.mirror_channel=\"next\"".into());
         }
+        if let Some(entries) = self.cached {
+            s.push("ftl.mapping=\"cached\"".into());
+            s.push(format!("ftl.cmt.entries={entries}"));
+            s.push("ftl.cmt.entries_per_tpage=16".into());
+        }
         s
     }
 }
@@ -136,6 +143,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
             Just("brr")
         ],
         (any::<bool>(), any::<bool>()),
+        proptest::option::of(1u32..200),
     )
         .prop_map(
             |(
@@ -144,6 +152,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 free_ratio,
                 scheduler,
                 (pressure, next_channel),
+                cached,
             )| Knobs {
                 sda,
                 rmw,
@@ -156,6 +165,7 @@ fn knobs() -> impl Strategy<Value = Knobs> {
                 scheduler,
                 pressure,
                 next_channel,
+                cached,
             },
         )
 }
@@ -180,9 +190,10 @@ proptest! {
     })]
 
     /// Random updates, reads, GC and at most one failed chip (a data chip or a mirror
-    /// chip), or with copies on the next channel a whole failed channel: every read
-    /// returns the last token written, the audit (parity over what it covers, every live
-    /// copy equal to its page, the mirror table against the FTL) passes, and nothing is
+    /// chip), or with copies on the next channel a whole failed channel, with the ideal
+    /// or a cached map: every read returns the last token written, the audit (parity
+    /// over what it covers, every live copy equal to its page, the mirror table against
+    /// the FTL, translation pages against the map) passes, and nothing is
     /// unrecoverable.
     #[test]
     fn cr5m_random_workloads_with_a_chip_failure_never_lose_or_corrupt(
