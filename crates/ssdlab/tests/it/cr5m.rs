@@ -466,6 +466,57 @@ fn a_write_acknowledged_at_transfer_waits_for_its_copy_on_the_same_bus() {
     assert_eq!(p.response.write.max_ns, 25_000 + 2 * XFER + 200_000);
 }
 
+/// A mirror write moves its page's old version to the page's EPPN when it is admitted.
+/// Here (preconditioned, GC pressure, a cached map of one entry whose translation pages
+/// take space) LPN 365's new data page waits for space on chip 7, and chip 7 dies before
+/// it is placed: the write is recorded through redundancy only and LPN 365 stays
+/// unmapped. Its map entry changed all the same, so the CMT holds it dirty; otherwise
+/// its translation page would still name the old version, which the audit catches.
+/// (Found by the property test above with the cached-map knob, shrunk.)
+#[test]
+fn a_parked_mirror_write_whose_chip_dies_still_dirties_the_page_s_entry() {
+    let mut sets: Vec<String> = [
+        "raid.chip_in_channel=\"static\"",
+        "raid.mirror_idle=\"chip\"",
+        "raid.unwritten_stripes=\"zero\"",
+        "timing.write_ack=\"program\"",
+        "raid.mirror_read_choice=\"busy-fallback\"",
+        "raid.mirror_avail=\"not-live\"",
+        "raid.mirror_reclaim_free_ratio=0.02",
+        "raid.mirror_reclaim_stop_ratio=0.025",
+        "scheduler.name=\"piq\"",
+        "ftl.mapping=\"cached\"",
+        "ftl.cmt.entries=1",
+        "ftl.cmt.entries_per_tpage=16",
+        "raid.fail=[\"chip:7@0.034\"]",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    sets.extend(PRESSURE.iter().map(|x| x.to_string()));
+    let mut reqs = vec![req(0, Op::Write, 12, 6), req(200_000, Op::Write, 365, 1)];
+    for i in 2..60u64 {
+        reqs.push(req(
+            i * 200_000,
+            if i == 9 { Op::Read } else { Op::Write },
+            0,
+            1,
+        ));
+    }
+    reqs.push(req(12_000_000, Op::Read, 365, 1));
+    reqs.push(req(12_200_000, Op::Read, 12, 6));
+    let r = checked(sim_of(&sets, reqs)).unwrap();
+    assert_counter(&r, Counter::VerifiedReads, 8);
+    assert_counter(&r, Counter::UnrecoverableReads, 0);
+    assert!(
+        r.counter(Counter::MirrorWriteStripes) > 0,
+        "{:?}",
+        r.counters
+    );
+    assert!(r.counter(Counter::ParkedWrites) > 0, "{:?}", r.counters);
+    assert!(r.counter(Counter::DegradedWrites) > 0, "{:?}", r.counters);
+}
+
 /// With the ideal map, preconditioned and short of space (over-provisioning 0.2): a
 /// mirror write of LPN 88 moves its old version to the EPPN, its new data page waits
 /// for space on chip 5, and chip 5 dies first, so LPN 88 is known only through
