@@ -184,7 +184,8 @@ fn ops() -> impl Strategy<Value = Vec<(bool, u64, u64)>> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 40,
+        // `PROPTEST_CASES` when set (an explicit `cases` would otherwise hide it).
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40),
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
