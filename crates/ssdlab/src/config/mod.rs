@@ -404,23 +404,12 @@ impl SimConfig {
     }
 
     /// The cached map (`ftl.mapping = "cached"`) follows host data pages through the
-    /// host write, read, GC and fold paths and RAID's degraded writes and rebuilds: the
-    /// features that move or map pages by other paths are refused with it rather than
-    /// run with a map that does not see their changes (docs/FTL.md §12).
+    /// host write, read, GC and fold paths, RAID's degraded writes and rebuilds, CR5M's
+    /// mirror table and DS-FTL's group records (docs/FTL.md §12); what it does not
+    /// follow yet is refused ([`cmt_groups::validate`]), and its table must fit the DRAM.
     fn validate_cached_mapping(&self, errs: &mut Vec<ConfigError>) {
         if self.ftl.mapping != ssdlab_ftl::MapMode::Cached {
             return;
-        }
-        let mut refuse = |what: String| {
-            errs.push(ConfigError::Invalid {
-                key: "ftl.mapping".into(),
-                message: format!(
-                    "\"cached\" is not supported with {what} yet; use ftl.mapping = \"ideal\""
-                ),
-            })
-        };
-        if self.raid.level != RaidLevel::None && self.raid.mirror_chips {
-            refuse("raid.mirror_chips = true (CR5M's mirror copies and expired versions are mapped outside the host path)".into());
         }
         cmt_groups::validate(self, errs);
         // The CMT lives in the controller's DRAM: with a DRAM stage it takes its bytes

@@ -24,6 +24,8 @@
 //! CMT maps where its translation page says.
 
 #[cfg(test)]
+mod cr5m_tests;
+#[cfg(test)]
 mod group_tests;
 mod groups;
 mod raid;
@@ -708,25 +710,22 @@ mod tests {
             ]),
             ["ftl.cmt.group_entries"]
         );
-        // RAID is accepted, CR5M's mirror chips are not.
-        let mut b = ConfigBuilder::new().preset("default").unwrap();
-        for s in [
-            cached,
-            "ftl.cmt.entries=100",
-            "raid.level=5",
-            "raid.group_size=4",
+        // RAID is accepted, CR5M's mirror chips too.
+        for raid in [
+            &["raid.level=5", "raid.group_size=4"][..],
+            &[
+                "raid.level=5",
+                "raid.domain=\"channel\"",
+                "raid.mirror_chips=true",
+                "raid.buffer_new_writes=false",
+            ],
         ] {
-            b = b.set(s).unwrap();
+            let mut b = ConfigBuilder::new().preset("default").unwrap();
+            for s in [&[cached, "ftl.cmt.entries=100"][..], raid].concat() {
+                b = b.set(s).unwrap();
+            }
+            assert!(b.build().is_ok(), "{raid:?}");
         }
-        assert!(b.build().is_ok());
-        let cr5m = [
-            "raid.level=5",
-            "raid.domain=\"channel\"",
-            "raid.mirror_chips=true",
-            "raid.buffer_new_writes=false",
-        ];
-        assert!(key(&[&[cached, "ftl.cmt.entries=100"][..], &cr5m].concat())
-            .contains(&"ftl.mapping".to_string()));
         let ok = ConfigBuilder::new()
             .preset("default")
             .unwrap()

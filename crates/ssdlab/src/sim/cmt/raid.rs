@@ -14,7 +14,7 @@ use ssdlab_raid::Domain;
 impl Simulation {
     /// Whether a translation page may be programmed in `plane`: a live plane of a chip
     /// that holds host data (in RAID's chip domain, a member: a spare only once it
-    /// replaced a failed member).
+    /// replaced a failed member; under CR5M, not a mirror chip, which holds only copies).
     pub(super) fn tpage_plane_ok(&self, plane: PlaneId) -> bool {
         if self.plane_dead(plane) {
             return false;
@@ -23,6 +23,10 @@ impl Simulation {
             Some(r) if r.map.domain == Domain::Chip => {
                 let chip = self.geom.chip_of_die(self.geom.die_of_plane(plane));
                 r.map.member_chip.contains(&chip.0)
+            }
+            Some(r) if r.map.mirror => {
+                let chip = self.geom.chip_of_die(self.geom.die_of_plane(plane));
+                !r.map.is_mirror_chip(&self.geom, chip)
             }
             _ => true,
         }

@@ -268,9 +268,9 @@ impl Simulation {
     }
 
     /// The FTL LPN a parity update reads host page `lpn`'s current content from: its
-    /// mirror copy when its data page is on a dead chip (the copy may still be in the
-    /// controller: a capture takes it from there), or when the read rule prefers the
-    /// copy's chip; else itself.
+    /// mirror copy when its data page is on a dead chip or not on flash at all (the copy
+    /// may still be in the controller: a capture takes it from there), or when the read
+    /// rule prefers the copy's chip; else itself.
     pub(in crate::sim) fn cr5m_current_source(&self, lpn: Lpn) -> Lpn {
         let Some(c) = self.cr5m.as_deref() else {
             return lpn;
@@ -284,12 +284,16 @@ impl Simulation {
         if !c.entries[k as usize].mirror_live || !copy_there {
             return lpn;
         }
-        let Some(p) = self.ftl.lookup(lpn) else {
-            return lpn;
+        let p = match self.ftl.lookup(lpn) {
+            // Its new data page waits for space: the controller holds the content.
+            None if self.held_get(lpn).is_some() => return lpn,
+            // No data page: the mirror write moved the old version to the EPPN, and its
+            // new data page waited for space until its chip died (then it is known only
+            // through redundancy). The copy holds the content.
+            None => return slot,
+            Some(p) if self.on_dead_chip(p) || self.is_redundant_only(lpn) => return slot,
+            Some(p) => p,
         };
-        if self.on_dead_chip(p) {
-            return slot;
-        }
         let Some(m) = self.cr5m_copy(lpn) else {
             return lpn;
         };

@@ -80,6 +80,11 @@ impl Simulation {
             c.free.push(k);
             let eppn = c.eppn_slot(k);
             self.cr5m_release_slot(eppn);
+            if self.cmt.is_some() {
+                // MA is a field of the page's map entry (§III-B): clearing it changes
+                // the entry.
+                self.cmt_remapped(Lpn(lpn), false);
+            }
         }
     }
 

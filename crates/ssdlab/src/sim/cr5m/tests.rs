@@ -158,3 +158,32 @@ fn fig4_mirror_writes_keep_the_old_version_and_the_next_update_reclaims_its_stri
     let report = sim.into_report().unwrap();
     assert_eq!(report.counter(ssdlab_stats::Counter::VerifiedReads), 9);
 }
+
+/// Where a parity update reads a mirrored page's current content (`cr5m_current_source`),
+/// rule by rule, on D3' after its mirror write: its data page while that is on a live
+/// chip; the controller's copy while its data page waits for space (unmapped, held);
+/// its mirror copy when it has no data page at all and is known only through redundancy
+/// (the data page waited for space until its chip died: `dead_write` found no room).
+/// Taking the page for lost there made a single chip failure look like two.
+#[test]
+fn a_mirrored_page_without_a_data_page_is_read_from_its_copy() {
+    let reqs = vec![io(0, Op::Write, 0, 9), io(LATER_NS, Op::Write, 3, 1)];
+    // A failure is configured (so that failure state exists) but comes after the test.
+    let mut sim = toy(reqs, &["raid.fail=[\"chip:1@10s\"]"]);
+    run_until(&mut sim, 2 * LATER_NS);
+    let d3 = Lpn(3);
+    let slot = sim.cr5m_mirror_slot_of(d3);
+    assert!(sim.cr5m_has_live_copy(d3));
+    assert_eq!(sim.cr5m_current_source(d3), d3, "data page on a live chip");
+    let token = sim.ftl().token(ppn(&sim, d3));
+    sim.ftl.trim(d3);
+    sim.held.insert(d3.0, (1, token));
+    assert_eq!(sim.cr5m_current_source(d3), d3, "held in the controller");
+    sim.held.remove(&d3.0);
+    sim.fail.as_mut().unwrap().redundant_only.insert(d3.0);
+    assert_eq!(
+        sim.cr5m_current_source(d3),
+        slot,
+        "known only through redundancy"
+    );
+}

@@ -81,11 +81,16 @@ impl Simulation {
             self.raid_note_held(lpn, false);
         }
         let plane = self.place(PageToPlace::new(lpn, token, Role::Degraded));
-        let mut remapped = true;
+        // A host write changes its page's entry whatever is recorded below (the new
+        // version on the dead member, or known only through redundancy); under CR5M a
+        // mirror write already moved the old version to its EPPN when it was admitted.
+        let mut remapped = reason == TxnReason::HostWrite;
         match self.ftl.host_write(lpn, plane, token) {
-            Ok(p) => self.ftl.program_done(p),
+            Ok(p) => {
+                self.ftl.program_done(p);
+                remapped = true;
+            }
             Err(_) => {
-                remapped = false;
                 // The dead plane has no room to record the page. If the current version
                 // lives on a live chip (DGC moved it), it is stale now: unmap it; the
                 // content exists only through redundancy.
