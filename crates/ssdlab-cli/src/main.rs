@@ -25,7 +25,6 @@ use ssdlab::config::ConfigLayers;
 use ssdlab::{ConfigBuilder, SimConfig, SimError, Simulation};
 use ssdlab_stats::Report;
 use ssdlab_trace::{RequestStream, SyntheticConfig, TraceSource};
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
 pub use workload::trace_source;
@@ -406,34 +405,7 @@ fn cmd_config(cmd: &ConfigCmd) -> Result<(), Failure> {
         ConfigCmd::Import(a) => import::cmd_import(a),
         ConfigCmd::Export(a) => import::cmd_export(a),
         ConfigCmd::Doc { key, markdown } => print(&config_doc::doc(key.as_deref(), *markdown)?),
-        ConfigCmd::List => {
-            let mut s = String::new();
-            let width = ssdlab::presets::NAMES
-                .iter()
-                .map(|n| n.len())
-                .max()
-                .unwrap_or(0);
-            for n in ssdlab::presets::NAMES {
-                let cfg = SimConfig::preset(n).map_err(Failure::internal)?;
-                let g = cfg.geometry;
-                // The ideal map takes no modelled DRAM; a cached one its table's bytes.
-                let map = match cfg.ftl.dram_bytes() {
-                    0 => String::new(),
-                    b => format!(", cached map of {} MiB", b >> 20),
-                };
-                let _ = writeln!(
-                    s,
-                    "{n:<width$} {}ch x {}chips x {}dies x {}planes, {} GiB raw, {}{map}",
-                    g.channels,
-                    g.chips_per_channel,
-                    g.dies_per_chip,
-                    g.planes_per_die,
-                    g.capacity_bytes() >> 30,
-                    cfg.scheduler.name.name()
-                );
-            }
-            print(&s)
-        }
+        ConfigCmd::List => print(&names::preset_list().map_err(Failure::internal)?),
     }
 }
 

@@ -9,6 +9,40 @@ use ssdlab::config::doc::{lookup, ValueDoc};
 use ssdlab::SchedulerKind;
 use std::fmt::Write as _;
 
+/// `ssdlab config list`: each preset with its organization, raw capacity, scheduler and,
+/// when its map is cached, the table's size.
+///
+/// # Errors
+/// A preset that does not resolve (a defect of the shipped presets).
+pub fn preset_list() -> Result<String, ssdlab::ConfigErrors> {
+    let mut s = String::new();
+    let width = ssdlab::presets::NAMES
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0);
+    for n in ssdlab::presets::NAMES {
+        let cfg = ssdlab::SimConfig::preset(n)?;
+        let g = cfg.geometry;
+        // The ideal map takes no modelled DRAM; a cached one its table's bytes.
+        let map = match cfg.ftl.dram_bytes() {
+            0 => String::new(),
+            b => format!(", cached map of {} MiB", b >> 20),
+        };
+        let _ = writeln!(
+            s,
+            "{n:<width$} {}ch x {}chips x {}dies x {}planes, {} GiB raw, {}{map}",
+            g.channels,
+            g.chips_per_channel,
+            g.dies_per_chip,
+            g.planes_per_die,
+            g.capacity_bytes() >> 30,
+            cfg.scheduler.name.name()
+        );
+    }
+    Ok(s)
+}
+
 /// `--preset`'s help.
 pub fn preset_help() -> String {
     format!(
