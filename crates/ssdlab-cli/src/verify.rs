@@ -55,7 +55,10 @@ pub fn cmd_verify(a: &RunArgs) -> Result<(), Failure> {
 /// A verification failure (a read or the audit found content other than what was
 /// written), as opposed to bad input or an internal error.
 fn verify_failure(e: &SimError) -> bool {
-    matches!(e, SimError::VerifyMismatch { .. } | SimError::Redundancy(_))
+    matches!(
+        e,
+        SimError::VerifyMismatch { .. } | SimError::MapMismatch { .. } | SimError::Redundancy(_)
+    )
 }
 
 /// The figures of a verified run, one `name: value` line each, and the verdict line.

@@ -84,6 +84,26 @@ pub enum SimError {
         /// When.
         at_ns: u64,
     },
+    /// The cached map disagrees with the map it caches (verify mode): a translation page
+    /// read or audited holds another version than the directory names, or an entry a
+    /// translation page records is not where the map says, with the entry clean in the
+    /// CMT (a map change that bypassed the table).
+    #[error(
+        "verify: cached map: {what} {index} at {at_ns} ns holds {found:#x}, expected {expected:#x}"
+    )]
+    MapMismatch {
+        /// What disagrees: `"translation page"` (its slot), `"entry of LPN"` or `"group record"`.
+        what: &'static str,
+        /// The translation page's slot, the LPN, or the group.
+        index: u32,
+        /// What it should hold: a translation page's token, or the map's value (a mapped
+        /// page + 1, 0 for unmapped; for a group record, its pages' fingerprint).
+        expected: u64,
+        /// What it holds.
+        found: u64,
+        /// When.
+        at_ns: u64,
+    },
     /// A request addresses beyond logical capacity and `ftl.address_fold = "error"`.
     #[error("request at byte {offset_bytes} (+{size_bytes}) is beyond the logical capacity of {capacity_bytes} bytes (set ftl.address_fold = \"modulo\" to fold it)")]
     AddressOutOfRange {

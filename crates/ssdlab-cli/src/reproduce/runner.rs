@@ -188,7 +188,7 @@ pub fn run_logged(job: &Job, keep_log: bool) -> Result<(Run, Option<RequestLog>)
     let mut mismatches = 0;
     match sim.run_to_end() {
         Ok(()) => {}
-        Err(SimError::VerifyMismatch { .. }) => mismatches += 1,
+        Err(SimError::VerifyMismatch { .. } | SimError::MapMismatch { .. }) => mismatches += 1,
         Err(e) => return Err(e.to_string()),
     }
     if verify && mismatches == 0 {

@@ -354,8 +354,9 @@ impl Simulation {
             _ => {
                 let found = self.ftl.token(txn.ppn);
                 if self.verify.is_some() && found != txn.expect && self.error.is_none() {
-                    self.error = Some(SimError::VerifyMismatch {
-                        lpn: txn.lpn.0,
+                    self.error = Some(SimError::MapMismatch {
+                        what: "translation page",
+                        index: txn.lpn.0,
                         expected: txn.expect,
                         found,
                         at_ns: self.now().as_ns(),
@@ -459,8 +460,9 @@ impl Simulation {
                     let found = self.ftl.token(p);
                     let expected = token_for(slot, v);
                     if found != expected {
-                        return Err(SimError::VerifyMismatch {
-                            lpn: slot.0,
+                        return Err(SimError::MapMismatch {
+                            what: "translation page",
+                            index: slot.0,
                             expected,
                             found,
                             at_ns: self.now().as_ns(),
@@ -468,8 +470,9 @@ impl Simulation {
                     }
                 }
                 None if v > 0 => {
-                    return Err(SimError::VerifyMismatch {
-                        lpn: slot.0,
+                    return Err(SimError::MapMismatch {
+                        what: "translation page",
+                        index: slot.0,
                         expected: token_for(slot, v),
                         found: 0,
                         at_ns: self.now().as_ns(),
@@ -488,8 +491,14 @@ impl Simulation {
             }
             let now = groups::record(&self.ftl, c.groups.as_deref(), l);
             if now != recorded {
-                return Err(SimError::VerifyMismatch {
-                    lpn: l,
+                let lpn = u64::from(l) < self.logical_pages;
+                return Err(SimError::MapMismatch {
+                    what: if lpn { "entry of LPN" } else { "group record" },
+                    index: if lpn {
+                        l
+                    } else {
+                        l - self.logical_pages as u32
+                    },
                     expected: now,
                     found: recorded,
                     at_ns: self.now().as_ns(),
@@ -550,6 +559,43 @@ mod tests {
         sim.audit().unwrap();
         sim.cmt.as_ref().unwrap().cmt.check();
         sim.into_report().unwrap()
+    }
+
+    /// A map change that bypasses the table fails the audit, naming the entry; a
+    /// translation page that lost its newest version fails it naming the page.
+    #[test]
+    fn the_audit_names_an_entry_changed_behind_the_table_and_a_stale_translation_page() {
+        use crate::SimError;
+        use ssdlab_nand::Lpn;
+        let reqs = one_page(&[(Op::Read, 5), (Op::Read, 5)], 100_000);
+        let mut sim =
+            Simulation::new(config(64, true, &[]), Box::new(VecStream::new(reqs)), "-").unwrap();
+        sim.run_to_end().unwrap();
+        sim.cmt_audit().unwrap();
+        let was = sim.ftl.lookup(Lpn(5)).unwrap();
+        assert!(sim.ftl.trim(Lpn(5)));
+        match sim.cmt_audit() {
+            Err(SimError::MapMismatch {
+                what: "entry of LPN",
+                index: 5,
+                expected: 0,
+                found,
+                ..
+            }) => assert_eq!(found, u64::from(was.0) + 1),
+            other => panic!("{other:?}"),
+        }
+        // A translation page whose version is ahead of what flash holds.
+        let c = sim.cmt.as_mut().unwrap();
+        c.version[0] += 1;
+        let slot = c.slot(0).0;
+        match sim.cmt_audit() {
+            Err(SimError::MapMismatch {
+                what: "translation page",
+                index,
+                ..
+            }) => assert_eq!(index, slot),
+            other => panic!("{other:?}"),
+        }
     }
 
     pub(super) fn count(r: &Report, reason: TxnReason) -> u64 {
