@@ -28,26 +28,10 @@ def mqsim_range(planes: int, blocks: int, pages: int, sectors: int, op: float) -
     return planes * int(blocks * pages * sectors * (1.0 - op))
 
 
-def mqsim_pages(lba: int, n: int, lsa_count: int, sectors: int) -> list[int]:
-    """The pages MQSim's request of `n` sectors at `lba` touches, in order."""
-    start, end = 0, lsa_count - 1
-    cur = lba + start if lba <= end - start else start + lba % (end - start)
-    out: list[int] = []
-    for _ in range(n):
-        p = cur // sectors
-        if not out or out[-1] != p:
-            out.append(p)
-        cur = start if cur + 1 > end else cur + 1
-    return out
-
-
-def ssdlab_pages(lba: int, n: int, logical_pages: int, sectors: int) -> list[int]:
-    """The pages ssdlab's request touches (page numbers folded modulo the logical pages)."""
-    return [p % logical_pages for p in range(lba // sectors, (lba + n - 1) // sectors + 1)]
-
-
 def mqsim_sectors(lba: int, n: int, lsa_count: int, sectors: int) -> dict[int, int]:
-    """The sectors MQSim's request touches, as a bitmap per page."""
+    """The sectors MQSim's request of `n` sectors at `lba` touches, as a bitmap per page,
+    pages in the order the request reaches them (a request past the last sector wraps to
+    sector 0)."""
     start, end = 0, lsa_count - 1
     cur = lba + start if lba <= end - start else start + lba % (end - start)
     out: dict[int, int] = {}
@@ -55,6 +39,16 @@ def mqsim_sectors(lba: int, n: int, lsa_count: int, sectors: int) -> dict[int, i
         out[cur // sectors] = out.get(cur // sectors, 0) | 1 << (cur % sectors)
         cur = start if cur + 1 > end else cur + 1
     return out
+
+
+def mqsim_pages(lba: int, n: int, lsa_count: int, sectors: int) -> list[int]:
+    """The pages MQSim's request of `n` sectors at `lba` touches, in order."""
+    return list(mqsim_sectors(lba, n, lsa_count, sectors))
+
+
+def ssdlab_pages(lba: int, n: int, logical_pages: int, sectors: int) -> list[int]:
+    """The pages ssdlab's request touches (page numbers folded modulo the logical pages)."""
+    return [p % logical_pages for p in range(lba // sectors, (lba + n - 1) // sectors + 1)]
 
 
 def count(lines, lsa_count: int, logical_pages: int, sectors: int) -> dict:
@@ -71,14 +65,15 @@ def count(lines, lsa_count: int, logical_pages: int, sectors: int) -> dict:
         if len(f) < 5:
             continue
         lba, n, read = int(f[2]), int(f[3]), f[4] == "1"
-        for page, bits in mqsim_sectors(lba, n, lsa_count, sectors).items():
+        touched = mqsim_sectors(lba, n, lsa_count, sectors)
+        for page, bits in touched.items():
             before = written.get(page)
             if read:
                 written.setdefault(page, bits)
             else:
                 t["mqsim_update_reads"] += before is not None and before & ~bits != 0
                 written[page] = (before or 0) | bits
-        a = mqsim_pages(lba, n, lsa_count, sectors)
+        a = list(touched)
         b = ssdlab_pages(lba, n, logical_pages, sectors)
         kind = "reads" if read else "programs"
         t["requests"] += 1
