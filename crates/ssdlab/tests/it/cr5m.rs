@@ -78,6 +78,23 @@ struct Knobs {
 }
 
 impl Knobs {
+    /// Where the property test's failing cases shrank to: every switch at its first
+    /// value, reclaim at 2 %, GC pressure, the ideal map.
+    const SHRUNK: Knobs = Knobs {
+        sda: false,
+        rmw: false,
+        idle_die: false,
+        materialize: false,
+        transfer_ack: false,
+        shortest_queue: false,
+        erased: false,
+        free_ratio: 0.02,
+        scheduler: "async-fifo",
+        pressure: true,
+        next_channel: false,
+        cached: None,
+    };
+
     fn sets(&self) -> Vec<String> {
         let pick = |c: bool, a: &str, b: &str| if c { a.to_string() } else { b.to_string() };
         let mut s = vec![
@@ -476,25 +493,13 @@ fn a_write_acknowledged_at_transfer_waits_for_its_copy_on_the_same_bus() {
 /// (Found by the property test above with the cached-map knob, shrunk.)
 #[test]
 fn a_parked_mirror_write_whose_chip_dies_still_dirties_the_page_s_entry() {
-    let mut sets: Vec<String> = [
-        "raid.chip_in_channel=\"static\"",
-        "raid.mirror_idle=\"chip\"",
-        "raid.unwritten_stripes=\"zero\"",
-        "timing.write_ack=\"program\"",
-        "raid.mirror_read_choice=\"busy-fallback\"",
-        "raid.mirror_avail=\"not-live\"",
-        "raid.mirror_reclaim_free_ratio=0.02",
-        "raid.mirror_reclaim_stop_ratio=0.025",
-        "scheduler.name=\"piq\"",
-        "ftl.mapping=\"cached\"",
-        "ftl.cmt.entries=1",
-        "ftl.cmt.entries_per_tpage=16",
-        "raid.fail=[\"chip:7@0.034\"]",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    sets.extend(PRESSURE.iter().map(|x| x.to_string()));
+    let mut sets = Knobs {
+        scheduler: "piq",
+        cached: Some(1),
+        ..Knobs::SHRUNK
+    }
+    .sets();
+    sets.push("raid.fail=[\"chip:7@0.034\"]".into());
     let mut reqs = vec![req(0, Op::Write, 12, 6), req(200_000, Op::Write, 365, 1)];
     for i in 2..60u64 {
         reqs.push(req(
@@ -528,21 +533,11 @@ fn a_parked_mirror_write_whose_chip_dies_still_dirties_the_page_s_entry() {
 /// (Found by the property test above with less spare space, shrunk.)
 #[test]
 fn a_mirrored_page_whose_new_data_page_never_reached_flash_is_read_from_its_copy() {
-    let mut sets: Vec<String> = [
-        "raid.chip_in_channel=\"static\"",
-        "raid.mirror_idle=\"chip\"",
-        "raid.unwritten_stripes=\"zero\"",
-        "timing.write_ack=\"program\"",
-        "raid.mirror_read_choice=\"busy-fallback\"",
-        "raid.mirror_avail=\"not-live\"",
-        "raid.mirror_reclaim_free_ratio=0.02",
-        "raid.mirror_reclaim_stop_ratio=0.025",
-        "scheduler.name=\"async-fifo\"",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    sets.extend(PRESSURE.iter().map(|x| x.to_string()));
+    let mut sets = Knobs {
+        scheduler: "async-fifo",
+        ..Knobs::SHRUNK
+    }
+    .sets();
     sets.push("ftl.over_provisioning=0.2".into());
     sets.push("raid.fail=[\"chip:5@0.734\"]".into());
     let ops: [(u64, u64); 60] = [
